@@ -1,0 +1,2 @@
+//! Harness overhead benchmark (in progress).
+fn main() {}

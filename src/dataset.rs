@@ -1,0 +1,1 @@
+//! dataset (in progress).

@@ -1,0 +1,2 @@
+//! The `faultline` command.
+fn main() {}

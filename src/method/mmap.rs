@@ -1,0 +1,170 @@
+//! `mmap` and `mmap-copy`: the whole file mapped once.
+//!
+//! # Safety
+//! Reading a mapping whose file was truncated underneath raises SIGBUS. That
+//! is why each trial runs in its own process: the signal kills one trial
+//! child, which the runner reports as a failed trial, never the run itself.
+
+use std::fs::File;
+
+use serde::{Deserialize, Serialize};
+
+use super::{prefaulted_buffer, LoopCounts, Method};
+use crate::error::{Error, Result};
+use crate::pattern::{BlockOrder, Layout};
+use crate::workload::Workload;
+
+/// How the mapping is pre-faulted during setup.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Populate {
+    /// Fault pages on first access.
+    #[default]
+    None,
+    /// MAP_POPULATE at mmap() time (errors are hidden by the kernel).
+    Map,
+    /// MADV_POPULATE_READ after mmap() (Linux 5.14; errors are reported).
+    Madvise,
+}
+
+/// The madvise() hint given to the mapping during setup.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Advice {
+    /// No advice (MADV_NORMAL).
+    #[default]
+    Normal,
+    /// MADV_SEQUENTIAL: aggressive read-ahead.
+    Sequential,
+    /// MADV_RANDOM: no read-around on faults.
+    Random,
+    /// MADV_WILLNEED: start reading the whole range now.
+    Willneed,
+    /// MADV_HUGEPAGE: ask for transparent huge pages.
+    Hugepage,
+}
+
+/// MAP_SHARED or MAP_PRIVATE.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Share {
+    /// MAP_SHARED.
+    #[default]
+    Shared,
+    /// MAP_PRIVATE (read-only, so no page is ever copied).
+    Private,
+}
+
+macro_rules! kebab_display {
+    ($($t:ty),*) => {$(
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let v = clap::ValueEnum::to_possible_value(self).expect("no skipped variants");
+                f.write_str(v.get_name())
+            }
+        }
+    )*};
+}
+kebab_display!(Populate, Advice, Share);
+
+/// The options of the mapping methods.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct MmapOptions {
+    /// Pre-faulting.
+    pub populate: Populate,
+    /// madvise() hint.
+    pub advice: Advice,
+    /// Sharing.
+    pub share: Share,
+}
+
+/// A read-only mapping of the whole file.
+pub struct MmapMethod {
+    file: File,
+    layout: Layout,
+    options: MmapOptions,
+    copy: bool,
+    map: Option<memmap2::Mmap>,
+    buffer: Vec<u8>,
+}
+
+impl MmapMethod {
+    /// `copy` selects `mmap-copy` (memcpy each block into a buffer first).
+    pub fn new(file: File, layout: Layout, options: MmapOptions, copy: bool) -> Self {
+        MmapMethod { file, layout, options, copy, map: None, buffer: Vec::new() }
+    }
+}
+
+fn refused(what: &str, e: std::io::Error) -> Error {
+    Error::Trial(format!("{what} failed: {e}"))
+}
+
+impl Method for MmapMethod {
+    fn setup(&mut self) -> Result<()> {
+        if self.copy {
+            self.buffer = prefaulted_buffer(self.layout.block_size as usize);
+        }
+        let mut builder = memmap2::MmapOptions::new();
+        builder.len(self.layout.file_size as usize);
+        if self.options.populate == Populate::Map {
+            builder.populate();
+        }
+        // SAFETY: the mapping is read-only; a truncation underneath raises
+        // SIGBUS, which ends this trial's process only (see module docs).
+        let map = unsafe {
+            match self.options.share {
+                Share::Shared => builder.map(&self.file),
+                Share::Private => builder.map_copy_read_only(&self.file),
+            }
+        }
+        .map_err(|e| refused("mmap", e))?;
+        let advice = match self.options.advice {
+            Advice::Normal => None,
+            Advice::Sequential => Some(memmap2::Advice::Sequential),
+            Advice::Random => Some(memmap2::Advice::Random),
+            Advice::Willneed => Some(memmap2::Advice::WillNeed),
+            Advice::Hugepage => Some(memmap2::Advice::HugePage),
+        };
+        if let Some(advice) = advice {
+            map.advise(advice).map_err(|e| refused("madvise", e))?;
+        }
+        if self.options.populate == Populate::Madvise {
+            map.advise(memmap2::Advice::PopulateRead)
+                .map_err(|e| refused("madvise(MADV_POPULATE_READ)", e))?;
+        }
+        self.map = Some(map);
+        Ok(())
+    }
+
+    fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts> {
+        let layout = self.layout;
+        let map: &[u8] = self.map.as_deref().ok_or(Error::Trial("run before setup".into()))?;
+        let mut bytes = 0u64;
+        if self.copy {
+            let buffer = &mut self.buffer;
+            order.for_each(|index| {
+                let (offset, len) = layout.block(index);
+                let start = offset as usize;
+                buffer[..len].copy_from_slice(&map[start..start + len]);
+                workload.consume(offset, &buffer[..len]);
+                bytes += len as u64;
+                Ok::<(), Error>(())
+            })?;
+        } else {
+            order.for_each(|index| {
+                let (offset, len) = layout.block(index);
+                let start = offset as usize;
+                workload.consume(offset, &map[start..start + len]);
+                bytes += len as u64;
+                Ok::<(), Error>(())
+            })?;
+        }
+        Ok(LoopCounts { syscalls: 0, bytes })
+    }
+
+    fn teardown(&mut self) -> Result<()> {
+        self.map = None; // munmap
+        self.buffer = Vec::new();
+        Ok(())
+    }
+}

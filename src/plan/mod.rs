@@ -1,0 +1,155 @@
+//! Plans: the cases of an experiment, how often each runs, and in what order.
+use serde::{Deserialize, Serialize};
+
+use crate::cache::{CacheState, WarmBy};
+use crate::method::{Advice, MethodKind, MmapOptions, Populate, Share};
+use crate::pattern::Pattern;
+use crate::workload::WorkloadKind;
+
+/// One point in the space of factors.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Case {
+    /// The I/O method.
+    pub method: MethodKind,
+    /// The order of the blocks.
+    pub pattern: Pattern,
+    /// Block size in bytes.
+    pub block_size: u64,
+    /// File size in bytes.
+    pub file_size: u64,
+    /// What is done with each block.
+    pub workload: WorkloadKind,
+    /// The page-cache state each trial starts in.
+    pub cache: CacheState,
+    /// How a warm cache is reached (recorded for every case; used when `cache` is warm).
+    pub warm_by: WarmBy,
+    /// Pre-faulting of the mapping (mapping methods only).
+    pub populate: Option<Populate>,
+    /// madvise() hint (mapping methods only).
+    pub advice: Option<Advice>,
+    /// MAP_SHARED or MAP_PRIVATE (mapping methods only).
+    pub share: Option<Share>,
+    /// Seed of the random orders.
+    pub seed: u64,
+}
+
+impl Case {
+    /// The mmap options, defaulted for methods that do not map.
+    pub fn mmap_options(&self) -> MmapOptions {
+        MmapOptions {
+            populate: self.populate.unwrap_or_default(),
+            advice: self.advice.unwrap_or_default(),
+            share: self.share.unwrap_or_default(),
+        }
+    }
+
+    /// The method with its options, e.g. `mmap` or `mmap(populate=map,advice=random)`.
+    /// Options at their defaults are left out.
+    pub fn method_label(&self) -> String {
+        let mut opts = Vec::new();
+        if let Some(p) = self.populate.filter(|p| *p != Populate::None) {
+            opts.push(format!("populate={p}"));
+        }
+        if let Some(a) = self.advice.filter(|a| *a != Advice::Normal) {
+            opts.push(format!("advice={a}"));
+        }
+        if let Some(s) = self.share.filter(|s| *s != Share::Shared) {
+            opts.push(format!("share={s}"));
+        }
+        if opts.is_empty() {
+            self.method.name().to_string()
+        } else {
+            format!("{}({})", self.method.name(), opts.join(","))
+        }
+    }
+
+    /// Everything but the method and its options: cases with the same group
+    /// key are compared with each other.
+    pub fn group_key(&self) -> (Pattern, u64, u64, WorkloadKind, CacheState, WarmBy, u64) {
+        (
+            self.pattern,
+            self.block_size,
+            self.file_size,
+            self.workload,
+            self.cache,
+            self.warm_by,
+            self.seed,
+        )
+    }
+
+    /// A short description of the group, e.g. `seq 16 KiB sum, warm`.
+    pub fn group_label(&self) -> String {
+        let cache = match (self.cache, self.warm_by) {
+            (CacheState::Warm, WarmBy::Seq) => "warm".to_string(),
+            (CacheState::Warm, by) => format!("warm (by {by})"),
+            (c, _) => c.to_string(),
+        };
+        format!(
+            "{} {} {}, {}",
+            self.pattern,
+            crate::size::format_size(self.block_size),
+            self.workload,
+            cache
+        )
+    }
+}
+
+/// The order in which the trials of a group run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum OrderPolicy {
+    /// A B B A A B ...: each run reverses the previous run's order.
+    #[default]
+    Alternating,
+    /// A seeded shuffle in each run.
+    Shuffled,
+}
+
+/// Which time the statistics compare.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    /// Setup + main loop + teardown: what a program pays.
+    #[default]
+    Total,
+    /// The main loop only (mapping setup and teardown excluded, as in fedorova2019).
+    Loop,
+}
+
+/// An experiment: cases, runs, warm-ups and the order policy.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Plan {
+    /// Every case, in the order given.
+    pub cases: Vec<Case>,
+    /// Measured runs per case.
+    pub runs: u32,
+    /// Discarded runs per case before measuring.
+    pub warmup: u32,
+    /// Order of the trials within a group.
+    pub order: OrderPolicy,
+    /// Which time is compared.
+    pub metric: Metric,
+    /// Seed of the shuffled order.
+    pub seed: u64,
+}
+
+impl Plan {
+    /// Groups of case indices that differ only in method (and its options),
+    /// in the order their first case appears. The first case of each group
+    /// is the baseline its others are compared with.
+    pub fn groups(&self) -> Vec<Vec<usize>> {
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        let mut keys = Vec::new();
+        for (i, case) in self.cases.iter().enumerate() {
+            let key = case.group_key();
+            match keys.iter().position(|k| *k == key) {
+                Some(g) => groups[g].push(i),
+                None => {
+                    keys.push(key);
+                    groups.push(vec![i]);
+                }
+            }
+        }
+        groups
+    }
+}

@@ -1,0 +1,1 @@
+//! Reports: the terminal table, verdict lines and the exports. Nothing here measures.

@@ -1,0 +1,81 @@
+//! The results of a run, as the reports and exports see them.
+use serde::{Deserialize, Serialize};
+
+use crate::measure::environment::Environment;
+use crate::plan::{Case, Metric, OrderPolicy};
+use crate::sample::{Sample, TrialFailure};
+use crate::stats::analysis::CaseSummary;
+use crate::stats::{RatioEstimate, Verdict};
+
+/// Everything one run produced; rewritten to the exports after every group.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunResults {
+    /// The machine, kernel, file system and faultline build.
+    pub environment: Environment,
+    /// The command line as given.
+    pub command_line: Vec<String>,
+    /// Settings that affect every number.
+    pub settings: Settings,
+    /// Every case with its samples and summary.
+    pub cases: Vec<CaseResult>,
+    /// Paired comparisons of each case with its group's baseline.
+    pub comparisons: Vec<ComparisonResult>,
+    /// Trials that produced no sample.
+    pub failures: Vec<TrialFailure>,
+    /// Warnings raised while running (cache state not reached, fallbacks).
+    pub warnings: Vec<String>,
+    /// False while the run is still going (or was interrupted).
+    pub complete: bool,
+}
+
+/// Run-wide settings.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Settings {
+    /// The file measured.
+    pub file: std::path::PathBuf,
+    /// Whether faultline generated it.
+    pub generated: bool,
+    /// Measured runs per case.
+    pub runs: u32,
+    /// Warm-up runs per case.
+    pub warmup: u32,
+    /// Order policy.
+    pub order: OrderPolicy,
+    /// Which time the statistics compare.
+    pub metric: Metric,
+    /// Whether cold meant drop_caches (true) or per-file eviction.
+    pub drop_caches: bool,
+    /// Seed of random orders and shuffles.
+    pub seed: u64,
+}
+
+/// One case and what was measured for it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct CaseResult {
+    /// Index of the case.
+    pub id: usize,
+    /// The factors, under their own names.
+    #[serde(flatten)]
+    pub case: Case,
+    /// The method with its options, e.g. `mmap(populate=map)`.
+    pub label: String,
+    /// Summary over the samples; `None` until a sample exists.
+    pub summary: Option<CaseSummary>,
+    /// Every measured trial.
+    pub samples: Vec<Sample>,
+}
+
+/// One case compared with its group's baseline.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ComparisonResult {
+    /// The shared factors, e.g. `seq 16 KiB sum, warm`.
+    pub group: String,
+    /// The baseline case's id.
+    pub baseline: usize,
+    /// The compared case's id.
+    pub other: usize,
+    /// Throughput of `other` over throughput of `baseline`, paired by run.
+    pub throughput_ratio: RatioEstimate,
+    /// What the CI supports.
+    pub verdict: Verdict,
+}

@@ -1,0 +1,1 @@
+//! runner (in progress).

@@ -1,0 +1,89 @@
+//! Samples: what one trial measured, as it is exported.
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What the trial child measured about itself and sends back to the runner.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChildReport {
+    /// Main loop wall time, ns.
+    pub wall_ns: u64,
+    /// Setup (buffer allocation; mmap, advice, populate), ns.
+    pub setup_ns: u64,
+    /// Teardown (munmap, free), ns.
+    pub teardown_ns: u64,
+    /// getrusage() deltas over setup + loop + teardown.
+    #[serde(flatten)]
+    pub rusage: Counters,
+    /// Peak resident set of the trial process, KiB.
+    pub max_rss_kib: u64,
+    /// Deltas of selected /proc/vmstat counters (system-wide) over setup + loop + teardown.
+    pub vmstat: BTreeMap<String, i64>,
+    /// Bytes delivered to the workload.
+    pub bytes: u64,
+    /// I/O system calls the method issued in the main loop.
+    pub syscalls: u64,
+    /// The workload's checksum.
+    pub checksum: u64,
+}
+
+/// getrusage() counters (deltas).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    /// User CPU time, ns.
+    pub user_ns: u64,
+    /// System CPU time, ns.
+    pub sys_ns: u64,
+    /// Minor page faults.
+    pub minflt: u64,
+    /// Major page faults.
+    pub majflt: u64,
+    /// Voluntary context switches.
+    pub nvcsw: u64,
+    /// Involuntary context switches.
+    pub nivcsw: u64,
+    /// Blocks read by the file system (512-byte units).
+    pub inblock: u64,
+    /// Blocks written by the file system (512-byte units).
+    pub oublock: u64,
+}
+
+/// One successful trial of one case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Index of the case in the plan.
+    pub case: usize,
+    /// Run number, from 0 (warm-up runs are not kept).
+    pub run: u32,
+    /// Position of this trial in the whole run's order (from 0).
+    pub sequence: u64,
+    /// setup + main loop + teardown, ns.
+    pub total_ns: u64,
+    /// What the child measured.
+    #[serde(flatten)]
+    pub child: ChildReport,
+    /// Fraction of the file's pages resident just before the trial.
+    pub residency_before: f64,
+    /// Fraction of the file's pages resident just after the trial.
+    pub residency_after: f64,
+    /// How residency was measured: `cachestat` or `mincore`.
+    pub residency_source: String,
+    /// How the cache state was prepared, e.g. `fadvise-dontneed` or `evict+seq-read`.
+    pub cache_prepared_by: String,
+    /// Whether the measured residency reached the asked-for state
+    /// (cold: at most 1%; warm: at least 99%; as-is: always).
+    pub cache_reached: bool,
+}
+
+/// A trial that did not produce a sample.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrialFailure {
+    /// Index of the case in the plan.
+    pub case: usize,
+    /// Run number (warm-ups count from 0 too, with `warmup` set).
+    pub run: u32,
+    /// Whether it was a warm-up trial.
+    pub warmup: bool,
+    /// Why it failed: the child's error line, or the signal that killed it (e.g. `killed by SIGBUS`).
+    pub reason: String,
+}
