@@ -38,3 +38,133 @@ macro_rules! display_kebab {
     )*};
 }
 display_kebab!(CacheState, WarmBy);
+
+use std::fs::{File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+
+/// Residency at or below which a file counts as cold.
+pub const COLD_MAX: f64 = 0.01;
+/// Residency at or above which a file counts as warm.
+pub const WARM_MIN: f64 = 0.99;
+
+/// Whether a measured residency is the state that was asked for.
+pub fn reached(state: CacheState, residency: f64) -> bool {
+    match state {
+        CacheState::Warm => residency >= WARM_MIN,
+        CacheState::Cold => residency <= COLD_MAX,
+        CacheState::AsIs => true,
+    }
+}
+
+fn fadvise(file: &File, advice: libc::c_int) -> std::io::Result<()> {
+    // SAFETY: plain syscall on a valid descriptor; offset 0, length 0 = whole file.
+    let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, advice) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::from_raw_os_error(rc))
+    }
+}
+
+/// Evicts one file: fsync (so no dirty page stays behind), then
+/// posix_fadvise(DONTNEED).
+pub fn evict(file: &File) -> std::io::Result<()> {
+    file.sync_all()?;
+    fadvise(file, libc::POSIX_FADV_DONTNEED)
+}
+
+/// Drops the whole page cache: sync(), then `1` into /proc/sys/vm/drop_caches (root only).
+pub fn drop_caches() -> std::io::Result<()> {
+    // SAFETY: sync() has no preconditions.
+    unsafe { libc::sync() };
+    std::fs::write("/proc/sys/vm/drop_caches", b"1\n")
+}
+
+/// Brings files into a cache state before each trial.
+#[derive(Clone, Debug)]
+pub struct Preparer {
+    /// Cold means drop_caches instead of per-file eviction.
+    pub drop_caches: bool,
+}
+
+impl Preparer {
+    /// Puts `dataset` into `state` (reached `by` for warm), and returns how it
+    /// was done, e.g. `fadvise-dontneed` or `evict+seq-read`. The caller
+    /// measures what was reached.
+    pub fn prepare(&self, dataset: &Dataset, state: CacheState, by: WarmBy) -> Result<String> {
+        let io = |op| move |e| Error::io(op, &dataset.path, e);
+        let file = File::open(&dataset.path).map_err(io("open"))?;
+        match state {
+            CacheState::AsIs => Ok("as-is".into()),
+            CacheState::Cold => {
+                if self.drop_caches {
+                    file.sync_all().map_err(io("fsync"))?;
+                    drop_caches().map_err(|e| Error::io("write", "/proc/sys/vm/drop_caches", e))?;
+                    Ok("drop-caches".into())
+                } else {
+                    evict(&file).map_err(io("evict"))?;
+                    Ok("fadvise-dontneed".into())
+                }
+            }
+            CacheState::Warm => {
+                evict(&file).map_err(io("evict"))?;
+                match by {
+                    WarmBy::Seq => warm_sequentially(&file).map_err(io("read"))?,
+                    WarmBy::Random => warm_randomly(&file, dataset.size).map_err(io("read"))?,
+                    WarmBy::Written => rewrite(dataset)?,
+                }
+                Ok(format!("evict+{by}-{}", if by == WarmBy::Written { "back" } else { "read" }))
+            }
+        }
+    }
+}
+
+/// Reads the file whole with 1 MiB read() calls (the kernel's read-ahead then
+/// builds large folios).
+fn warm_sequentially(mut file: &File) -> std::io::Result<()> {
+    let mut buffer = vec![0u8; 1 << 20];
+    while file.read(&mut buffer)? > 0 {}
+    Ok(())
+}
+
+/// Reads every 4 KiB page once in a shuffled order with read-ahead off, so the
+/// cache holds small folios.
+fn warm_randomly(file: &File, size: u64) -> std::io::Result<()> {
+    fadvise(file, libc::POSIX_FADV_RANDOM)?;
+    let pages = size.div_ceil(4096);
+    let mut order: Vec<u64> = (0..pages).collect();
+    order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(pages));
+    let mut buffer = [0u8; 4096];
+    for page in order {
+        file.read_at(&mut buffer, page * 4096)?;
+    }
+    Ok(())
+}
+
+/// Writes a generated file's content again in place, then syncs, so the
+/// cache holds just-written (clean) pages. Refused for a user's file.
+fn rewrite(dataset: &Dataset) -> Result<()> {
+    let Some(seed) = dataset.seed else {
+        return Err(Error::Plan(format!(
+            "--warm-by written rewrites the file, and {} is not a file faultline created; use --warm-by seq or random",
+            dataset.path.display()
+        )));
+    };
+    let io = |op| move |e| Error::io(op, &dataset.path, e);
+    let mut file = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&dataset.path)
+        .map_err(io("open for rewriting"))?;
+    crate::dataset::write_content(&mut file, dataset.size, seed)
+        .map_err(io("rewrite"))?;
+    file.sync_all().map_err(io("fsync"))
+}

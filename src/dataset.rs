@@ -1,1 +1,267 @@
-//! dataset (in progress).
+//! Test files: generated deterministically, created atomically, named by
+//! size and seed, and reused; or a user's file, which is only ever read.
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use rand::{Rng, SeedableRng};
+
+use crate::error::{Error, Result};
+
+/// Prefix of every file faultline creates in its directories.
+pub const PREFIX: &str = "faultline-";
+const DATA_SUFFIX: &str = ".data";
+const TEMP_PREFIX: &str = ".faultline-tmp-";
+
+/// A file to measure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dataset {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Its length in bytes.
+    pub size: u64,
+    /// The seed of its content, for files faultline generated.
+    pub seed: Option<u64>,
+}
+
+impl Dataset {
+    /// Whether faultline generated (and so owns) this file.
+    pub fn generated(&self) -> bool {
+        self.seed.is_some()
+    }
+}
+
+/// `$XDG_CACHE_HOME/faultline`, else `~/.cache/faultline`.
+pub fn default_data_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("faultline")
+}
+
+/// Creates `dir` with mode 0700 if missing. An existing directory must be a
+/// real directory (not a symlink), owned by this user and not writable by
+/// others.
+pub fn ensure_private_dir(dir: &Path) -> Result<()> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) => {
+            let bad = |why: &str| Error::BadFile { path: dir.to_path_buf(), why: why.to_string() };
+            if meta.file_type().is_symlink() {
+                return Err(bad("is a symbolic link; faultline only uses a real directory it owns"));
+            }
+            if !meta.is_dir() {
+                return Err(bad("is not a directory"));
+            }
+            if meta.uid() != current_uid() {
+                return Err(bad("is owned by another user; refusing to use it"));
+            }
+            if meta.permissions().mode() & 0o002 != 0 {
+                return Err(bad("is writable by everyone; refusing to use it (chmod o-w, or pick another --data-dir)"));
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|e| Error::io("create directory", dir, e))?;
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| Error::io("set permissions of", dir, e))
+        }
+        Err(e) => Err(Error::io("inspect", dir, e)),
+    }
+}
+
+/// The name of the generated file of `size` bytes from `seed`.
+pub fn generated_name(size: u64, seed: u64) -> String {
+    format!("{PREFIX}{size}-{seed:016x}{DATA_SUFFIX}")
+}
+
+/// Writes the deterministic content of (`size`, `seed`) to `out`.
+pub fn write_content(out: &mut impl Write, size: u64, seed: u64) -> std::io::Result<()> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut left = size;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        rng.fill_bytes(&mut chunk[..n]);
+        out.write_all(&chunk[..n])?;
+        left -= n as u64;
+    }
+    Ok(())
+}
+
+/// Returns the generated file of `size` bytes from `seed` in `dir`, creating
+/// it if missing (written under a temporary name, synced, then renamed, so
+/// a crash or a full disk never leaves a partial file under the real name).
+/// `on_generate` is called before a file is generated.
+pub fn ensure_generated(dir: &Path, size: u64, seed: u64, on_generate: impl FnOnce(&Path)) -> Result<Dataset> {
+    if size == 0 {
+        return Err(Error::Plan("--size must be at least 1 byte".into()));
+    }
+    ensure_private_dir(dir)?;
+    let path = dir.join(generated_name(size, seed));
+    match fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_file() && meta.len() == size => {
+            return Ok(Dataset { path, size, seed: Some(seed) });
+        }
+        Ok(meta) if meta.is_file() => {
+            eprintln!(
+                "warning: {} is {} bytes, not {size}; regenerating it",
+                path.display(),
+                meta.len()
+            );
+            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+        }
+        Ok(_) => {
+            return Err(Error::BadFile {
+                path,
+                why: "exists but is not a regular file; remove it".into(),
+            })
+        }
+        Err(_) => {}
+    }
+    on_generate(&path);
+    let temp = dir.join(format!("{TEMP_PREFIX}{}-{}", std::process::id(), generated_name(size, seed)));
+    let result = (|| {
+        let mut file = create_new(&temp)?;
+        write_content(&mut file, size, seed)
+            .map_err(|e| Error::io("write", &temp, e))?;
+        file.sync_all().map_err(|e| Error::io("sync", &temp, e))?;
+        fs::rename(&temp, &path).map_err(|e| Error::io("rename", &temp, e))?;
+        if let Ok(d) = File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    result.map(|()| Dataset { path, size, seed: Some(seed) })
+}
+
+/// Creates a new file faultline owns: O_EXCL, O_NOFOLLOW, mode 0600.
+pub fn create_new(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| Error::io("create", path, e))
+}
+
+/// Checks a user's file: it must exist and be a non-empty regular file. It is
+/// opened read-only, now and always.
+pub fn user_file(path: &Path) -> Result<Dataset> {
+    let bad = |why: &str| Error::BadFile { path: path.to_path_buf(), why: why.to_string() };
+    let meta = fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => bad("no such file"),
+        std::io::ErrorKind::PermissionDenied => bad("permission denied"),
+        _ => bad(&e.to_string()),
+    })?;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err(bad("is a directory; give a regular file"));
+    }
+    if kind.is_fifo() {
+        return Err(bad("is a FIFO (named pipe); faultline needs a regular file it can map and re-read"));
+    }
+    if kind.is_char_device() || kind.is_block_device() {
+        return Err(bad("is a device; faultline measures regular files"));
+    }
+    if kind.is_socket() || !kind.is_file() {
+        return Err(bad("is not a regular file"));
+    }
+    if meta.len() == 0 {
+        return Err(bad("is empty; there is nothing to read"));
+    }
+    File::open(path).map_err(|e| Error::io("open", path, e))?;
+    Ok(Dataset { path: path.to_path_buf(), size: meta.len(), seed: None })
+}
+
+/// Removes the files faultline created in `dir` (generated datasets and
+/// leftover temporaries, recognised by name); never anything else.
+pub fn clean(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut removed = Vec::new();
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(removed),
+        Err(e) => return Err(Error::io("list", dir, e)),
+    };
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io("list", dir, e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = (name.starts_with(PREFIX) && name.ends_with(DATA_SUFFIX)) || name.starts_with(TEMP_PREFIX);
+        let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
+        if ours && is_file {
+            fs::remove_file(entry.path()).map_err(|e| Error::io("remove", entry.path(), e))?;
+            removed.push(entry.path());
+        }
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generates_once_and_reuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("d");
+        let mut generated = 0;
+        let a = ensure_generated(&data, 100_000, 5, |_| generated += 1).unwrap();
+        let b = ensure_generated(&data, 100_000, 5, |_| generated += 1).unwrap();
+        assert_eq!(generated, 1);
+        assert_eq!(a, b);
+        assert_eq!(fs::metadata(&a.path).unwrap().len(), 100_000);
+        let mode = fs::metadata(&data).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        let mut again = Vec::new();
+        write_content(&mut again, 100_000, 5).unwrap();
+        assert_eq!(fs::read(&a.path).unwrap(), again, "content is deterministic");
+    }
+
+    #[test]
+    fn wrong_size_is_regenerated() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = ensure_generated(dir.path(), 4096, 1, |_| {}).unwrap();
+        fs::OpenOptions::new().write(true).open(&a.path).unwrap().set_len(10).unwrap();
+        let mut generated = false;
+        let b = ensure_generated(dir.path(), 4096, 1, |_| generated = true).unwrap();
+        assert!(generated);
+        assert_eq!(fs::metadata(&b.path).unwrap().len(), 4096);
+    }
+
+    #[test]
+    fn refuses_world_writable_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+        let err = ensure_private_dir(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("writable by everyone"), "{err}");
+    }
+
+    #[test]
+    fn clean_removes_only_its_own_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = ensure_generated(dir.path(), 4096, 1, |_| {}).unwrap();
+        fs::write(dir.path().join("precious.txt"), b"keep").unwrap();
+        fs::create_dir(dir.path().join("faultline-sub.data")).unwrap();
+        let removed = clean(dir.path()).unwrap();
+        assert_eq!(removed, vec![a.path.clone()]);
+        assert!(dir.path().join("precious.txt").exists());
+        assert!(dir.path().join("faultline-sub.data").exists());
+    }
+}
+
+/// The effective user id of this process.
+pub fn current_uid() -> u32 {
+    // SAFETY: geteuid() has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}

@@ -79,3 +79,58 @@ pub struct ComparisonResult {
     /// What the CI supports.
     pub verdict: Verdict,
 }
+
+impl RunResults {
+    /// Builds the results from the raw samples: per-case summaries and each
+    /// case's paired comparison with the first case of its group.
+    pub fn assemble(
+        plan: &crate::plan::Plan,
+        raw: &crate::runner::RawResults,
+        environment: Environment,
+        settings: Settings,
+        command_line: Vec<String>,
+    ) -> RunResults {
+        use crate::stats::analysis::{compare_cases, summarize_case};
+        let samples_of = |id: usize| -> Vec<Sample> { raw.samples.iter().filter(|s| s.case == id).cloned().collect() };
+        let cases: Vec<CaseResult> = plan
+            .cases
+            .iter()
+            .enumerate()
+            .map(|(id, case)| {
+                let samples = samples_of(id);
+                CaseResult {
+                    id,
+                    case: case.clone(),
+                    label: case.method_label(),
+                    summary: summarize_case(&samples, plan.metric),
+                    samples,
+                }
+            })
+            .collect();
+        let mut comparisons = Vec::new();
+        for group in plan.groups() {
+            let baseline = group[0];
+            for &other in &group[1..] {
+                if let Some(ratio) = compare_cases(&cases[baseline].samples, &cases[other].samples, plan.metric) {
+                    comparisons.push(ComparisonResult {
+                        group: plan.cases[baseline].group_label(),
+                        baseline,
+                        other,
+                        verdict: ratio.verdict(),
+                        throughput_ratio: ratio,
+                    });
+                }
+            }
+        }
+        RunResults {
+            environment,
+            command_line,
+            settings,
+            cases,
+            comparisons,
+            failures: raw.failures.clone(),
+            warnings: raw.warnings.clone(),
+            complete: raw.complete,
+        }
+    }
+}

@@ -1,1 +1,280 @@
-//! runner (in progress).
+//! The parent side of trials: for each trial in the order policy's order,
+//! prepare the cache state, measure residency, spawn the trial child and read
+//! back its report. The runner computes no statistics.
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use crate::cache::{self, Preparer};
+use crate::dataset::Dataset;
+use crate::error::{Error, Result};
+use crate::measure::residency;
+use crate::plan::{OrderPolicy, Plan};
+use crate::sample::{ChildReport, Sample, TrialFailure};
+use crate::trial::{TrialSpec, SUBCOMMAND};
+use crate::validate::ChecksumBook;
+
+/// How trials are run.
+#[derive(Clone, Debug)]
+pub struct RunnerOptions {
+    /// The binary to re-execute for each trial (normally this one).
+    pub exe: PathBuf,
+    /// Cold means drop_caches rather than per-file eviction.
+    pub drop_caches: bool,
+    /// A trial running longer than this is killed and reported.
+    pub trial_timeout: Option<Duration>,
+    /// Set from a signal handler: stop before the next trial.
+    pub stop: Arc<AtomicBool>,
+}
+
+/// What the trials produced, before any statistics.
+#[derive(Clone, Debug, Default)]
+pub struct RawResults {
+    /// Measured (non-warm-up) samples, in the order they ran.
+    pub samples: Vec<Sample>,
+    /// Trials that failed.
+    pub failures: Vec<TrialFailure>,
+    /// Warnings (cache state not reached, fallbacks).
+    pub warnings: Vec<String>,
+    /// Whether every planned trial ran.
+    pub complete: bool,
+}
+
+/// One planned trial.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Case index.
+    pub case: usize,
+    /// Run number within its phase.
+    pub run: u32,
+    /// Whether it is a warm-up.
+    pub warmup: bool,
+}
+
+/// The trials of a plan, group by group: warm-ups first, then the measured
+/// runs, each run ordered by the order policy (alternating: A B, B A, ...).
+pub fn schedule(plan: &Plan) -> Vec<Vec<Slot>> {
+    plan.groups()
+        .into_iter()
+        .enumerate()
+        .map(|(g, members)| {
+            let mut slots = Vec::new();
+            let phases = [(true, plan.warmup), (false, plan.runs)];
+            let mut round = 0u64;
+            for (warmup, count) in phases {
+                for run in 0..count {
+                    let mut order = members.clone();
+                    match plan.order {
+                        OrderPolicy::Alternating => {
+                            if round % 2 == 1 {
+                                order.reverse();
+                            }
+                        }
+                        OrderPolicy::Shuffled => {
+                            let seed = plan.seed ^ ((g as u64) << 32) ^ round;
+                            order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+                        }
+                    }
+                    slots.extend(order.into_iter().map(|case| Slot { case, run, warmup }));
+                    round += 1;
+                }
+            }
+            slots
+        })
+        .collect()
+}
+
+/// Runs every trial of `plan`. `files` maps a file size to its dataset.
+/// `after_group` is called with everything so far after each group (and
+/// before an error is returned), so exports can be rewritten.
+pub fn run(
+    plan: &Plan,
+    files: &BTreeMap<u64, Dataset>,
+    options: &RunnerOptions,
+    progress: &indicatif::ProgressBar,
+    mut after_group: impl FnMut(&RawResults),
+) -> Result<RawResults> {
+    let preparer = Preparer { drop_caches: options.drop_caches };
+    let mut raw = RawResults::default();
+    let mut book = ChecksumBook::default();
+    let mut sequence = 0u64;
+    for group in schedule(plan) {
+        for slot in group {
+            if options.stop.load(Ordering::SeqCst) {
+                after_group(&raw);
+                return Ok(raw);
+            }
+            let case = &plan.cases[slot.case];
+            progress.set_message(format!("{} · {}", case.method_label(), case.group_label()));
+            let dataset = files
+                .get(&case.file_size)
+                .ok_or_else(|| Error::Plan(format!("no file of {} bytes", case.file_size)))?;
+            let prepared_by = preparer.prepare(dataset, case.cache, case.warm_by)?;
+            let before = measure_residency(dataset)?;
+            let reached = cache::reached(case.cache, before.fraction());
+            if !reached {
+                let warning = format!(
+                    "{} ({}), run {}: {} cache not reached: {:.1}% resident before the trial",
+                    case.method_label(),
+                    case.group_label(),
+                    slot.run,
+                    case.cache,
+                    before.fraction() * 100.0
+                );
+                progress.suspend(|| eprintln!("warning: {warning}"));
+                raw.warnings.push(warning);
+            }
+            let spec = TrialSpec { path: dataset.path.clone(), case: case.clone() };
+            let outcome = spawn_trial(options, &spec);
+            let after = measure_residency(dataset)?;
+            sequence += 1;
+            progress.inc(1);
+            match outcome {
+                Ok(report) => {
+                    if let Err(e) = book.check(case, report.checksum) {
+                        after_group(&raw);
+                        return Err(e);
+                    }
+                    if !slot.warmup {
+                        raw.samples.push(Sample {
+                            case: slot.case,
+                            run: slot.run,
+                            sequence: sequence - 1,
+                            total_ns: report.setup_ns + report.wall_ns + report.teardown_ns,
+                            child: report,
+                            residency_before: before.fraction(),
+                            residency_after: after.fraction(),
+                            residency_source: format!("{:?}", before.source).to_lowercase(),
+                            cache_prepared_by: prepared_by,
+                            cache_reached: reached,
+                        });
+                    }
+                }
+                Err(reason) => {
+                    progress.suspend(|| {
+                        eprintln!("warning: trial failed: {} ({}), run {}: {reason}", case.method_label(), case.group_label(), slot.run)
+                    });
+                    raw.failures.push(TrialFailure { case: slot.case, run: slot.run, warmup: slot.warmup, reason });
+                }
+            }
+        }
+        after_group(&raw);
+    }
+    raw.complete = true;
+    Ok(raw)
+}
+
+fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
+    let file = File::open(&dataset.path).map_err(|e| Error::io("open", &dataset.path, e))?;
+    residency::measure(&file).map_err(|e| Error::io("measure residency of", &dataset.path, e))
+}
+
+/// Runs one trial child; `Err` holds the reason it produced no sample.
+fn spawn_trial(options: &RunnerOptions, spec: &TrialSpec) -> std::result::Result<ChildReport, String> {
+    let mut child = Command::new(&options.exe)
+        .arg(SUBCOMMAND)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not start the trial process {}: {e}", options.exe.display()))?;
+    let spec_json = serde_json::to_vec(spec).map_err(|e| e.to_string())?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(&spec_json).map_err(|e| format!("could not send the trial spec: {e}"))?;
+    }
+    let pid = child.id() as i32;
+    let (done, watch) = mpsc::channel::<()>();
+    let watchdog = options.trial_timeout.map(|limit| {
+        std::thread::spawn(move || {
+            if let Err(mpsc::RecvTimeoutError::Timeout) = watch.recv_timeout(limit) {
+                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+                return true;
+            }
+            false
+        })
+    });
+    let output = child.wait_with_output();
+    let _ = done.send(());
+    let timed_out = watchdog.map(|w| w.join().unwrap_or(false)).unwrap_or(false);
+    let output = output.map_err(|e| format!("waiting for the trial: {e}"))?;
+    if timed_out {
+        let limit = options.trial_timeout.unwrap_or_default();
+        return Err(format!("timed out after {:.1} s and was killed (--trial-timeout)", limit.as_secs_f64()));
+    }
+    if let Some(signal) = output.status.signal() {
+        let name = nix::sys::signal::Signal::try_from(signal).map(|s| s.as_str()).unwrap_or("an unknown signal");
+        let hint = if signal == libc::SIGBUS { " (the file was probably truncated under the mapping)" } else { "" };
+        return Err(format!("killed by {name}{hint}"));
+    }
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let line = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("no message");
+        return Err(format!("exited with {}: {line}", output.status.code().unwrap_or(-1)));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| format!("unreadable trial report: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cache::{CacheState, WarmBy};
+    use crate::method::MethodKind;
+    use crate::pattern::Pattern;
+    use crate::plan::{Case, Metric};
+    use crate::workload::WorkloadKind;
+
+    fn plan(order: OrderPolicy) -> Plan {
+        let case = |method| Case {
+            method,
+            pattern: Pattern::Seq,
+            block_size: 4096,
+            file_size: 1 << 20,
+            workload: WorkloadKind::Sum,
+            cache: CacheState::Warm,
+            warm_by: WarmBy::Seq,
+            populate: None,
+            advice: None,
+            share: None,
+            seed: 1,
+        };
+        Plan {
+            cases: vec![case(MethodKind::Read), case(MethodKind::Mmap)],
+            runs: 4,
+            warmup: 1,
+            order,
+            metric: Metric::Total,
+            seed: 9,
+        }
+    }
+
+    #[test]
+    fn alternating_order_is_abba() {
+        let groups = schedule(&plan(OrderPolicy::Alternating));
+        assert_eq!(groups.len(), 1);
+        let cases: Vec<usize> = groups[0].iter().map(|s| s.case).collect();
+        // warm-up A B, then runs B A, A B, B A, A B
+        assert_eq!(cases, vec![0, 1, 1, 0, 0, 1, 1, 0, 0, 1]);
+        assert!(groups[0][0].warmup && groups[0][1].warmup && !groups[0][2].warmup);
+        let measured = groups[0].iter().filter(|s| !s.warmup).count();
+        assert_eq!(measured, 8);
+    }
+
+    #[test]
+    fn shuffled_order_runs_each_case_once_per_run() {
+        let groups = schedule(&plan(OrderPolicy::Shuffled));
+        for run in 0..4 {
+            let mut cases: Vec<usize> = groups[0].iter().filter(|s| !s.warmup && s.run == run).map(|s| s.case).collect();
+            cases.sort();
+            assert_eq!(cases, vec![0, 1]);
+        }
+    }
+}

@@ -13,3 +13,10 @@ pub fn capture(file: Option<&std::path::Path>) -> Environment {
     let _ = file;
     todo!("measure helper")
 }
+
+impl Environment {
+    /// Label/value rows for people.
+    pub fn describe(&self) -> Vec<(&'static str, String)> {
+        vec![("faultline", self.faultline_version.clone())]
+    }
+}
