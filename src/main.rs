@@ -11,6 +11,7 @@ use anyhow::Context;
 use clap::Parser;
 
 use cli::{Cli, Command, RunArgs};
+use faultline::cache::{CacheState, WarmBy};
 use faultline::dataset::{self, Dataset};
 use faultline::error::Error;
 use faultline::measure::environment;
@@ -105,6 +106,10 @@ fn clean(dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn all_generated(files: &BTreeMap<u64, Dataset>) -> bool {
+    files.values().all(Dataset::generated)
+}
+
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let dir = data_dir(args.data_dir.clone());
     let mut files: BTreeMap<u64, Dataset> = BTreeMap::new();
@@ -122,6 +127,14 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let sizes: Vec<u64> = files.keys().copied().collect();
     let plan = args.plan(&sizes)?;
+    let rewrites = plan.cases.iter().any(|c| c.cache == CacheState::Warm && c.warm_by == WarmBy::Written);
+    if rewrites && !all_generated(&files) {
+        return Err(Error::Plan(format!(
+            "--warm-by written rewrites the file, and {} is not a file faultline created; use --warm-by seq or random",
+            files.values().next().expect("a file").path.display()
+        ))
+        .into());
+    }
     let first = files.values().next().expect("at least one file");
     let settings = Settings {
         file: first.path.clone(),

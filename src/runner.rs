@@ -135,6 +135,12 @@ pub fn run(
             }
             let spec = TrialSpec { path: dataset.path.clone(), case: case.clone() };
             let outcome = spawn_trial(options, &spec);
+            if options.stop.load(Ordering::SeqCst) {
+                // Interrupted mid-trial: the child got the signal too, so this
+                // trial is neither a sample nor a failure.
+                after_group(&raw);
+                return Ok(raw);
+            }
             let after = measure_residency(dataset)?;
             sequence += 1;
             progress.inc(1);

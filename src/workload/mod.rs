@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 mod sum;
 mod touch;
 
-pub use sum::Sum;
+pub use sum::{sum_bytes, Sum};
 pub use touch::Touch;
 
 /// What a trial does with the bytes of each block.
