@@ -1,7 +1,21 @@
 //! Case summaries and comparisons computed from samples.
+//!
+//! The compared time of a sample is chosen by the plan's [`Metric`]
+//! ([`metric_time`]): `total_ns` (setup + loop + teardown) or the main loop's
+//! `wall_ns`. Throughput is bytes delivered over that time.
+//!
+//! Invariants:
+//! - [`summarize_case`] is `Some` for any non-empty slice of sane samples
+//!   (compared time > 0, bytes > 0, finite residencies), and then every
+//!   number in the [`CaseSummary`] is finite;
+//! - [`compare_cases`] only pairs samples of equal `run`, so the order of
+//!   the slices does not matter and unpaired runs do not count.
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
-use super::{RatioEstimate, Summary};
+use super::summary::summarize;
+use super::{paired_ratio, RatioEstimate, Summary};
 use crate::plan::Metric;
 use crate::sample::Sample;
 
@@ -54,14 +68,309 @@ pub struct PerMib {
     pub nivcsw: f64,
 }
 
+/// Bytes in a MiB, the unit of [`PerMib`].
+pub const MIB: f64 = 1_048_576.0;
+
+/// The time the statistics compare for `sample`, in ns: `total_ns` for
+/// [`Metric::Total`], the main loop's `child.wall_ns` for [`Metric::Loop`].
+pub fn metric_time(sample: &Sample, metric: Metric) -> f64 {
+    match metric {
+        Metric::Total => sample.total_ns as f64,
+        Metric::Loop => sample.child.wall_ns as f64,
+    }
+}
+
+/// Bytes per second delivered over the compared time:
+/// `child.bytes / (metric_time / 1e9)`. Infinite or NaN when the time is 0.
+pub fn throughput_bps(sample: &Sample, metric: Metric) -> f64 {
+    sample.child.bytes as f64 / (metric_time(sample, metric) / 1e9)
+}
+
 /// Summarises the samples of one case; `None` when there are none.
+///
+/// Nothing is dropped silently, so the result is also `None` when a number
+/// cannot be computed for some sample: a compared time of 0 (throughput
+/// undefined), 0 bytes delivered (per-MiB counters undefined) or a
+/// non-finite residency. The runner never records such samples.
+///
+/// `read_amplification` is the mean of `pgpgin · 1024 / bytes` over the
+/// samples that carry a vmstat `pgpgin` delta (it counts KiB), and `None`
+/// when none does.
 pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary> {
-    let _ = (samples, metric);
-    todo!("stats helper")
+    if samples.is_empty() {
+        return None;
+    }
+    let field = |f: &dyn Fn(&Sample) -> f64| summarize(&samples.iter().map(f).collect::<Vec<_>>());
+    let per_mib_mean = |counter: &dyn Fn(&Sample) -> f64| {
+        finite_mean(
+            samples
+                .iter()
+                .map(|s| counter(s) / (s.child.bytes as f64 / MIB)),
+        )
+    };
+    let per_mib = PerMib {
+        minflt: per_mib_mean(&|s| s.child.rusage.minflt as f64)?,
+        majflt: per_mib_mean(&|s| s.child.rusage.majflt as f64)?,
+        syscalls: per_mib_mean(&|s| s.child.syscalls as f64)?,
+        sys_ms: per_mib_mean(&|s| s.child.rusage.sys_ns as f64 / 1e6)?,
+        user_ms: per_mib_mean(&|s| s.child.rusage.user_ns as f64 / 1e6)?,
+        nvcsw: per_mib_mean(&|s| s.child.rusage.nvcsw as f64)?,
+        nivcsw: per_mib_mean(&|s| s.child.rusage.nivcsw as f64)?,
+    };
+    let amplification: Vec<f64> = samples
+        .iter()
+        .filter_map(|s| {
+            let pgpgin = *s.child.vmstat.get("pgpgin")?;
+            Some(pgpgin as f64 * 1024.0 / s.child.bytes as f64)
+        })
+        .collect();
+    let read_amplification = if amplification.is_empty() {
+        None
+    } else {
+        Some(finite_mean(amplification)?)
+    };
+    Some(CaseSummary {
+        runs: samples.len(),
+        time_ns: field(&|s| metric_time(s, metric))?,
+        loop_ns: field(&|s| s.child.wall_ns as f64)?,
+        setup_ns: field(&|s| s.child.setup_ns as f64)?,
+        teardown_ns: field(&|s| s.child.teardown_ns as f64)?,
+        throughput_bps: field(&|s| throughput_bps(s, metric))?,
+        user_ns: field(&|s| s.child.rusage.user_ns as f64)?,
+        sys_ns: field(&|s| s.child.rusage.sys_ns as f64)?,
+        per_mib,
+        read_amplification,
+        residency_before: finite_mean(samples.iter().map(|s| s.residency_before))?,
+        residency_after: finite_mean(samples.iter().map(|s| s.residency_after))?,
+    })
+}
+
+/// Mean of the values; `None` when there are none or any is not finite.
+fn finite_mean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+    summarize(&values.into_iter().collect::<Vec<_>>()).map(|s| s.mean)
 }
 
 /// Throughput of `other` over `baseline`, paired by run number.
-pub fn compare_cases(baseline: &[Sample], other: &[Sample], metric: Metric) -> Option<RatioEstimate> {
-    let _ = (baseline, other, metric);
-    todo!("stats helper")
+///
+/// Samples are paired by their `run` field; runs present in only one slice
+/// are left out. With the compared times ([`metric_time`]) `t`, the
+/// estimate is [`paired_ratio`]`(t_baseline, t_other)`: `baseline / other`,
+/// which is `other`'s throughput over `baseline`'s since the cases of a
+/// group deliver the same bytes. Above 1, `other` is faster.
+///
+/// `None` when fewer than 2 runs pair up, a paired time is 0, or a run
+/// number occurs twice in one slice (which sample to pair would be a guess).
+pub fn compare_cases(
+    baseline: &[Sample],
+    other: &[Sample],
+    metric: Metric,
+) -> Option<RatioEstimate> {
+    let base = times_by_run(baseline, metric)?;
+    let oth = times_by_run(other, metric)?;
+    let (b, o): (Vec<f64>, Vec<f64>) = base
+        .iter()
+        .filter_map(|(run, &tb)| oth.get(run).map(|&to| (tb, to)))
+        .unzip();
+    paired_ratio(&b, &o)
+}
+
+/// Compared times keyed by run number; `None` if a run number repeats.
+fn times_by_run(samples: &[Sample], metric: Metric) -> Option<BTreeMap<u32, f64>> {
+    let mut times = BTreeMap::new();
+    for s in samples {
+        if times.insert(s.run, metric_time(s, metric)).is_some() {
+            return None;
+        }
+    }
+    Some(times)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sample::{ChildReport, Counters};
+    use crate::stats::Verdict;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol * b.abs().max(1.0)
+    }
+
+    fn sample(run: u32, total_ns: u64, wall_ns: u64) -> Sample {
+        Sample {
+            case: 0,
+            run,
+            sequence: 0,
+            total_ns,
+            child: ChildReport {
+                wall_ns,
+                bytes: 1 << 20,
+                ..Default::default()
+            },
+            residency_before: 1.0,
+            residency_after: 1.0,
+            residency_source: "cachestat".into(),
+            cache_prepared_by: "x".into(),
+            cache_reached: true,
+        }
+    }
+
+    fn three_samples() -> Vec<Sample> {
+        let mut samples = vec![
+            sample(0, 1_000_000, 500_000),
+            sample(1, 2_000_000, 1_000_000),
+            sample(2, 4_000_000, 2_000_000),
+        ];
+        for (i, s) in samples.iter_mut().enumerate() {
+            s.child.setup_ns = 100 * (i as u64 + 1);
+            s.child.teardown_ns = 10 * (i as u64 + 1);
+            s.child.syscalls = 16;
+            s.child.rusage = Counters {
+                user_ns: 1_000_000,
+                sys_ns: 3_000_000,
+                minflt: 256,
+                majflt: 2,
+                nvcsw: 4,
+                nivcsw: 1,
+                ..Default::default()
+            };
+            s.residency_before = [0.0, 0.02, 0.01][i];
+        }
+        samples[0].child.vmstat.insert("pgpgin".into(), 2048);
+        samples[1].child.vmstat.insert("pgpgin".into(), 1024);
+        samples[2].child.vmstat.insert("pgmajfault".into(), 7);
+        samples
+    }
+
+    #[test]
+    fn metric_picks_the_time() {
+        let s = sample(0, 3_000, 2_000);
+        assert_eq!(metric_time(&s, Metric::Total), 3_000.0);
+        assert_eq!(metric_time(&s, Metric::Loop), 2_000.0);
+        // 1 MiB in 2 µs = 1048576 / 2e-6 B/s.
+        assert!(close(throughput_bps(&s, Metric::Loop), 5.24288e11, 1e-12));
+    }
+
+    #[test]
+    fn summarize_case_total() {
+        let c = summarize_case(&three_samples(), Metric::Total).unwrap();
+        assert_eq!(c.runs, 3);
+        // totals 1, 2, 4 ms: mean 7/3 ms, median 2 ms, sd = sqrt(7/3) ms.
+        assert!(close(c.time_ns.mean, 2_333_333.333_333, 1e-9));
+        assert_eq!(c.time_ns.median, 2_000_000.0);
+        assert_eq!((c.time_ns.min, c.time_ns.max), (1_000_000.0, 4_000_000.0));
+        assert!(close(c.time_ns.sd, 1_527_525.231_652, 1e-9));
+        // loops 0.5, 1, 2 ms: mean 7/6 ms.
+        assert!(close(c.loop_ns.mean, 1_166_666.666_667, 1e-9));
+        assert_eq!(c.setup_ns.mean, 200.0);
+        assert_eq!(c.teardown_ns.mean, 20.0);
+        assert_eq!(c.user_ns.mean, 1e6);
+        assert_eq!(c.sys_ns.mean, 3e6);
+        // 1 MiB over 1, 2, 4 ms: 1.048576e9, 5.24288e8, 2.62144e8 B/s;
+        // mean 1.835008e9 / 3.
+        assert!(close(c.throughput_bps.mean, 611_669_333.333_333, 1e-9));
+        assert!(close(c.throughput_bps.median, 524_288_000.0, 1e-12));
+        assert!(close(c.throughput_bps.max, 1_048_576_000.0, 1e-12));
+        assert_eq!(
+            c.per_mib,
+            PerMib {
+                minflt: 256.0,
+                majflt: 2.0,
+                syscalls: 16.0,
+                sys_ms: 3.0,
+                user_ms: 1.0,
+                nvcsw: 4.0,
+                nivcsw: 1.0,
+            }
+        );
+        // pgpgin 2048 KiB and 1024 KiB for 1 MiB: 2 and 1; the third sample
+        // has no pgpgin and does not count.
+        assert_eq!(c.read_amplification, Some(1.5));
+        assert!(close(c.residency_before, 0.01, 1e-12));
+        assert_eq!(c.residency_after, 1.0);
+    }
+
+    #[test]
+    fn summarize_case_loop_uses_wall_time() {
+        let c = summarize_case(&three_samples(), Metric::Loop).unwrap();
+        assert_eq!(c.time_ns, c.loop_ns);
+        assert!(close(c.time_ns.mean, 1_166_666.666_667, 1e-9));
+        // half the time, twice the throughput: 2 * 1.835008e9 / 3.
+        assert!(close(c.throughput_bps.mean, 1_223_338_666.666_667, 1e-9));
+        let total = summarize_case(&three_samples(), Metric::Total).unwrap();
+        assert_ne!(c.time_ns, total.time_ns);
+        assert_eq!(c.loop_ns, total.loop_ns);
+    }
+
+    #[test]
+    fn per_mib_is_a_mean_of_per_sample_rates() {
+        let mut a = sample(0, 1_000, 1_000);
+        a.child.rusage.minflt = 256;
+        let mut b = sample(1, 1_000, 1_000);
+        b.child.bytes = 4 << 20;
+        b.child.rusage.minflt = 512;
+        // 256 / 1 MiB and 512 / 4 MiB = 128: mean 192 (not 768 / 5).
+        let c = summarize_case(&[a, b], Metric::Total).unwrap();
+        assert_eq!(c.per_mib.minflt, 192.0);
+        assert_eq!(c.read_amplification, None);
+    }
+
+    #[test]
+    fn summarize_case_rejects_what_it_cannot_compute() {
+        assert_eq!(summarize_case(&[], Metric::Total), None);
+        let zero_time = sample(0, 0, 0);
+        assert_eq!(summarize_case(&[zero_time], Metric::Total), None);
+        let zero_loop = sample(0, 1_000, 0);
+        assert!(summarize_case(std::slice::from_ref(&zero_loop), Metric::Total).is_some());
+        assert_eq!(summarize_case(&[zero_loop], Metric::Loop), None);
+        let mut no_bytes = sample(0, 1_000, 1_000);
+        no_bytes.child.bytes = 0;
+        assert_eq!(summarize_case(&[no_bytes], Metric::Total), None);
+    }
+
+    #[test]
+    fn compare_cases_pairs_by_run() {
+        // baseline runs 0, 1, 2, 5; other runs 2, 0, 1, 3 (out of order).
+        let baseline = vec![
+            sample(0, 2_000_000, 1_000_000),
+            sample(1, 4_000_000, 2_000_000),
+            sample(2, 8_000_000, 4_000_000),
+            sample(5, 1_000_000, 1_000_000),
+        ];
+        let other = vec![
+            sample(2, 4_000_000, 4_000_000),
+            sample(0, 1_000_000, 1_000_000),
+            sample(1, 2_000_000, 2_000_000),
+            sample(3, 5, 9),
+        ];
+        // Runs 0, 1, 2 pair up; totals halve in each: other is 2x faster.
+        let total = compare_cases(&baseline, &other, Metric::Total).unwrap();
+        assert_eq!(total.pairs, 3);
+        assert!(close(total.ratio, 2.0, 1e-12));
+        assert_eq!(
+            (total.ci95_low, total.ci95_high),
+            (total.ratio, total.ratio)
+        );
+        assert_eq!(total.verdict(), Verdict::Faster);
+        // The loops are equal in each pair: ratio 1, within noise.
+        let lp = compare_cases(&baseline, &other, Metric::Loop).unwrap();
+        assert_eq!(lp.pairs, 3);
+        assert_eq!((lp.ratio, lp.ci95_low, lp.ci95_high), (1.0, 1.0, 1.0));
+        assert_eq!(lp.verdict(), Verdict::WithinNoise);
+        // Swapped, other is 2x slower.
+        let back = compare_cases(&other, &baseline, Metric::Total).unwrap();
+        assert!(close(back.ratio, 0.5, 1e-12));
+        assert_eq!(back.verdict(), Verdict::Slower);
+    }
+
+    #[test]
+    fn compare_cases_needs_two_distinct_pairs() {
+        let baseline = vec![sample(0, 2_000, 2_000), sample(1, 2_000, 2_000)];
+        let lone = vec![sample(1, 1_000, 1_000), sample(7, 1_000, 1_000)];
+        assert_eq!(compare_cases(&baseline, &lone, Metric::Total), None);
+        let dup = vec![sample(0, 1_000, 1_000), sample(0, 1_500, 1_500)];
+        assert_eq!(compare_cases(&baseline, &dup, Metric::Total), None);
+        let zero = vec![sample(0, 1_000, 1_000), sample(1, 0, 0)];
+        assert_eq!(compare_cases(&baseline, &zero, Metric::Total), None);
+        assert_eq!(compare_cases(&[], &[], Metric::Total), None);
+    }
 }
