@@ -100,12 +100,39 @@ fn faultline_bin() -> PathBuf {
 }
 
 /// Main-loop throughputs (bytes/s) faultline measured for one case.
-fn faultline_throughputs(case: &BenchCase, data_dir: &Path, size: u64, runs: u32) -> (Vec<f64>, u64) {
+fn faultline_throughputs(
+    case: &BenchCase,
+    data_dir: &Path,
+    size: u64,
+    runs: u32,
+) -> (Vec<f64>, u64) {
     let json = data_dir.join(format!("bench-{}.json", case.name));
     let status = Command::new(faultline_bin())
-        .args(["run", "--cache", "warm", "--workload", "sum", "--metric", "loop", "--method", case.method])
-        .args(["--pattern", case.pattern.name(), "--block", &case.block.to_string()])
-        .args(["--size", &size.to_string(), "--runs", &runs.to_string(), "--seed", "1"])
+        .args([
+            "run",
+            "--cache",
+            "warm",
+            "--workload",
+            "sum",
+            "--metric",
+            "loop",
+            "--method",
+            case.method,
+        ])
+        .args([
+            "--pattern",
+            case.pattern.name(),
+            "--block",
+            &case.block.to_string(),
+        ])
+        .args([
+            "--size",
+            &size.to_string(),
+            "--runs",
+            &runs.to_string(),
+            "--seed",
+            "1",
+        ])
         .arg("--data-dir")
         .arg(data_dir)
         .arg("--export-json")
@@ -114,7 +141,8 @@ fn faultline_throughputs(case: &BenchCase, data_dir: &Path, size: u64, runs: u32
         .status()
         .expect("run faultline (build it first: cargo build --release)");
     assert!(status.success(), "faultline failed for {}", case.name);
-    let results: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
     let samples = results["cases"][0]["samples"].as_array().unwrap();
     let checksum = samples[0]["checksum"].as_u64().unwrap();
     let rates = samples
@@ -132,28 +160,67 @@ fn main() {
         .ok()
         .map(|s| faultline::size::parse_size(&s).expect("FAULTLINE_BENCH_SIZE"))
         .unwrap_or(256 << 20);
-    let runs: u32 = std::env::var("FAULTLINE_BENCH_RUNS").ok().map(|s| s.parse().unwrap()).unwrap_or(10);
+    let runs: u32 = std::env::var("FAULTLINE_BENCH_RUNS")
+        .ok()
+        .map(|s| s.parse().unwrap())
+        .unwrap_or(10);
     let scratch = tempfile::tempdir().unwrap();
     let data_dir = scratch.path().join("data");
     let Dataset { path, .. } = dataset::ensure_generated(&data_dir, size, 1, |_| {}).unwrap();
-    let dataset = Dataset { path: path.clone(), size, seed: Some(1) };
+    let dataset = Dataset {
+        path: path.clone(),
+        size,
+        seed: Some(1),
+    };
     let preparer = Preparer { drop_caches: false };
     let cases = [
-        BenchCase { name: "warm seq 16 KiB read", method: "read", pattern: Pattern::Seq, block: 16 << 10, bare: bare_read },
-        BenchCase { name: "warm seq 16 KiB mmap sum", method: "mmap", pattern: Pattern::Seq, block: 16 << 10, bare: bare_mmap },
-        BenchCase { name: "warm random 4 KiB pread", method: "pread", pattern: Pattern::Random, block: 4 << 10, bare: bare_pread },
-        BenchCase { name: "warm random 4 KiB mmap-copy", method: "mmap-copy", pattern: Pattern::Random, block: 4 << 10, bare: bare_mmap_copy },
+        BenchCase {
+            name: "warm seq 16 KiB read",
+            method: "read",
+            pattern: Pattern::Seq,
+            block: 16 << 10,
+            bare: bare_read,
+        },
+        BenchCase {
+            name: "warm seq 16 KiB mmap sum",
+            method: "mmap",
+            pattern: Pattern::Seq,
+            block: 16 << 10,
+            bare: bare_mmap,
+        },
+        BenchCase {
+            name: "warm random 4 KiB pread",
+            method: "pread",
+            pattern: Pattern::Random,
+            block: 4 << 10,
+            bare: bare_pread,
+        },
+        BenchCase {
+            name: "warm random 4 KiB mmap-copy",
+            method: "mmap-copy",
+            pattern: Pattern::Random,
+            block: 4 << 10,
+            bare: bare_mmap_copy,
+        },
     ];
-    println!("harness overhead: {} file, {runs} runs each, median main-loop throughput", faultline::size::format_size(size));
+    println!(
+        "harness overhead: {} file, {runs} runs each, median main-loop throughput",
+        faultline::size::format_size(size)
+    );
     for case in &cases {
-        let layout = Layout { file_size: size, block_size: case.block as u64 };
+        let layout = Layout {
+            file_size: size,
+            block_size: case.block as u64,
+        };
         let order = BlockOrder::new(case.pattern, layout, 1).unwrap();
         // Bare loops before and after faultline's runs, so drift hits both.
         let mut bare = Vec::new();
         let mut bare_sum = 0;
         let mut bare_runs = |n: u32, bare: &mut Vec<f64>| {
             for _ in 0..n {
-                preparer.prepare(&dataset, CacheState::Warm, WarmBy::Seq).unwrap();
+                preparer
+                    .prepare(&dataset, CacheState::Warm, WarmBy::Seq)
+                    .unwrap();
                 let t = Instant::now();
                 bare_sum = std::hint::black_box((case.bare)(&path, &order, layout));
                 bare.push(size as f64 / t.elapsed().as_secs_f64());
@@ -162,7 +229,10 @@ fn main() {
         bare_runs(runs.div_ceil(2), &mut bare);
         let (measured, checksum) = faultline_throughputs(case, &data_dir, size, runs);
         bare_runs(runs / 2, &mut bare);
-        assert_eq!(checksum, bare_sum, "faultline and the bare loop did different work");
+        assert_eq!(
+            checksum, bare_sum,
+            "faultline and the bare loop did different work"
+        );
         let (b, f) = (median(bare), median(measured));
         println!(
             "{:<30} bare {:>6.2} GB/s   faultline {:>6.2} GB/s   faultline/bare {:.3}",

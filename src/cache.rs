@@ -2,7 +2,19 @@
 use serde::{Deserialize, Serialize};
 
 /// The page-cache state a trial starts in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum CacheState {
     /// Evicted, then read whole: every page resident.
@@ -15,7 +27,20 @@ pub enum CacheState {
 
 /// How a warm file is brought into the cache. It decides the folio sizes the
 /// kernel uses, and so the number of faults an mmap trial takes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum WarmBy {
     /// Large sequential reads (large folios on Linux 6.x).
@@ -121,7 +146,14 @@ impl Preparer {
                     WarmBy::Random => warm_randomly(&file, dataset.size).map_err(io("read"))?,
                     WarmBy::Written => rewrite(dataset)?,
                 }
-                Ok(format!("evict+{by}-{}", if by == WarmBy::Written { "back" } else { "read" }))
+                Ok(format!(
+                    "evict+{by}-{}",
+                    if by == WarmBy::Written {
+                        "back"
+                    } else {
+                        "read"
+                    }
+                ))
             }
         }
     }
@@ -164,7 +196,6 @@ fn rewrite(dataset: &Dataset) -> Result<()> {
         .custom_flags(libc::O_NOFOLLOW)
         .open(&dataset.path)
         .map_err(io("open for rewriting"))?;
-    crate::dataset::write_content(&mut file, dataset.size, seed)
-        .map_err(io("rewrite"))?;
+    crate::dataset::write_content(&mut file, dataset.size, seed).map_err(io("rewrite"))?;
     file.sync_all().map_err(io("fsync"))
 }

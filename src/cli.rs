@@ -132,7 +132,8 @@ impl RunArgs {
 
     /// Measured runs per case.
     pub fn runs(&self) -> u32 {
-        self.runs.unwrap_or(if self.is_default_comparison() { 5 } else { 10 })
+        self.runs
+            .unwrap_or(if self.is_default_comparison() { 5 } else { 10 })
     }
 
     /// (pattern, block) pairs: the product of the lists, or the defaults.
@@ -140,7 +141,11 @@ impl RunArgs {
         let default_block = |p: Pattern| if p == Pattern::Seq { 16 << 10 } else { 4 << 10 };
         match (self.pattern.is_empty(), self.block.is_empty()) {
             (true, true) => vec![(Pattern::Seq, 16 << 10), (Pattern::Random, 4 << 10)],
-            (false, true) => self.pattern.iter().map(|&p| (p, default_block(p))).collect(),
+            (false, true) => self
+                .pattern
+                .iter()
+                .map(|&p| (p, default_block(p)))
+                .collect(),
             (true, false) => self.block.iter().map(|&b| (Pattern::Seq, b)).collect(),
             (false, false) => self
                 .pattern

@@ -48,9 +48,14 @@ pub fn default_data_dir() -> PathBuf {
 pub fn ensure_private_dir(dir: &Path) -> Result<()> {
     match fs::symlink_metadata(dir) {
         Ok(meta) => {
-            let bad = |why: &str| Error::BadFile { path: dir.to_path_buf(), why: why.to_string() };
+            let bad = |why: &str| Error::BadFile {
+                path: dir.to_path_buf(),
+                why: why.to_string(),
+            };
             if meta.file_type().is_symlink() {
-                return Err(bad("is a symbolic link; faultline only uses a real directory it owns"));
+                return Err(bad(
+                    "is a symbolic link; faultline only uses a real directory it owns",
+                ));
             }
             if !meta.is_dir() {
                 return Err(bad("is not a directory"));
@@ -99,7 +104,12 @@ pub fn write_content(out: &mut impl Write, size: u64, seed: u64) -> std::io::Res
 /// it if missing (written under a temporary name, synced, then renamed, so
 /// a crash or a full disk never leaves a partial file under the real name).
 /// `on_generate` is called before a file is generated.
-pub fn ensure_generated(dir: &Path, size: u64, seed: u64, on_generate: impl FnOnce(&Path)) -> Result<Dataset> {
+pub fn ensure_generated(
+    dir: &Path,
+    size: u64,
+    seed: u64,
+    on_generate: impl FnOnce(&Path),
+) -> Result<Dataset> {
     if size == 0 {
         return Err(Error::Plan("--size must be at least 1 byte".into()));
     }
@@ -107,7 +117,11 @@ pub fn ensure_generated(dir: &Path, size: u64, seed: u64, on_generate: impl FnOn
     let path = dir.join(generated_name(size, seed));
     match fs::symlink_metadata(&path) {
         Ok(meta) if meta.is_file() && meta.len() == size => {
-            return Ok(Dataset { path, size, seed: Some(seed) });
+            return Ok(Dataset {
+                path,
+                size,
+                seed: Some(seed),
+            });
         }
         Ok(meta) if meta.is_file() => {
             eprintln!(
@@ -126,11 +140,14 @@ pub fn ensure_generated(dir: &Path, size: u64, seed: u64, on_generate: impl FnOn
         Err(_) => {}
     }
     on_generate(&path);
-    let temp = dir.join(format!("{TEMP_PREFIX}{}-{}", std::process::id(), generated_name(size, seed)));
+    let temp = dir.join(format!(
+        "{TEMP_PREFIX}{}-{}",
+        std::process::id(),
+        generated_name(size, seed)
+    ));
     let result = (|| {
         let mut file = create_new(&temp)?;
-        write_content(&mut file, size, seed)
-            .map_err(|e| Error::io("write", &temp, e))?;
+        write_content(&mut file, size, seed).map_err(|e| Error::io("write", &temp, e))?;
         file.sync_all().map_err(|e| Error::io("sync", &temp, e))?;
         fs::rename(&temp, &path).map_err(|e| Error::io("rename", &temp, e))?;
         if let Ok(d) = File::open(dir) {
@@ -141,7 +158,11 @@ pub fn ensure_generated(dir: &Path, size: u64, seed: u64, on_generate: impl FnOn
     if result.is_err() {
         let _ = fs::remove_file(&temp);
     }
-    result.map(|()| Dataset { path, size, seed: Some(seed) })
+    result.map(|()| Dataset {
+        path,
+        size,
+        seed: Some(seed),
+    })
 }
 
 /// Creates a new file faultline owns: O_EXCL, O_NOFOLLOW, mode 0600.
@@ -158,7 +179,10 @@ pub fn create_new(path: &Path) -> Result<File> {
 /// Checks a user's file: it must exist and be a non-empty regular file. It is
 /// opened read-only, now and always.
 pub fn user_file(path: &Path) -> Result<Dataset> {
-    let bad = |why: &str| Error::BadFile { path: path.to_path_buf(), why: why.to_string() };
+    let bad = |why: &str| Error::BadFile {
+        path: path.to_path_buf(),
+        why: why.to_string(),
+    };
     let meta = fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => bad("no such file"),
         std::io::ErrorKind::PermissionDenied => bad("permission denied"),
@@ -169,7 +193,9 @@ pub fn user_file(path: &Path) -> Result<Dataset> {
         return Err(bad("is a directory; give a regular file"));
     }
     if kind.is_fifo() {
-        return Err(bad("is a FIFO (named pipe); faultline needs a regular file it can map and re-read"));
+        return Err(bad(
+            "is a FIFO (named pipe); faultline needs a regular file it can map and re-read",
+        ));
     }
     if kind.is_char_device() || kind.is_block_device() {
         return Err(bad("is a device; faultline measures regular files"));
@@ -181,7 +207,11 @@ pub fn user_file(path: &Path) -> Result<Dataset> {
         return Err(bad("is empty; there is nothing to read"));
     }
     File::open(path).map_err(|e| Error::io("open", path, e))?;
-    Ok(Dataset { path: path.to_path_buf(), size: meta.len(), seed: None })
+    Ok(Dataset {
+        path: path.to_path_buf(),
+        size: meta.len(),
+        seed: None,
+    })
 }
 
 /// Removes the files faultline created in `dir` (generated datasets and
@@ -197,7 +227,8 @@ pub fn clean(dir: &Path) -> Result<Vec<PathBuf>> {
         let entry = entry.map_err(|e| Error::io("list", dir, e))?;
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        let ours = (name.starts_with(PREFIX) && name.ends_with(DATA_SUFFIX)) || name.starts_with(TEMP_PREFIX);
+        let ours = (name.starts_with(PREFIX) && name.ends_with(DATA_SUFFIX))
+            || name.starts_with(TEMP_PREFIX);
         let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
         if ours && is_file {
             fs::remove_file(entry.path()).map_err(|e| Error::io("remove", entry.path(), e))?;
@@ -205,6 +236,12 @@ pub fn clean(dir: &Path) -> Result<Vec<PathBuf>> {
         }
     }
     Ok(removed)
+}
+
+/// The effective user id of this process.
+pub fn current_uid() -> u32 {
+    // SAFETY: geteuid() has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
 }
 
 #[cfg(test)]
@@ -225,14 +262,23 @@ mod tests {
         assert_eq!(mode, 0o700);
         let mut again = Vec::new();
         write_content(&mut again, 100_000, 5).unwrap();
-        assert_eq!(fs::read(&a.path).unwrap(), again, "content is deterministic");
+        assert_eq!(
+            fs::read(&a.path).unwrap(),
+            again,
+            "content is deterministic"
+        );
     }
 
     #[test]
     fn wrong_size_is_regenerated() {
         let dir = tempfile::tempdir().unwrap();
         let a = ensure_generated(dir.path(), 4096, 1, |_| {}).unwrap();
-        fs::OpenOptions::new().write(true).open(&a.path).unwrap().set_len(10).unwrap();
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&a.path)
+            .unwrap()
+            .set_len(10)
+            .unwrap();
         let mut generated = false;
         let b = ensure_generated(dir.path(), 4096, 1, |_| generated = true).unwrap();
         assert!(generated);
@@ -258,10 +304,4 @@ mod tests {
         assert!(dir.path().join("precious.txt").exists());
         assert!(dir.path().join("faultline-sub.data").exists());
     }
-}
-
-/// The effective user id of this process.
-pub fn current_uid() -> u32 {
-    // SAFETY: geteuid() has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
 }

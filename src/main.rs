@@ -74,7 +74,10 @@ fn data_dir(given: Option<std::path::PathBuf>) -> std::path::PathBuf {
     given.unwrap_or_else(dataset::default_data_dir)
 }
 
-fn print_env(file: Option<std::path::PathBuf>, dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
+fn print_env(
+    file: Option<std::path::PathBuf>,
+    dir: Option<std::path::PathBuf>,
+) -> anyhow::Result<ExitCode> {
     let target = match file {
         Some(f) => {
             dataset::user_file(&f)?;
@@ -119,7 +122,11 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         for size in args.sizes() {
             let d = dataset::ensure_generated(&dir, size, args.seed, |p| {
-                eprintln!("generating {} ({}) ...", p.display(), faultline::size::format_size(size))
+                eprintln!(
+                    "generating {} ({}) ...",
+                    p.display(),
+                    faultline::size::format_size(size)
+                )
             })
             .context("preparing the test file")?;
             files.insert(size, d);
@@ -127,7 +134,10 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     }
     let sizes: Vec<u64> = files.keys().copied().collect();
     let plan = args.plan(&sizes)?;
-    let rewrites = plan.cases.iter().any(|c| c.cache == CacheState::Warm && c.warm_by == WarmBy::Written);
+    let rewrites = plan
+        .cases
+        .iter()
+        .any(|c| c.cache == CacheState::Warm && c.warm_by == WarmBy::Written);
     if rewrites && !all_generated(&files) {
         return Err(Error::Plan(format!(
             "--warm-by written rewrites the file, and {} is not a file faultline created; use --warm-by seq or random",
@@ -165,7 +175,11 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         // A second signal while stopping exits at once.
-        signal_hook::flag::register_conditional_shutdown(signal, EXIT_INTERRUPTED as i32, Arc::clone(&stop))?;
+        signal_hook::flag::register_conditional_shutdown(
+            signal,
+            EXIT_INTERRUPTED as i32,
+            Arc::clone(&stop),
+        )?;
         signal_hook::flag::register(signal, Arc::clone(&stop))?;
     }
     let options = RunnerOptions {
@@ -175,15 +189,26 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         stop: Arc::clone(&stop),
     };
     let trials = plan.cases.len() as u64 * u64::from(plan.runs + plan.warmup);
-    let progress = indicatif::ProgressBar::with_draw_target(Some(trials), indicatif::ProgressDrawTarget::stderr());
+    let progress = indicatif::ProgressBar::with_draw_target(
+        Some(trials),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
     progress.set_style(
-        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} trials, {elapsed} elapsed, ~{eta} left  {msg}")
-            .expect("valid template"),
+        indicatif::ProgressStyle::with_template(
+            "{bar:30} {pos}/{len} trials, {elapsed} elapsed, ~{eta} left  {msg}",
+        )
+        .expect("valid template"),
     );
     let assemble = |raw: &runner::RawResults| {
         let mut raw = raw.clone();
         raw.warnings.splice(0..0, warnings.iter().cloned());
-        RunResults::assemble(&plan, &raw, environment.clone(), settings.clone(), command_line.clone())
+        RunResults::assemble(
+            &plan,
+            &raw,
+            environment.clone(),
+            settings.clone(),
+            command_line.clone(),
+        )
     };
     let mut export_warned = false;
     let outcome = runner::run(&plan, &files, &options, &progress, |raw| {
@@ -206,7 +231,10 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("failed: {line}");
     }
     if stop.load(Ordering::SeqCst) {
-        eprintln!("interrupted: the exports hold the {} finished trials", raw.samples.len());
+        eprintln!(
+            "interrupted: the exports hold the {} finished trials",
+            raw.samples.len()
+        );
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)

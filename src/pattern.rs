@@ -9,7 +9,19 @@ use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 /// The order of the blocks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {
     /// Blocks in file order.
@@ -163,10 +175,17 @@ mod tests {
 
     #[test]
     fn permutation_covers_every_block_exactly_once() {
-        let layout = Layout { file_size: 1_000_001, block_size: 4096 };
+        let layout = Layout {
+            file_size: 1_000_001,
+            block_size: 4096,
+        };
         let order = BlockOrder::new(Pattern::Random, layout, 7).unwrap();
         let mut seen = visits(&order);
-        assert_ne!(seen, (0..layout.blocks()).collect::<Vec<_>>(), "not shuffled");
+        assert_ne!(
+            seen,
+            (0..layout.blocks()).collect::<Vec<_>>(),
+            "not shuffled"
+        );
         seen.sort_unstable();
         assert_eq!(seen, (0..layout.blocks()).collect::<Vec<_>>());
         assert_eq!(order.bytes(layout), layout.file_size);
@@ -174,7 +193,10 @@ mod tests {
 
     #[test]
     fn seed_makes_orders_repeatable() {
-        let layout = Layout { file_size: 1 << 20, block_size: 4096 };
+        let layout = Layout {
+            file_size: 1 << 20,
+            block_size: 4096,
+        };
         let a = visits(&BlockOrder::new(Pattern::Random, layout, 1).unwrap());
         let b = visits(&BlockOrder::new(Pattern::Random, layout, 1).unwrap());
         let c = visits(&BlockOrder::new(Pattern::Random, layout, 2).unwrap());
@@ -184,19 +206,28 @@ mod tests {
 
     #[test]
     fn random_replace_repeats_some_blocks() {
-        let layout = Layout { file_size: 1 << 20, block_size: 4096 };
+        let layout = Layout {
+            file_size: 1 << 20,
+            block_size: 4096,
+        };
         let order = BlockOrder::new(Pattern::RandomReplace, layout, 3).unwrap();
         let mut v = visits(&order);
         assert_eq!(v.len() as u64, layout.blocks());
         assert!(v.iter().all(|&i| i < layout.blocks()));
         v.sort_unstable();
         v.dedup();
-        assert!((v.len() as u64) < layout.blocks(), "with replacement, some repeat");
+        assert!(
+            (v.len() as u64) < layout.blocks(),
+            "with replacement, some repeat"
+        );
     }
 
     #[test]
     fn sequential_with_short_last_block() {
-        let layout = Layout { file_size: 10, block_size: 4 };
+        let layout = Layout {
+            file_size: 10,
+            block_size: 4,
+        };
         assert_eq!(layout.blocks(), 3);
         assert_eq!(layout.block(2), (8, 2));
         let order = BlockOrder::new(Pattern::Seq, layout, 0).unwrap();

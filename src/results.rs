@@ -91,7 +91,13 @@ impl RunResults {
         command_line: Vec<String>,
     ) -> RunResults {
         use crate::stats::analysis::{compare_cases, summarize_case};
-        let samples_of = |id: usize| -> Vec<Sample> { raw.samples.iter().filter(|s| s.case == id).cloned().collect() };
+        let samples_of = |id: usize| -> Vec<Sample> {
+            raw.samples
+                .iter()
+                .filter(|s| s.case == id)
+                .cloned()
+                .collect()
+        };
         let cases: Vec<CaseResult> = plan
             .cases
             .iter()
@@ -111,7 +117,9 @@ impl RunResults {
         for group in plan.groups() {
             let baseline = group[0];
             for &other in &group[1..] {
-                if let Some(ratio) = compare_cases(&cases[baseline].samples, &cases[other].samples, plan.metric) {
+                if let Some(ratio) =
+                    compare_cases(&cases[baseline].samples, &cases[other].samples, plan.metric)
+                {
                     comparisons.push(ComparisonResult {
                         group: plan.cases[baseline].group_label(),
                         baseline,

@@ -103,7 +103,9 @@ pub fn run(
     progress: &indicatif::ProgressBar,
     mut after_group: impl FnMut(&RawResults),
 ) -> Result<RawResults> {
-    let preparer = Preparer { drop_caches: options.drop_caches };
+    let preparer = Preparer {
+        drop_caches: options.drop_caches,
+    };
     let mut raw = RawResults::default();
     let mut book = ChecksumBook::default();
     let mut sequence = 0u64;
@@ -133,7 +135,10 @@ pub fn run(
                 progress.suspend(|| eprintln!("warning: {warning}"));
                 raw.warnings.push(warning);
             }
-            let spec = TrialSpec { path: dataset.path.clone(), case: case.clone() };
+            let spec = TrialSpec {
+                path: dataset.path.clone(),
+                case: case.clone(),
+            };
             let outcome = spawn_trial(options, &spec);
             if options.stop.load(Ordering::SeqCst) {
                 // Interrupted mid-trial: the child got the signal too, so this
@@ -167,9 +172,19 @@ pub fn run(
                 }
                 Err(reason) => {
                     progress.suspend(|| {
-                        eprintln!("warning: trial failed: {} ({}), run {}: {reason}", case.method_label(), case.group_label(), slot.run)
+                        eprintln!(
+                            "warning: trial failed: {} ({}), run {}: {reason}",
+                            case.method_label(),
+                            case.group_label(),
+                            slot.run
+                        )
                     });
-                    raw.failures.push(TrialFailure { case: slot.case, run: slot.run, warmup: slot.warmup, reason });
+                    raw.failures.push(TrialFailure {
+                        case: slot.case,
+                        run: slot.run,
+                        warmup: slot.warmup,
+                        reason,
+                    });
                 }
             }
         }
@@ -185,24 +200,37 @@ fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
 }
 
 /// Runs one trial child; `Err` holds the reason it produced no sample.
-fn spawn_trial(options: &RunnerOptions, spec: &TrialSpec) -> std::result::Result<ChildReport, String> {
+fn spawn_trial(
+    options: &RunnerOptions,
+    spec: &TrialSpec,
+) -> std::result::Result<ChildReport, String> {
     let mut child = Command::new(&options.exe)
         .arg(SUBCOMMAND)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("could not start the trial process {}: {e}", options.exe.display()))?;
+        .map_err(|e| {
+            format!(
+                "could not start the trial process {}: {e}",
+                options.exe.display()
+            )
+        })?;
     let spec_json = serde_json::to_vec(spec).map_err(|e| e.to_string())?;
     if let Some(mut stdin) = child.stdin.take() {
-        stdin.write_all(&spec_json).map_err(|e| format!("could not send the trial spec: {e}"))?;
+        stdin
+            .write_all(&spec_json)
+            .map_err(|e| format!("could not send the trial spec: {e}"))?;
     }
     let pid = child.id() as i32;
     let (done, watch) = mpsc::channel::<()>();
     let watchdog = options.trial_timeout.map(|limit| {
         std::thread::spawn(move || {
             if let Err(mpsc::RecvTimeoutError::Timeout) = watch.recv_timeout(limit) {
-                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGKILL);
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
                 return true;
             }
             false
@@ -214,17 +242,32 @@ fn spawn_trial(options: &RunnerOptions, spec: &TrialSpec) -> std::result::Result
     let output = output.map_err(|e| format!("waiting for the trial: {e}"))?;
     if timed_out {
         let limit = options.trial_timeout.unwrap_or_default();
-        return Err(format!("timed out after {:.1} s and was killed (--trial-timeout)", limit.as_secs_f64()));
+        return Err(format!(
+            "timed out after {:.1} s and was killed (--trial-timeout)",
+            limit.as_secs_f64()
+        ));
     }
     if let Some(signal) = output.status.signal() {
-        let name = nix::sys::signal::Signal::try_from(signal).map(|s| s.as_str()).unwrap_or("an unknown signal");
-        let hint = if signal == libc::SIGBUS { " (the file was probably truncated under the mapping)" } else { "" };
+        let name = nix::sys::signal::Signal::try_from(signal)
+            .map(|s| s.as_str())
+            .unwrap_or("an unknown signal");
+        let hint = if signal == libc::SIGBUS {
+            " (the file was probably truncated under the mapping)"
+        } else {
+            ""
+        };
         return Err(format!("killed by {name}{hint}"));
     }
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let line = stderr.lines().find(|l| !l.trim().is_empty()).unwrap_or("no message");
-        return Err(format!("exited with {}: {line}", output.status.code().unwrap_or(-1)));
+        let line = stderr
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("no message");
+        return Err(format!(
+            "exited with {}: {line}",
+            output.status.code().unwrap_or(-1)
+        ));
     }
     serde_json::from_slice(&output.stdout).map_err(|e| format!("unreadable trial report: {e}"))
 }
@@ -278,7 +321,11 @@ mod tests {
     fn shuffled_order_runs_each_case_once_per_run() {
         let groups = schedule(&plan(OrderPolicy::Shuffled));
         for run in 0..4 {
-            let mut cases: Vec<usize> = groups[0].iter().filter(|s| !s.warmup && s.run == run).map(|s| s.case).collect();
+            let mut cases: Vec<usize> = groups[0]
+                .iter()
+                .filter(|s| !s.warmup && s.run == run)
+                .map(|s| s.case)
+                .collect();
             cases.sort();
             assert_eq!(cases, vec![0, 1]);
         }

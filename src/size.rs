@@ -46,7 +46,7 @@ pub fn parse_size(input: &str) -> Result<u64> {
             .ok_or(err("too many decimals"))?;
         let frac: u64 = frac.parse().map_err(|_| err("too many decimals"))?;
         let frac_bytes = (frac as u128) * (multiplier as u128);
-        if frac_bytes % scale as u128 != 0 {
+        if !frac_bytes.is_multiple_of(scale as u128) {
             return Err(err("not a whole number of bytes"));
         }
         let total = (whole as u128) * (multiplier as u128) + frac_bytes / scale as u128;
@@ -99,7 +99,19 @@ mod tests {
 
     #[test]
     fn refuses_malformed_sizes() {
-        for bad in ["4kk", "-1", "1.5.2M", "", "k", "1.5", "1.", ".5M", "99999999999999999999", "16E", "20000000T"] {
+        for bad in [
+            "4kk",
+            "-1",
+            "1.5.2M",
+            "",
+            "k",
+            "1.5",
+            "1.",
+            ".5M",
+            "99999999999999999999",
+            "16E",
+            "20000000T",
+        ] {
             assert!(parse_size(bad).is_err(), "{bad:?} should be refused");
         }
         let msg = parse_size("4kk").unwrap_err().to_string();

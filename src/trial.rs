@@ -43,7 +43,10 @@ pub fn page_size() -> usize {
 pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let case = &spec.case;
     let file = File::open(&spec.path).map_err(|e| Error::io("open", &spec.path, e))?;
-    let len = file.metadata().map_err(|e| Error::io("stat", &spec.path, e))?.len();
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io("stat", &spec.path, e))?
+        .len();
     if len != case.file_size {
         return Err(Error::Trial(format!(
             "{} is {len} bytes now, not the {} the case was planned for",
@@ -51,7 +54,10 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
             case.file_size
         )));
     }
-    let layout = Layout { file_size: case.file_size, block_size: case.block_size };
+    let layout = Layout {
+        file_size: case.file_size,
+        block_size: case.block_size,
+    };
     let order = BlockOrder::new(case.pattern, layout, case.seed)?;
     let mut workload = case.workload.build(page_size());
     let mut method = case.method.build(file, layout, case.mmap_options());
@@ -100,7 +106,10 @@ pub fn child_main() -> i32 {
     let result = std::io::stdin()
         .read_to_string(&mut input)
         .map_err(|e| Error::Trial(format!("reading the trial spec: {e}")))
-        .and_then(|_| serde_json::from_str::<TrialSpec>(&input).map_err(|e| Error::Trial(format!("bad trial spec: {e}"))))
+        .and_then(|_| {
+            serde_json::from_str::<TrialSpec>(&input)
+                .map_err(|e| Error::Trial(format!("bad trial spec: {e}")))
+        })
         .and_then(|spec| run_trial(&spec));
     match result {
         Ok(report) => {

@@ -19,7 +19,13 @@ impl ChecksumBook {
     /// Records `checksum` for `case`, or fails naming both methods if an
     /// earlier trial of the same bytes gave another.
     pub fn check(&mut self, case: &Case, checksum: u64) -> Result<()> {
-        let key = (case.pattern, case.block_size, case.file_size, case.workload, case.seed);
+        let key = (
+            case.pattern,
+            case.block_size,
+            case.file_size,
+            case.workload,
+            case.seed,
+        );
         let label = case.method_label();
         match self.seen.get(&key) {
             None => {
@@ -68,9 +74,14 @@ mod tests {
     #[test]
     fn agreeing_methods_pass_and_a_mismatch_names_both() {
         let mut book = ChecksumBook::default();
-        book.check(&case(MethodKind::Read, CacheState::Warm), 42).unwrap();
-        book.check(&case(MethodKind::Mmap, CacheState::Cold), 42).unwrap();
-        let err = book.check(&case(MethodKind::Pread, CacheState::Warm), 43).unwrap_err().to_string();
+        book.check(&case(MethodKind::Read, CacheState::Warm), 42)
+            .unwrap();
+        book.check(&case(MethodKind::Mmap, CacheState::Cold), 42)
+            .unwrap();
+        let err = book
+            .check(&case(MethodKind::Pread, CacheState::Warm), 43)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("read") && err.contains("pread"), "{err}");
         let mut other = case(MethodKind::Pread, CacheState::Warm);
         other.workload = WorkloadKind::Touch;

@@ -9,22 +9,38 @@ fn refused(args: &[&str], needle: &str, code: i32) {
     let scratch = Scratch::new();
     let out = scratch.run(args).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "exit code for {args:?}: {stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "exit code for {args:?}: {stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(lines.len(), 1, "one line for {args:?}, got: {stderr}");
-    assert!(lines[0].contains(needle), "{needle:?} not in {:?}", lines[0]);
+    assert!(
+        lines[0].contains(needle),
+        "{needle:?} not in {:?}",
+        lines[0]
+    );
 }
 
 #[test]
 fn missing_file() {
-    refused(&["--file", "/nonexistent/faultline-test"], "no such file", 2);
+    refused(
+        &["--file", "/nonexistent/faultline-test"],
+        "no such file",
+        2,
+    );
 }
 
 #[test]
 fn directory() {
     let dir = tempfile::tempdir().unwrap();
-    refused(&["--file", dir.path().to_str().unwrap()], "is a directory", 2);
+    refused(
+        &["--file", dir.path().to_str().unwrap()],
+        "is a directory",
+        2,
+    );
 }
 
 #[test]
@@ -53,7 +69,11 @@ fn block_of_zero() {
 
 #[test]
 fn block_larger_than_file() {
-    refused(&["--size", "64k", "--block", "1M"], "larger than the file", 2);
+    refused(
+        &["--size", "64k", "--block", "1M"],
+        "larger than the file",
+        2,
+    );
 }
 
 #[test]
@@ -71,7 +91,11 @@ fn malformed_sizes() {
 
 #[test]
 fn unknown_method_lists_the_valid_ones() {
-    refused(&["--method", "read,mmapp"], "read, pread, mmap, mmap-copy", 2);
+    refused(
+        &["--method", "read,mmapp"],
+        "read, pread, mmap, mmap-copy",
+        2,
+    );
 }
 
 #[test]
@@ -85,11 +109,26 @@ fn warm_by_written_refuses_a_users_file() {
     std::fs::write(file.path(), vec![7u8; 8192]).unwrap();
     let before = std::fs::read(file.path()).unwrap();
     refused(
-        &["--file", file.path().to_str().unwrap(), "--block", "4k", "--cache", "warm", "--warm-by", "written", "--runs", "1"],
+        &[
+            "--file",
+            file.path().to_str().unwrap(),
+            "--block",
+            "4k",
+            "--cache",
+            "warm",
+            "--warm-by",
+            "written",
+            "--runs",
+            "1",
+        ],
         "not a file faultline created",
         2,
     );
-    assert_eq!(std::fs::read(file.path()).unwrap(), before, "the user's file is untouched");
+    assert_eq!(
+        std::fs::read(file.path()).unwrap(),
+        before,
+        "the user's file is untouched"
+    );
 }
 
 #[test]
@@ -98,7 +137,13 @@ fn world_writable_data_dir_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let out = faultline()
-        .args(["run", "--size", "64k", "--data-dir", dir.path().to_str().unwrap()])
+        .args([
+            "run",
+            "--size",
+            "64k",
+            "--data-dir",
+            dir.path().to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

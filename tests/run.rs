@@ -11,19 +11,44 @@ const METHODS: &str = "read,pread,mmap,mmap-copy";
 fn checksums_agree_across_every_method_and_pattern() {
     let scratch = Scratch::new();
     let results = scratch.run_json(&[
-        "--size", "3M", "--method", METHODS, "--pattern", "seq,random,random-replace", "--block", "4k,12345",
-        "--workload", "touch,sum", "--cache", "as-is", "--runs", "2",
+        "--size",
+        "3M",
+        "--method",
+        METHODS,
+        "--pattern",
+        "seq,random,random-replace",
+        "--block",
+        "4k,12345",
+        "--workload",
+        "touch,sum",
+        "--cache",
+        "as-is",
+        "--runs",
+        "2",
     ]);
     let mut by_key: HashMap<String, Vec<(String, u64)>> = HashMap::new();
     for (case, sample) in samples(&results) {
-        let key = format!("{} {} {}", case["pattern"], case["block_size"], case["workload"]);
-        by_key.entry(key).or_default().push((case["method"].to_string(), sample["checksum"].as_u64().unwrap()));
+        let key = format!(
+            "{} {} {}",
+            case["pattern"], case["block_size"], case["workload"]
+        );
+        by_key.entry(key).or_default().push((
+            case["method"].to_string(),
+            sample["checksum"].as_u64().unwrap(),
+        ));
     }
-    assert_eq!(by_key.len(), 3 * 2 * 2, "every (pattern, block, workload) measured");
+    assert_eq!(
+        by_key.len(),
+        3 * 2 * 2,
+        "every (pattern, block, workload) measured"
+    );
     for (key, sums) in by_key {
         let methods: std::collections::HashSet<_> = sums.iter().map(|s| s.0.clone()).collect();
         assert_eq!(methods.len(), 4, "all four methods for {key}");
-        assert!(sums.iter().all(|s| s.1 == sums[0].1), "checksums differ for {key}: {sums:?}");
+        assert!(
+            sums.iter().all(|s| s.1 == sums[0].1),
+            "checksums differ for {key}: {sums:?}"
+        );
         assert_ne!(sums[0].1, 0);
     }
 }
@@ -35,19 +60,43 @@ fn sum_checksum_is_the_sum_of_the_files_bytes() {
     let bytes: Vec<u8> = (0..1_000_003u32).map(|i| (i % 251) as u8).collect();
     std::fs::write(&file, &bytes).unwrap();
     let expected: u64 = bytes.iter().map(|&b| b as u64).sum();
-    let results = scratch.run_json(&["--file", file.to_str().unwrap(), "--method", METHODS, "--block", "64k", "--cache", "as-is", "--runs", "1"]);
+    let results = scratch.run_json(&[
+        "--file",
+        file.to_str().unwrap(),
+        "--method",
+        METHODS,
+        "--block",
+        "64k",
+        "--cache",
+        "as-is",
+        "--runs",
+        "1",
+    ]);
     for (_, sample) in samples(&results) {
         assert_eq!(sample["checksum"].as_u64().unwrap(), expected);
         assert_eq!(sample["bytes"].as_u64().unwrap(), bytes.len() as u64);
     }
-    assert_eq!(std::fs::read(&file).unwrap(), bytes, "the user's file is unchanged");
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        bytes,
+        "the user's file is unchanged"
+    );
 }
 
 #[test]
 fn cold_is_cold_and_warm_is_warm() {
     let scratch = Scratch::new();
     let results = scratch.run_json(&[
-        "--size", "8M", "--method", "read,mmap", "--cache", "cold,warm", "--warm-by", "seq,random,written", "--runs", "2",
+        "--size",
+        "8M",
+        "--method",
+        "read,mmap",
+        "--cache",
+        "cold,warm",
+        "--warm-by",
+        "seq,random,written",
+        "--runs",
+        "2",
     ]);
     let all = samples(&results);
     assert!(!all.is_empty());
@@ -69,16 +118,39 @@ fn cold_is_cold_and_warm_is_warm() {
 #[test]
 fn json_export_holds_every_field_with_plausible_values() {
     let scratch = Scratch::new();
-    let results = scratch.run_json(&["--size", "2M", "--method", "read,mmap", "--cache", "warm", "--runs", "3"]);
+    let results = scratch.run_json(&[
+        "--size",
+        "2M",
+        "--method",
+        "read,mmap",
+        "--cache",
+        "warm",
+        "--runs",
+        "3",
+    ]);
     let env = &results["environment"];
     for field in ["kernel", "cpu_model", "page_size", "ram_bytes"] {
         assert!(!env[field].is_null(), "environment.{field} missing: {env}");
     }
-    assert!(results["command_line"].as_array().unwrap().iter().any(|a| a == "--runs"));
+    assert!(results["command_line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|a| a == "--runs"));
     let cases = results["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 4, "read and mmap, seq 16k and random 4k");
     for case in cases {
-        for f in ["method", "pattern", "block_size", "file_size", "workload", "cache", "populate", "advice", "share"] {
+        for f in [
+            "method",
+            "pattern",
+            "block_size",
+            "file_size",
+            "workload",
+            "cache",
+            "populate",
+            "advice",
+            "share",
+        ] {
             assert!(case.get(f).is_some(), "case field {f} missing");
         }
         assert_eq!(case["file_size"], 2 << 20);
@@ -87,8 +159,22 @@ fn json_export_holds_every_field_with_plausible_values() {
     }
     for (case, s) in samples(&results) {
         for f in [
-            "wall_ns", "setup_ns", "teardown_ns", "user_ns", "sys_ns", "minflt", "majflt", "nvcsw", "nivcsw", "inblock",
-            "oublock", "residency_before", "residency_after", "bytes", "checksum", "max_rss_kib",
+            "wall_ns",
+            "setup_ns",
+            "teardown_ns",
+            "user_ns",
+            "sys_ns",
+            "minflt",
+            "majflt",
+            "nvcsw",
+            "nivcsw",
+            "inblock",
+            "oublock",
+            "residency_before",
+            "residency_after",
+            "bytes",
+            "checksum",
+            "max_rss_kib",
         ] {
             assert!(s.get(f).is_some(), "sample field {f} missing: {s}");
         }
@@ -96,11 +182,20 @@ fn json_export_holds_every_field_with_plausible_values() {
         assert!(s["wall_ns"].as_u64().unwrap() > 0);
         assert!(s["max_rss_kib"].as_u64().unwrap() > 0);
         let vm = s["vmstat"].as_object().unwrap();
-        for k in ["pgfault", "pgmajfault", "pgpgin", "pgpgout", "workingset_refault_file"] {
+        for k in [
+            "pgfault",
+            "pgmajfault",
+            "pgpgin",
+            "pgpgout",
+            "workingset_refault_file",
+        ] {
             assert!(vm.contains_key(k), "vmstat.{k} missing");
         }
         if case["method"] == "mmap" {
-            assert!(s["setup_ns"].as_u64().unwrap() > 0, "the mapping's setup is timed");
+            assert!(
+                s["setup_ns"].as_u64().unwrap() > 0,
+                "the mapping's setup is timed"
+            );
             assert_eq!(s["syscalls"], 0);
         } else {
             assert!(s["syscalls"].as_u64().unwrap() >= (2 << 20) / (16 << 10));
@@ -113,8 +208,12 @@ fn json_export_holds_every_field_with_plausible_values() {
 fn children_running(parent: u32, needle: &str) -> Vec<i32> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
         let after_name = &stat[stat.rfind(')').unwrap() + 2..];
         let ppid: u32 = after_name.split(' ').nth(1).unwrap().parse().unwrap();
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
@@ -130,8 +229,11 @@ fn a_trial_killed_by_a_signal_fails_alone_and_the_run_goes_on() {
     let scratch = Scratch::new();
     let json = scratch.path("out.json");
     // 1-byte reads of 4 MiB: millions of syscalls, long enough to catch the child.
-    let mut run = std::process::Command::new(assert_cmd::cargo::cargo_bin!("faultline"))
-        .args(["run", "--size", "4M", "--method", "read", "--block", "1", "--cache", "as-is", "--runs", "2"])
+    let run = std::process::Command::new(assert_cmd::cargo::cargo_bin!("faultline"))
+        .args([
+            "run", "--size", "4M", "--method", "read", "--block", "1", "--cache", "as-is",
+            "--runs", "2",
+        ])
         .arg("--data-dir")
         .arg(scratch.data_dir())
         .arg("--export-json")
@@ -145,10 +247,17 @@ fn a_trial_killed_by_a_signal_fails_alone_and_the_run_goes_on() {
         if let Some(&pid) = children_running(run.id(), "__trial").first() {
             break pid;
         }
-        assert!(std::time::Instant::now() < deadline, "no trial child appeared");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no trial child appeared"
+        );
         std::thread::sleep(std::time::Duration::from_millis(5));
     };
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(victim), nix::sys::signal::Signal::SIGSEGV).unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(victim),
+        nix::sys::signal::Signal::SIGSEGV,
+    )
+    .unwrap();
     let out = run.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the run goes on: {stderr}");

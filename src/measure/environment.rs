@@ -539,10 +539,3 @@ bogus line
         assert_eq!(unescape_mount("/é\\é"), "/é\\é");
     }
 }
-
-impl Environment {
-    /// Label/value rows for people.
-    pub fn describe(&self) -> Vec<(&'static str, String)> {
-        vec![("faultline", self.faultline_version.clone())]
-    }
-}

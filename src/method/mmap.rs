@@ -15,7 +15,20 @@ use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
 
 /// How the mapping is pre-faulted during setup.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Populate {
     /// Fault pages on first access.
@@ -28,7 +41,20 @@ pub enum Populate {
 }
 
 /// The madvise() hint given to the mapping during setup.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Advice {
     /// No advice (MADV_NORMAL).
@@ -45,7 +71,20 @@ pub enum Advice {
 }
 
 /// MAP_SHARED or MAP_PRIVATE.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Share {
     /// MAP_SHARED.
@@ -68,7 +107,9 @@ macro_rules! kebab_display {
 kebab_display!(Populate, Advice, Share);
 
 /// The options of the mapping methods.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 pub struct MmapOptions {
     /// Pre-faulting.
     pub populate: Populate,
@@ -91,7 +132,14 @@ pub struct MmapMethod {
 impl MmapMethod {
     /// `copy` selects `mmap-copy` (memcpy each block into a buffer first).
     pub fn new(file: File, layout: Layout, options: MmapOptions, copy: bool) -> Self {
-        MmapMethod { file, layout, options, copy, map: None, buffer: Vec::new() }
+        MmapMethod {
+            file,
+            layout,
+            options,
+            copy,
+            map: None,
+            buffer: Vec::new(),
+        }
     }
 }
 
@@ -138,7 +186,10 @@ impl Method for MmapMethod {
 
     fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts> {
         let layout = self.layout;
-        let map: &[u8] = self.map.as_deref().ok_or(Error::Trial("run before setup".into()))?;
+        let map: &[u8] = self
+            .map
+            .as_deref()
+            .ok_or(Error::Trial("run before setup".into()))?;
         let mut bytes = 0u64;
         if self.copy {
             let buffer = &mut self.buffer;

@@ -37,7 +37,19 @@ pub trait Method {
 }
 
 /// The registry of read methods, by command-line name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum MethodKind {
     /// read() into a block-sized buffer with a moving cursor (lseek+read for non-sequential orders).

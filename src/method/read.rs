@@ -29,12 +29,19 @@ pub struct ReadMethod {
 impl ReadMethod {
     /// A method reading `file` with `call`.
     pub fn new(file: File, layout: Layout, call: Call) -> Self {
-        ReadMethod { file, layout, call, buffer: Vec::new() }
+        ReadMethod {
+            file,
+            layout,
+            call,
+            buffer: Vec::new(),
+        }
     }
 }
 
 fn short_read(offset: u64) -> Error {
-    Error::Trial(format!("the file ended early at byte {offset} (was it truncated?)"))
+    Error::Trial(format!(
+        "the file ended early at byte {offset} (was it truncated?)"
+    ))
 }
 
 fn io_error(e: std::io::Error) -> Error {
@@ -51,7 +58,9 @@ impl Method for ReadMethod {
         let layout = self.layout;
         let sequential = order.is_sequential();
         let mut counts = LoopCounts::default();
-        let ReadMethod { file, call, buffer, .. } = self;
+        let ReadMethod {
+            file, call, buffer, ..
+        } = self;
         order.for_each(|index| {
             let (offset, len) = layout.block(index);
             let buf = &mut buffer[..len];

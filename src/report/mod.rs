@@ -19,7 +19,8 @@ impl Exports {
     /// Writes every export asked for.
     pub fn write_all(&self, results: &RunResults) -> crate::error::Result<()> {
         if let Some(p) = &self.json {
-            std::fs::write(p, serde_json::to_vec_pretty(results).unwrap()).map_err(|e| crate::error::Error::io("write", p, e))?;
+            std::fs::write(p, serde_json::to_vec_pretty(results).unwrap())
+                .map_err(|e| crate::error::Error::io("write", p, e))?;
         }
         Ok(())
     }
@@ -27,12 +28,19 @@ impl Exports {
 
 /// The terminal table.
 pub fn render_table(results: &RunResults) -> String {
-    format!("{:#?}", results.cases.iter().map(|c| &c.summary).collect::<Vec<_>>())
+    format!(
+        "{:#?}",
+        results.cases.iter().map(|c| &c.summary).collect::<Vec<_>>()
+    )
 }
 
 /// One verdict line per comparison.
 pub fn verdict_lines(results: &RunResults) -> Vec<String> {
-    results.comparisons.iter().map(|c| format!("{c:?}")).collect()
+    results
+        .comparisons
+        .iter()
+        .map(|c| format!("{c:?}"))
+        .collect()
 }
 
 /// One line per failed trial.

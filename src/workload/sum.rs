@@ -24,7 +24,9 @@ pub fn sum_bytes(data: &[u8]) -> u64 {
 impl Workload for Sum {
     #[inline]
     fn consume(&mut self, _offset: u64, data: &[u8]) {
-        self.total = self.total.wrapping_add(sum_bytes(std::hint::black_box(data)));
+        self.total = self
+            .total
+            .wrapping_add(sum_bytes(std::hint::black_box(data)));
     }
 
     fn checksum(&self) -> u64 {

@@ -13,7 +13,10 @@ pub struct Touch {
 impl Touch {
     /// A touch workload stepping by `page_size` bytes.
     pub fn new(page_size: usize) -> Self {
-        Touch { page: page_size.max(1), total: 0 }
+        Touch {
+            page: page_size.max(1),
+            total: 0,
+        }
     }
 }
 

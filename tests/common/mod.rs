@@ -12,7 +12,9 @@ pub struct Scratch {
 
 impl Scratch {
     pub fn new() -> Self {
-        Scratch { dir: tempfile::tempdir().expect("tempdir") }
+        Scratch {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
     }
 
     pub fn data_dir(&self) -> PathBuf {
@@ -26,7 +28,10 @@ impl Scratch {
     /// `faultline run` with this scratch's data dir and the given extra flags.
     pub fn run(&self, flags: &[&str]) -> Command {
         let mut cmd = faultline();
-        cmd.arg("run").arg("--data-dir").arg(self.data_dir()).args(flags);
+        cmd.arg("run")
+            .arg("--data-dir")
+            .arg(self.data_dir())
+            .args(flags);
         cmd
     }
 
@@ -34,7 +39,12 @@ impl Scratch {
     pub fn run_json(&self, flags: &[&str]) -> Value {
         let json = self.path("out.json");
         let _ = std::fs::remove_file(&json);
-        let out = self.run(flags).arg("--export-json").arg(&json).output().expect("runs");
+        let out = self
+            .run(flags)
+            .arg("--export-json")
+            .arg(&json)
+            .output()
+            .expect("runs");
         assert!(
             out.status.success(),
             "faultline failed: {}\n{}",
@@ -59,6 +69,12 @@ pub fn samples(results: &Value) -> Vec<(Value, Value)> {
         .as_array()
         .expect("cases")
         .iter()
-        .flat_map(|c| c["samples"].as_array().expect("samples").iter().map(move |s| (c.clone(), s.clone())))
+        .flat_map(|c| {
+            c["samples"]
+                .as_array()
+                .expect("samples")
+                .iter()
+                .map(move |s| (c.clone(), s.clone()))
+        })
         .collect()
 }
