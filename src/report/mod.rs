@@ -1,1 +1,8 @@
 //! Reports: the terminal table, verdict lines and the exports. Nothing here measures.
+//!
+//! Every function here only reads a [`RunResults`](crate::results::RunResults):
+//! no statistics are computed and nothing is measured. The only I/O is in the
+//! export writers, which replace their files atomically (see [`atomic`]), so an
+//! interrupted run never leaves a torn export behind.
+
+pub mod atomic;
