@@ -2,7 +2,16 @@
 //!
 //! Every function here only reads a [`RunResults`](crate::results::RunResults):
 //! no statistics are computed and nothing is measured. The only I/O is in the
-//! export writers, which replace their files atomically (see [`atomic`]), so an
-//! interrupted run never leaves a torn export behind.
+//! export writers, which replace their files atomically (see [`atomic`]), so
+//! an interrupted run never leaves a torn export behind.
 
 pub mod atomic;
+mod fmt;
+pub mod table;
+pub mod verdict;
+
+#[cfg(test)]
+mod fixtures;
+
+pub use table::render_table;
+pub use verdict::{failure_lines, verdict_lines, warning_lines};
