@@ -7,11 +7,13 @@
 
 pub mod atomic;
 mod fmt;
+pub mod json;
 pub mod table;
 pub mod verdict;
 
 #[cfg(test)]
 mod fixtures;
 
+pub use json::{read_json, write_json};
 pub use table::render_table;
 pub use verdict::{failure_lines, verdict_lines, warning_lines};
