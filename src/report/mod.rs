@@ -6,6 +6,7 @@
 //! an interrupted run never leaves a torn export behind.
 
 pub mod atomic;
+pub mod csv;
 mod fmt;
 pub mod json;
 pub mod table;
@@ -14,6 +15,7 @@ pub mod verdict;
 #[cfg(test)]
 mod fixtures;
 
+pub use self::csv::write_csv;
 pub use json::{read_json, write_json};
 pub use table::render_table;
 pub use verdict::{failure_lines, verdict_lines, warning_lines};
