@@ -9,6 +9,7 @@ pub mod atomic;
 pub mod csv;
 mod fmt;
 pub mod json;
+pub mod markdown;
 pub mod table;
 pub mod verdict;
 
@@ -17,5 +18,6 @@ mod fixtures;
 
 pub use self::csv::write_csv;
 pub use json::{read_json, write_json};
+pub use markdown::{render_markdown, write_markdown};
 pub use table::render_table;
 pub use verdict::{failure_lines, verdict_lines, warning_lines};
