@@ -1,49 +1,110 @@
 //! Reports: the terminal table, verdict lines and the exports. Nothing here measures.
-//! (Temporary stand-ins until the report module lands.)
+//!
+//! Every function here only reads a [`RunResults`]: no statistics are
+//! computed and nothing is measured. The only I/O is in the export writers,
+//! which replace their files atomically (see [`atomic`]), so an interrupted
+//! run never leaves a torn export behind.
+
 use std::path::PathBuf;
 
+use crate::error::Result;
 use crate::results::RunResults;
 
-/// Where the exports go.
-#[derive(Clone, Debug, Default)]
+pub mod atomic;
+pub mod csv;
+mod fmt;
+pub mod json;
+pub mod markdown;
+pub mod table;
+pub mod verdict;
+
+#[cfg(test)]
+mod fixtures;
+
+pub use self::csv::write_csv;
+pub use json::{read_json, write_json};
+pub use markdown::{render_markdown, write_markdown};
+pub use table::render_table;
+pub use verdict::{failure_lines, verdict_lines, warning_lines};
+
+/// The export files asked for; each is rewritten whole, atomically, every time
+/// [`Exports::write_all`] is called, so it can be called after every group.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Exports {
-    /// JSON export.
+    /// The whole results as JSON.
     pub json: Option<PathBuf>,
-    /// CSV export.
+    /// One row per sample.
     pub csv: Option<PathBuf>,
-    /// Markdown export.
+    /// The Markdown report.
     pub markdown: Option<PathBuf>,
 }
 
 impl Exports {
-    /// Writes every export asked for.
-    pub fn write_all(&self, results: &RunResults) -> crate::error::Result<()> {
-        if let Some(p) = &self.json {
-            std::fs::write(p, serde_json::to_vec_pretty(results).unwrap())
-                .map_err(|e| crate::error::Error::io("write", p, e))?;
+    /// Whether no export was asked for.
+    pub fn is_empty(&self) -> bool {
+        self.json.is_none() && self.csv.is_none() && self.markdown.is_none()
+    }
+
+    /// Writes every export asked for. One failing export does not stop the
+    /// others from being written; the first error is returned.
+    pub fn write_all(&self, results: &RunResults) -> Result<()> {
+        let mut first_error = None;
+        let mut keep = |r: Result<()>| {
+            if let Err(e) = r {
+                first_error.get_or_insert(e);
+            }
+        };
+        if let Some(path) = &self.json {
+            keep(write_json(results, path));
         }
-        Ok(())
+        if let Some(path) = &self.csv {
+            keep(write_csv(results, path));
+        }
+        if let Some(path) = &self.markdown {
+            keep(write_markdown(results, path));
+        }
+        first_error.map_or(Ok(()), Err)
     }
 }
 
-/// The terminal table.
-pub fn render_table(results: &RunResults) -> String {
-    format!(
-        "{:#?}",
-        results.cases.iter().map(|c| &c.summary).collect::<Vec<_>>()
-    )
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// One verdict line per comparison.
-pub fn verdict_lines(results: &RunResults) -> Vec<String> {
-    results
-        .comparisons
-        .iter()
-        .map(|c| format!("{c:?}"))
-        .collect()
-}
+    #[test]
+    fn writes_every_export_asked_for_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let exports = Exports {
+            json: Some(dir.path().join("r.json")),
+            csv: Some(dir.path().join("r.csv")),
+            markdown: None,
+        };
+        assert!(!exports.is_empty());
+        assert!(Exports::default().is_empty());
+        let results = fixtures::results();
+        exports.write_all(&results).unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["r.csv", "r.json"]);
+        assert_eq!(
+            read_json(&dir.path().join("r.json")).unwrap().cases.len(),
+            3
+        );
+    }
 
-/// One line per failed trial.
-pub fn failure_lines(results: &RunResults) -> Vec<String> {
-    results.failures.iter().map(|f| format!("{f:?}")).collect()
+    #[test]
+    fn one_failing_export_does_not_stop_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let exports = Exports {
+            json: Some(dir.path().join("missing-dir").join("r.json")),
+            csv: None,
+            markdown: Some(dir.path().join("r.md")),
+        };
+        let err = exports.write_all(&fixtures::results()).unwrap_err();
+        assert!(err.to_string().contains("missing-dir"), "{err}");
+        assert!(dir.path().join("r.md").exists());
+    }
 }

@@ -1,0 +1,218 @@
+//! The CSV export: one row per sample, every raw counter, replaced atomically.
+//!
+//! Each row repeats its case's factors so that the file can be loaded into a
+//! data frame and grouped without joining anything. Absent values (options of
+//! methods that do not map, vmstat counters that were not read) are empty cells.
+use std::io;
+use std::path::Path;
+
+use super::atomic::write_atomically;
+use crate::error::Result;
+use crate::results::{CaseResult, RunResults};
+use crate::sample::Sample;
+
+/// The header row, in column order.
+pub const COLUMNS: [&str; 39] = [
+    "case_id",
+    "method_label",
+    "method",
+    "pattern",
+    "block_size",
+    "file_size",
+    "workload",
+    "cache",
+    "warm_by",
+    "populate",
+    "advice",
+    "share",
+    "run",
+    "sequence",
+    "wall_ns",
+    "setup_ns",
+    "teardown_ns",
+    "total_ns",
+    "user_ns",
+    "sys_ns",
+    "minflt",
+    "majflt",
+    "nvcsw",
+    "nivcsw",
+    "inblock",
+    "oublock",
+    "max_rss_kib",
+    "bytes",
+    "syscalls",
+    "checksum",
+    "residency_before",
+    "residency_after",
+    "residency_source",
+    "cache_prepared_by",
+    "cache_reached",
+    "pgfault",
+    "pgmajfault",
+    "pgpgin",
+    "pgpgout",
+];
+
+/// The vmstat deltas exported, in column order (the last columns).
+const VMSTAT: [&str; 4] = ["pgfault", "pgmajfault", "pgpgin", "pgpgout"];
+
+/// Writes one row per sample of every case, under a header of [`COLUMNS`],
+/// atomically. Checksums are written in hex (`0x...`), as faultline prints them.
+pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
+    write_atomically(path, |w| {
+        let mut out = ::csv::Writer::from_writer(w);
+        out.write_record(COLUMNS).map_err(io::Error::from)?;
+        for case in &results.cases {
+            for sample in &case.samples {
+                out.write_record(record(case, sample))
+                    .map_err(io::Error::from)?;
+            }
+        }
+        out.flush()
+    })
+}
+
+fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
+    fn opt<T: ToString>(x: Option<T>) -> String {
+        x.map(|x| x.to_string()).unwrap_or_default()
+    }
+    let c = &case.case;
+    let r = &s.child.rusage;
+    let mut row = vec![
+        case.id.to_string(),
+        case.label.clone(),
+        c.method.to_string(),
+        c.pattern.to_string(),
+        c.block_size.to_string(),
+        c.file_size.to_string(),
+        c.workload.to_string(),
+        c.cache.to_string(),
+        c.warm_by.to_string(),
+        opt(c.populate),
+        opt(c.advice),
+        opt(c.share),
+        s.run.to_string(),
+        s.sequence.to_string(),
+        s.child.wall_ns.to_string(),
+        s.child.setup_ns.to_string(),
+        s.child.teardown_ns.to_string(),
+        s.total_ns.to_string(),
+        r.user_ns.to_string(),
+        r.sys_ns.to_string(),
+        r.minflt.to_string(),
+        r.majflt.to_string(),
+        r.nvcsw.to_string(),
+        r.nivcsw.to_string(),
+        r.inblock.to_string(),
+        r.oublock.to_string(),
+        s.child.max_rss_kib.to_string(),
+        s.child.bytes.to_string(),
+        s.child.syscalls.to_string(),
+        format!("{:#018x}", s.child.checksum),
+        s.residency_before.to_string(),
+        s.residency_after.to_string(),
+        s.residency_source.clone(),
+        s.cache_prepared_by.clone(),
+        s.cache_reached.to_string(),
+    ];
+    row.extend(VMSTAT.iter().map(|k| opt(s.child.vmstat.get(*k))));
+    row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures;
+
+    fn read_back(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+        let mut reader = ::csv::Reader::from_path(path).unwrap();
+        let header = reader.headers().unwrap().iter().map(String::from).collect();
+        let rows = reader
+            .records()
+            .map(|r| r.unwrap().iter().map(String::from).collect())
+            .collect();
+        (header, rows)
+    }
+
+    fn cell<'a>(header: &[String], row: &'a [String], column: &str) -> &'a str {
+        &row[header.iter().position(|h| h == column).unwrap()]
+    }
+
+    #[test]
+    fn one_row_per_sample_under_the_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.csv");
+        let results = fixtures::results();
+        write_csv(&results, &path).unwrap();
+        let (header, rows) = read_back(&path);
+        assert_eq!(header, COLUMNS);
+        assert_eq!(COLUMNS[COLUMNS.len() - VMSTAT.len()..], VMSTAT);
+        let samples: usize = results.cases.iter().map(|c| c.samples.len()).sum();
+        assert_eq!(rows.len(), samples);
+        assert_eq!(rows.len(), 6);
+        assert!(rows.iter().all(|r| r.len() == COLUMNS.len()));
+
+        let read: Vec<_> = rows
+            .iter()
+            .filter(|r| cell(&header, r, "method") == "read")
+            .collect();
+        let mmap: Vec<_> = rows
+            .iter()
+            .filter(|r| cell(&header, r, "method") == "mmap")
+            .collect();
+        assert_eq!((read.len(), mmap.len()), (3, 3));
+
+        let r = read[1];
+        assert_eq!(cell(&header, r, "case_id"), "0");
+        assert_eq!(cell(&header, r, "method_label"), "read");
+        assert_eq!(cell(&header, r, "pattern"), "seq");
+        assert_eq!(cell(&header, r, "block_size"), "16384");
+        assert_eq!(cell(&header, r, "cache"), "warm");
+        assert_eq!(cell(&header, r, "populate"), "", "read has no mmap options");
+        assert_eq!(cell(&header, r, "run"), "1");
+        assert_eq!(cell(&header, r, "wall_ns"), "500000000");
+        assert_eq!(cell(&header, r, "minflt"), "16384");
+        assert_eq!(cell(&header, r, "syscalls"), "65536");
+        assert_eq!(cell(&header, r, "checksum"), "0x00000000deadbeef");
+        assert_eq!(cell(&header, r, "residency_before"), "1");
+        assert_eq!(cell(&header, r, "cache_reached"), "true");
+        assert_eq!(cell(&header, r, "pgfault"), "16400");
+        assert_eq!(cell(&header, r, "pgpgin"), "0");
+        assert_eq!(
+            cell(&header, r, "pgmajfault"),
+            "",
+            "absent vmstat counters are empty"
+        );
+
+        assert_eq!(cell(&header, mmap[0], "populate"), "none");
+        assert_eq!(cell(&header, mmap[0], "share"), "shared");
+    }
+
+    #[test]
+    fn leaves_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.csv");
+        write_csv(&fixtures::results(), &path).unwrap();
+        write_csv(&fixtures::results(), &path).unwrap();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("samples.csv")]);
+    }
+
+    #[test]
+    fn labels_with_commas_are_quoted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.csv");
+        let mut results = fixtures::results();
+        results.cases[1].label = "mmap(populate=map,advice=random)".to_string();
+        write_csv(&results, &path).unwrap();
+        let (header, rows) = read_back(&path);
+        assert_eq!(
+            cell(&header, &rows[3], "method_label"),
+            "mmap(populate=map,advice=random)"
+        );
+    }
+}

@@ -1,0 +1,105 @@
+//! The JSON export: the whole [`RunResults`], pretty-printed, replaced atomically.
+//!
+//! It holds everything the other reports are drawn from (every sample, the
+//! summaries, comparisons, failures, warnings and the environment), so
+//! [`read_json`] can render them again later without rerunning anything.
+use std::fs::File;
+use std::io::{self, BufReader};
+use std::path::Path;
+
+use super::atomic::write_atomically;
+use crate::error::{Error, Result};
+use crate::results::RunResults;
+
+/// Writes `results` to `path` as pretty JSON, atomically: a reader sees the
+/// previous export or this one, never a mix.
+pub fn write_json(results: &RunResults, path: &Path) -> Result<()> {
+    write_atomically(path, |w| {
+        serde_json::to_writer_pretty(&mut *w, results).map_err(io::Error::from)?;
+        w.write_all(b"\n")
+    })
+}
+
+/// Reads results written by [`write_json`].
+pub fn read_json(path: &Path) -> Result<RunResults> {
+    let file = File::open(path).map_err(|e| Error::io("open", path, e))?;
+    serde_json::from_reader(BufReader::new(file))
+        .map_err(|e| Error::io("parse", path, io::Error::new(io::ErrorKind::InvalidData, e)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures;
+
+    #[test]
+    fn round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.json");
+        let results = fixtures::results();
+        write_json(&results, &path).unwrap();
+        let back = read_json(&path).unwrap();
+
+        assert_eq!(back.command_line, results.command_line);
+        assert_eq!(back.settings.file, results.settings.file);
+        assert_eq!(back.settings.runs, results.settings.runs);
+        assert_eq!(back.settings.metric, results.settings.metric);
+        assert_eq!(back.cases.len(), results.cases.len());
+        for (b, r) in back.cases.iter().zip(&results.cases) {
+            assert_eq!(b.id, r.id);
+            assert_eq!(b.case, r.case);
+            assert_eq!(b.label, r.label);
+            assert_eq!(b.summary, r.summary);
+            assert_eq!(b.samples, r.samples);
+        }
+        assert_eq!(back.comparisons.len(), 1);
+        assert_eq!(
+            back.comparisons[0].throughput_ratio,
+            results.comparisons[0].throughput_ratio
+        );
+        assert_eq!(back.comparisons[0].verdict, results.comparisons[0].verdict);
+        assert_eq!(back.failures, results.failures);
+        assert_eq!(back.warnings, results.warnings);
+        assert_eq!(back.complete, results.complete);
+        assert_eq!(
+            serde_json::to_value(&back.environment).unwrap(),
+            serde_json::to_value(&results.environment).unwrap()
+        );
+    }
+
+    #[test]
+    fn is_pretty_and_leaves_only_the_export() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.json");
+        write_json(&fixtures::results(), &path).unwrap();
+        // Rewriting replaces it in place.
+        write_json(&fixtures::results(), &path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("{\n  \""), "{}", &text[..20]);
+        assert!(text.ends_with("}\n"));
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("results.json")]);
+    }
+
+    #[test]
+    fn errors_name_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing.json");
+        let err = read_json(&missing).unwrap_err().to_string();
+        assert!(
+            err.starts_with("open ") && err.contains("missing.json"),
+            "{err}"
+        );
+
+        let torn = dir.path().join("torn.json");
+        std::fs::write(&torn, "{\"environment\": {").unwrap();
+        let err = read_json(&torn).unwrap_err().to_string();
+        assert!(
+            err.starts_with("parse ") && err.contains("torn.json"),
+            "{err}"
+        );
+    }
+}

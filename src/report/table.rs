@@ -1,0 +1,370 @@
+//! The terminal table: one row per case, grouped by the factors its cases share.
+//!
+//! The same rows feed the Markdown report, so both show the same columns.
+//! Every number shown is read from the results; a missing one prints as `-`.
+use std::collections::BTreeSet;
+
+use super::fmt::{half_width, ms, num, plus_minus};
+use crate::results::{CaseResult, RunResults};
+use crate::size::format_size;
+use crate::stats::analysis::CaseSummary;
+
+/// Bytes per GB and per GiB.
+const GB: f64 = 1e9;
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// The column headings, in order.
+pub(crate) const HEADERS: [&str; 11] = [
+    "method",
+    "GB/s ±95% CI",
+    "GiB/s ±95% CI",
+    "time ms ±sd",
+    "setup ms",
+    "user ms",
+    "sys ms",
+    "faults/MiB",
+    "resident before",
+    "n",
+    "outliers",
+];
+
+/// What the footnote under a table with outliers says.
+pub(crate) const OUTLIER_NOTE: &str =
+    "outliers: runs whose time or throughput the MAD test flagged (modified Z-score > 3.5)";
+
+/// One row of the table.
+pub(crate) enum Row {
+    /// A case with a summary: one cell per column of [`HEADERS`].
+    Measured(Vec<String>),
+    /// A case without a summary: its label and why there is nothing to show.
+    Empty {
+        /// The method label.
+        label: String,
+        /// e.g. `no samples (2 failed)`.
+        note: String,
+    },
+}
+
+/// Cases that share every factor but the method.
+pub(crate) struct Group<'a> {
+    /// e.g. `seq 16 KiB sum, warm; 1 GiB file`.
+    pub heading: String,
+    /// Its cases, in the order of the results.
+    pub cases: Vec<&'a CaseResult>,
+}
+
+/// The groups of the results' cases, in the order each first appears.
+pub(crate) fn groups(results: &RunResults) -> Vec<Group<'_>> {
+    let mut keys = Vec::new();
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    for case in &results.cases {
+        let key = case.case.group_key();
+        match keys.iter().position(|k| *k == key) {
+            Some(i) => groups[i].cases.push(case),
+            None => {
+                keys.push(key);
+                groups.push(Group {
+                    heading: format!(
+                        "{}; {} file",
+                        case.case.group_label(),
+                        format_size(case.case.file_size)
+                    ),
+                    cases: vec![case],
+                });
+            }
+        }
+    }
+    // Groups that differ only in the seed of their random order.
+    let ambiguous: Vec<bool> = groups
+        .iter()
+        .map(|g| groups.iter().filter(|h| h.heading == g.heading).count() > 1)
+        .collect();
+    for (group, ambiguous) in groups.iter_mut().zip(ambiguous) {
+        if ambiguous {
+            let seed = group.cases[0].case.seed;
+            group.heading.push_str(&format!(", seed {seed}"));
+        }
+    }
+    groups
+}
+
+/// The row of one case.
+pub(crate) fn case_row(case: &CaseResult, results: &RunResults) -> Row {
+    match &case.summary {
+        Some(summary) => Row::Measured(summary_cells(&case.label, summary)),
+        None => {
+            let failed = results
+                .failures
+                .iter()
+                .filter(|f| f.case == case.id)
+                .count();
+            let note = if case.samples.is_empty() {
+                format!("no samples ({failed} failed)")
+            } else {
+                format!(
+                    "not summarised ({} samples, {failed} failed)",
+                    case.samples.len()
+                )
+            };
+            Row::Empty {
+                label: case.label.clone(),
+                note,
+            }
+        }
+    }
+}
+
+/// Number of distinct runs flagged as outliers in the compared time or the throughput.
+pub(crate) fn outlier_count(summary: &CaseSummary) -> usize {
+    let flagged: BTreeSet<usize> = summary
+        .time_ns
+        .outliers
+        .iter()
+        .chain(&summary.throughput_bps.outliers)
+        .copied()
+        .collect();
+    flagged.len()
+}
+
+fn summary_cells(label: &str, s: &CaseSummary) -> Vec<String> {
+    let tp = &s.throughput_bps;
+    let tp_half = half_width(tp.ci95);
+    let faults = s.per_mib.minflt + s.per_mib.majflt;
+    let faults = if s.per_mib.majflt > 0.0 {
+        format!("{} (major {})", num(faults, 1), num(s.per_mib.majflt, 1))
+    } else {
+        num(faults, 1)
+    };
+    let outliers = match outlier_count(s) {
+        0 => String::new(),
+        n => n.to_string(),
+    };
+    vec![
+        label.to_string(),
+        plus_minus(tp.mean / GB, tp_half.map(|h| h / GB), 2),
+        plus_minus(tp.mean / GIB, tp_half.map(|h| h / GIB), 2),
+        plus_minus(ms(s.time_ns.mean), Some(ms(s.time_ns.sd)), 2),
+        num(ms(s.setup_ns.mean), 2),
+        num(ms(s.user_ns.mean), 2),
+        num(ms(s.sys_ns.mean), 2),
+        faults,
+        format!("{:.1}%", s.residency_before * 100.0),
+        s.runs.to_string(),
+        outliers,
+    ]
+}
+
+/// Renders the results as an aligned plain-text table, one row per case,
+/// under a heading line per group.
+///
+/// Columns: the method label; mean throughput in GB/s and GiB/s with the
+/// half-width of its 95% CI (`±?` when there is none); the compared time in
+/// ms with its sd; setup, user and sys ms (means); minor plus major faults
+/// per MiB (major shown apart when any); residency before the trial; the
+/// number of runs; and how many runs were flagged as outliers.
+pub fn render_table(results: &RunResults) -> String {
+    let groups = groups(results);
+    let rows: Vec<Vec<Row>> = groups
+        .iter()
+        .map(|g| g.cases.iter().map(|c| case_row(c, results)).collect())
+        .collect();
+
+    let indent = "  ";
+    let mut widths: Vec<usize> = HEADERS.iter().map(|h| width(h)).collect();
+    for row in rows.iter().flatten() {
+        match row {
+            Row::Measured(cells) => {
+                for (i, cell) in cells.iter().enumerate() {
+                    let w = width(cell) + if i == 0 { indent.len() } else { 0 };
+                    widths[i] = widths[i].max(w);
+                }
+            }
+            Row::Empty { label, .. } => widths[0] = widths[0].max(indent.len() + width(label)),
+        }
+    }
+
+    let mut out = String::new();
+    let header: Vec<String> = HEADERS.iter().map(|h| h.to_string()).collect();
+    push_line(&mut out, &header, &widths, "");
+    let mut any_outliers = false;
+    for (group, rows) in groups.iter().zip(&rows) {
+        out.push_str(&group.heading);
+        out.push('\n');
+        for row in rows {
+            match row {
+                Row::Measured(cells) => {
+                    any_outliers |= !cells[cells.len() - 1].is_empty();
+                    push_line(&mut out, cells, &widths, indent);
+                }
+                Row::Empty { label, note } => {
+                    let line = format!(
+                        "{indent}{}  {note}",
+                        pad_right(label, widths[0] - indent.len())
+                    );
+                    out.push_str(line.trim_end());
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    if results.cases.is_empty() {
+        out.push_str("no cases\n");
+    }
+    if any_outliers {
+        out.push_str(OUTLIER_NOTE);
+        out.push('\n');
+    }
+    if !results.complete {
+        out.push_str(
+            "the run is incomplete (interrupted or still running): some cases may lack runs\n",
+        );
+    }
+    out
+}
+
+/// Appends one row: the first cell left-aligned after `indent`, the others right-aligned.
+fn push_line(out: &mut String, cells: &[String], widths: &[usize], indent: &str) {
+    let mut line = String::new();
+    for (i, cell) in cells.iter().enumerate() {
+        if i == 0 {
+            line.push_str(indent);
+            line.push_str(&pad_right(cell, widths[0] - indent.len()));
+        } else {
+            line.push_str("  ");
+            line.push_str(&" ".repeat(widths[i] - width(cell)));
+            line.push_str(cell);
+        }
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+}
+
+fn pad_right(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(width(s))))
+}
+
+/// Display width, counting characters (`±` is one column).
+fn width(s: &str) -> usize {
+    s.chars().count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures;
+
+    #[test]
+    fn shows_each_case_with_its_numbers() {
+        let table = render_table(&fixtures::results());
+        println!("{table}");
+        assert!(
+            table.contains("seq 16 KiB sum, warm; 1 GiB file"),
+            "{table}"
+        );
+        let read = table
+            .lines()
+            .find(|l| l.trim_start().starts_with("read"))
+            .unwrap();
+        // 2e9 B/s with a CI of 1.9e9 to 2.1e9.
+        assert!(read.contains("2.00 ± 0.10"), "{read}");
+        assert!(read.contains("1.86 ± 0.09 "), "{read}");
+        // 0.5 s with an sd of 10 ms; setup 0.25 ms; user 300 ms; sys 150 ms.
+        assert!(read.contains("500.00 ± 10.00"), "{read}");
+        assert!(read.contains("0.25"), "{read}");
+        assert!(read.contains("300.00"), "{read}");
+        assert!(read.contains("150.00"), "{read}");
+        assert!(read.contains("100.0%"), "{read}");
+        assert!(!read.contains("major"), "{read}");
+
+        let mmap = table
+            .lines()
+            .find(|l| l.trim_start().starts_with("mmap "))
+            .unwrap();
+        assert!(mmap.contains("2.84 ±?"), "{mmap}");
+        assert!(mmap.contains("16.0"), "{mmap}");
+        assert!(
+            mmap.trim_end().ends_with('1'),
+            "one outlier flagged: {mmap}"
+        );
+        assert!(table.contains(OUTLIER_NOTE));
+
+        let copy = table.lines().find(|l| l.contains("mmap-copy")).unwrap();
+        assert!(copy.contains("no samples (2 failed)"), "{copy}");
+    }
+
+    #[test]
+    fn columns_line_up() {
+        let table = render_table(&fixtures::results());
+        let lines: Vec<&str> = table.lines().collect();
+        let header = lines[0];
+        let read = lines
+            .iter()
+            .find(|l| l.trim_start().starts_with("read"))
+            .unwrap();
+        let mmap = lines
+            .iter()
+            .find(|l| l.trim_start().starts_with("mmap "))
+            .unwrap();
+        // Right-aligned columns end at the same place: the header's "n" sits
+        // above the run counts.
+        let n_byte = header.find("  n  ").unwrap();
+        let n_end = header[..n_byte].chars().count() + 3;
+        assert_eq!(read.chars().nth(n_end - 1), Some('3'), "{table}");
+        assert_eq!(mmap.chars().nth(n_end - 1), Some('3'), "{table}");
+        assert_eq!(width(read), n_end, "no outliers: the line ends with n");
+    }
+
+    #[test]
+    fn missing_cis_and_major_faults_are_shown() {
+        let mut results = fixtures::results();
+        let s = results.cases[0].summary.as_mut().unwrap();
+        s.per_mib.majflt = 2.0;
+        s.per_mib.minflt = 14.0;
+        let table = render_table(&results);
+        let read = table
+            .lines()
+            .find(|l| l.trim_start().starts_with("read"))
+            .unwrap();
+        assert!(read.contains("16.0 (major 2.0)"), "{read}");
+        // A missing CI is not a number; the cell says so.
+        let mmap = table
+            .lines()
+            .find(|l| l.trim_start().starts_with("mmap "))
+            .unwrap();
+        assert!(mmap.contains("2.84 ±?"), "{mmap}");
+    }
+
+    #[test]
+    fn a_case_with_samples_but_no_summary_says_so() {
+        let mut results = fixtures::results();
+        results.cases[0].summary = None;
+        results.complete = false;
+        let table = render_table(&results);
+        assert!(
+            table.contains("not summarised (3 samples, 0 failed)"),
+            "{table}"
+        );
+        assert!(table.contains("incomplete"), "{table}");
+    }
+
+    #[test]
+    fn groups_split_on_every_shared_factor() {
+        let mut results = fixtures::results();
+        results.cases[2].case.file_size = 1 << 20;
+        results.cases[1].case.seed = 8;
+        let groups = groups(&results);
+        assert_eq!(groups.len(), 3);
+        assert!(
+            groups[0].heading.ends_with("seed 7"),
+            "{}",
+            groups[0].heading
+        );
+        assert!(
+            groups[1].heading.ends_with("seed 8"),
+            "{}",
+            groups[1].heading
+        );
+        assert_eq!(groups[2].heading, "seq 16 KiB sum, warm; 1 MiB file");
+        assert!(render_table(&results).contains("1 MiB file"));
+    }
+}

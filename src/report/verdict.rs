@@ -1,0 +1,471 @@
+//! Verdict lines: each comparison in one sentence, with the counters behind it.
+//!
+//! A line names the ratio the statistics computed and its 95% CI, then the
+//! evidence from the two cases' summaries (always `other vs baseline`), then
+//! at most one explanatory clause chosen by small data-driven rules
+//! ([`explain`]). Nothing is computed here beyond inverting a ratio and
+//! comparing counters that are already in the results.
+use super::fmt::{num, opt_num, ratio};
+use crate::plan::Metric;
+use crate::results::{CaseResult, ComparisonResult, RunResults};
+use crate::stats::analysis::CaseSummary;
+use crate::stats::Verdict;
+
+/// How many times more of a cost the slower side must pay for a rule to blame it.
+pub const FAR: f64 = 3.0;
+/// The least difference in syscalls or faults per MiB a rule takes as real.
+pub const MIN_PER_MIB: f64 = 1.0;
+/// Read amplification a side needs, and how many times the other side's,
+/// before the amplification rule fires.
+pub const AMPLIFICATION: (f64, f64) = (1.5, 2.0);
+/// The share of the time difference that setup and teardown must explain.
+pub const SETUP_SHARE: f64 = 0.5;
+
+/// One side of a comparison as the rules see it.
+#[derive(Clone, Copy, Debug)]
+pub struct Side<'a> {
+    /// The method label, e.g. `mmap(populate=map)`.
+    pub label: &'a str,
+    /// Its summary.
+    pub summary: &'a CaseSummary,
+}
+
+/// One line per comparison, in the order of the results, e.g.
+/// `seq 16 KiB sum, warm: mmap is 1.42x faster than read [95% CI 1.38–1.46] — sys 0.05 vs 0.31 ms/MiB, ...`.
+pub fn verdict_lines(results: &RunResults) -> Vec<String> {
+    results
+        .comparisons
+        .iter()
+        .map(|c| verdict_line(c, results))
+        .collect()
+}
+
+/// The line of one comparison (see [`verdict_lines`]).
+pub fn verdict_line(cmp: &ComparisonResult, results: &RunResults) -> String {
+    let other = find_case(results, cmp.other);
+    let baseline = find_case(results, cmp.baseline);
+    let other_label = label_of(other, cmp.other);
+    let base_label = label_of(baseline, cmp.baseline);
+    let r = &cmp.throughput_ratio;
+    let mut line = format!("{}: ", cmp.group);
+    match cmp.verdict {
+        Verdict::Faster => line.push_str(&format!(
+            "{other_label} is {}x faster than {base_label} [95% CI {}–{}]",
+            ratio(r.ratio),
+            ratio(r.ci95_low),
+            ratio(r.ci95_high)
+        )),
+        // Inverted, so that the number reads as "how many times slower":
+        // the CI's ends swap under 1/x.
+        Verdict::Slower => line.push_str(&format!(
+            "{other_label} is {}x slower than {base_label} [95% CI {}–{}]",
+            ratio(1.0 / r.ratio),
+            ratio(1.0 / r.ci95_high),
+            ratio(1.0 / r.ci95_low)
+        )),
+        Verdict::WithinNoise => line.push_str(&format!(
+            "{other_label} and {base_label} are within noise (ratio {} [{}–{}])",
+            ratio(r.ratio),
+            ratio(r.ci95_low),
+            ratio(r.ci95_high)
+        )),
+    }
+    let summaries = (
+        other.and_then(|c| c.summary.as_ref()),
+        baseline.and_then(|c| c.summary.as_ref()),
+    );
+    match summaries {
+        (Some(o), Some(b)) => {
+            line.push_str(" — ");
+            line.push_str(&evidence(o, b));
+            let other_side = Side {
+                label: &other_label,
+                summary: o,
+            };
+            let base_side = Side {
+                label: &base_label,
+                summary: b,
+            };
+            let clause = match cmp.verdict {
+                Verdict::Faster => explain(other_side, base_side, results.settings.metric),
+                Verdict::Slower => explain(base_side, other_side, results.settings.metric),
+                Verdict::WithinNoise => None,
+            };
+            if let Some(clause) = clause {
+                line.push_str("; ");
+                line.push_str(&clause);
+            }
+        }
+        (o, _) => {
+            let missing = if o.is_none() {
+                &other_label
+            } else {
+                &base_label
+            };
+            line.push_str(&format!(" — no counters: {missing} has no summary"));
+        }
+    }
+    line
+}
+
+/// The counters behind a comparison, `other vs baseline`: sys ms/MiB,
+/// faults/MiB (minor + major), major faults/MiB when either side has any,
+/// syscalls/MiB and device bytes read per byte delivered when either side
+/// knows it.
+pub fn evidence(other: &CaseSummary, baseline: &CaseSummary) -> String {
+    let (o, b) = (&other.per_mib, &baseline.per_mib);
+    let mut parts = vec![
+        format!("sys {} vs {} ms/MiB", num(o.sys_ms, 2), num(b.sys_ms, 2)),
+        format!(
+            "faults {} vs {} /MiB",
+            num(o.minflt + o.majflt, 1),
+            num(b.minflt + b.majflt, 1)
+        ),
+    ];
+    if o.majflt > 0.0 || b.majflt > 0.0 {
+        parts.push(format!(
+            "major faults {} vs {} /MiB",
+            num(o.majflt, 1),
+            num(b.majflt, 1)
+        ));
+    }
+    parts.push(format!(
+        "syscalls {} vs {} /MiB",
+        num(o.syscalls, 0),
+        num(b.syscalls, 0)
+    ));
+    if other.read_amplification.is_some() || baseline.read_amplification.is_some() {
+        parts.push(format!(
+            "device reads {} vs {} B/B",
+            opt_num(other.read_amplification, 2),
+            opt_num(baseline.read_amplification, 2)
+        ));
+    }
+    parts.join(", ")
+}
+
+/// One short clause saying which cost the counters blame, or `None` when no
+/// rule fires. The first rule that fires wins:
+///
+/// 1. read amplification: the slower side reads more than
+///    [`AMPLIFICATION`]`.0` device bytes per byte and more than
+///    [`AMPLIFICATION`]`.1` times the faster side's;
+/// 2. major faults: the slower side takes [`FAR`] times the faster side's
+///    major faults per MiB, and at least [`MIN_PER_MIB`] more;
+/// 3. page faults: the same for all faults, and the slower side spends more
+///    sys time per MiB;
+/// 4. syscalls: the faster side issues a [`FAR`]th of the slower side's
+///    syscalls per MiB or fewer, at least [`MIN_PER_MIB`] fewer, and spends
+///    less sys time per MiB;
+/// 5. setup: with the `total` metric, the difference in mean setup +
+///    teardown explains at least [`SETUP_SHARE`] of the difference in mean time.
+pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<String> {
+    let (f, s) = (&faster.summary.per_mib, &slower.summary.per_mib);
+    let far_more = |slow: f64, fast: f64| slow >= FAR * fast && slow - fast >= MIN_PER_MIB;
+    let more_sys = s.sys_ms > f.sys_ms;
+
+    if let (Some(amp), Some(other_amp)) = (
+        slower.summary.read_amplification,
+        faster.summary.read_amplification,
+    ) {
+        let (least, times) = AMPLIFICATION;
+        if amp > least && amp > times * other_amp {
+            return Some(format!(
+                "read amplification: {} reads {}× the bytes it asked for (readahead?)",
+                slower.label,
+                num(amp, 1)
+            ));
+        }
+    }
+    if far_more(s.majflt, f.majflt) {
+        return Some(format!(
+            "major faults dominate: {} waits for the device on faults",
+            slower.label
+        ));
+    }
+    if far_more(s.minflt + s.majflt, f.minflt + f.majflt) && more_sys {
+        return Some("page-fault cost dominates".to_string());
+    }
+    if far_more(s.syscalls, f.syscalls) && more_sys {
+        return Some("syscall cost dominates".to_string());
+    }
+    if metric == Metric::Total {
+        let fixed = |x: &CaseSummary| x.setup_ns.mean + x.teardown_ns.mean;
+        let time_gap = slower.summary.time_ns.mean - faster.summary.time_ns.mean;
+        let fixed_gap = fixed(slower.summary) - fixed(faster.summary);
+        if time_gap > 0.0 && fixed_gap >= SETUP_SHARE * time_gap {
+            return Some(format!(
+                "setup and teardown dominate ({} ms of {} ms difference)",
+                num(fixed_gap / 1e6, 2),
+                num(time_gap / 1e6, 2)
+            ));
+        }
+    }
+    None
+}
+
+/// One line per failed trial: `case <label> (<group>), run N: <reason>`.
+pub fn failure_lines(results: &RunResults) -> Vec<String> {
+    results
+        .failures
+        .iter()
+        .map(|f| {
+            let case = find_case(results, f.case);
+            let label = label_of(case, f.case);
+            let group = case.map_or_else(|| "unknown group".to_string(), |c| c.case.group_label());
+            let run = if f.warmup { "warm-up run" } else { "run" };
+            format!("case {label} ({group}), {run} {}: {}", f.run, f.reason)
+        })
+        .collect()
+}
+
+/// The run's warnings, as raised.
+pub fn warning_lines(results: &RunResults) -> Vec<String> {
+    results.warnings.clone()
+}
+
+fn find_case(results: &RunResults, id: usize) -> Option<&CaseResult> {
+    results.cases.iter().find(|c| c.id == id)
+}
+
+fn label_of(case: Option<&CaseResult>, id: usize) -> String {
+    case.map_or_else(|| format!("case #{id}"), |c| c.label.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures;
+    use crate::stats::analysis::PerMib;
+    use crate::stats::RatioEstimate;
+
+    fn ratio_estimate(ratio: f64, low: f64, high: f64) -> RatioEstimate {
+        RatioEstimate {
+            ratio,
+            ci95_low: low,
+            ci95_high: high,
+            pairs: 3,
+        }
+    }
+
+    #[test]
+    fn faster_reads_as_in_the_example() {
+        let lines = verdict_lines(&fixtures::results());
+        assert_eq!(
+            lines,
+            vec![
+                "seq 16 KiB sum, warm: mmap is 1.42x faster than read [95% CI 1.38–1.46] \
+                 — sys 0.05 vs 0.31 ms/MiB, faults 16.0 vs 0.0 /MiB, syscalls 0 vs 64 /MiB, \
+                 device reads 0.00 vs 0.00 B/B; syscall cost dominates"
+                    .to_string()
+            ]
+        );
+    }
+
+    #[test]
+    fn slower_inverts_the_ratio_and_swaps_the_ci() {
+        let mut results = fixtures::results();
+        results.comparisons[0].throughput_ratio = ratio_estimate(0.5, 0.4, 0.625);
+        results.comparisons[0].verdict = Verdict::Slower;
+        let line = &verdict_lines(&results)[0];
+        assert!(
+            line.starts_with(
+                "seq 16 KiB sum, warm: mmap is 2.00x slower than read [95% CI 1.60–2.50] — "
+            ),
+            "{line}"
+        );
+        // Evidence stays `other vs baseline`.
+        assert!(line.contains("sys 0.05 vs 0.31 ms/MiB"), "{line}");
+        // read is the faster side here and takes far fewer faults, while
+        // mmap (slower) spends less sys time: no rule blames faults.
+        assert!(!line.contains("dominates"), "{line}");
+    }
+
+    #[test]
+    fn within_noise_names_both_and_the_plain_ratio() {
+        let mut results = fixtures::results();
+        results.comparisons[0].throughput_ratio = ratio_estimate(1.02, 0.97, 1.07);
+        results.comparisons[0].verdict = Verdict::WithinNoise;
+        let line = &verdict_lines(&results)[0];
+        assert!(
+            line.starts_with(
+                "seq 16 KiB sum, warm: mmap and read are within noise (ratio 1.02 [0.97–1.07]) — sys"
+            ),
+            "{line}"
+        );
+        assert!(!line.contains(';'), "no clause for noise: {line}");
+    }
+
+    #[test]
+    fn evidence_shows_major_faults_only_when_present_and_dashes_for_missing() {
+        let mut other = fixtures::case_summary(fixtures::mmap_per_mib(), None);
+        let baseline = fixtures::case_summary(fixtures::read_per_mib(), Some(1.0));
+        let e = evidence(&other, &baseline);
+        assert!(!e.contains("major"), "{e}");
+        assert!(e.contains("device reads - vs 1.00 B/B"), "{e}");
+
+        other.per_mib.majflt = 0.5;
+        let e = evidence(&other, &baseline);
+        assert!(e.contains("faults 16.5 vs 0.0 /MiB"), "{e}");
+        assert!(e.contains("major faults 0.5 vs 0.0 /MiB"), "{e}");
+
+        let neither = fixtures::case_summary(fixtures::read_per_mib(), None);
+        let e = evidence(&neither, &neither);
+        assert!(!e.contains("device"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_summary_is_said_not_guessed() {
+        let mut results = fixtures::results();
+        results.cases[0].summary = None;
+        let line = &verdict_lines(&results)[0];
+        assert!(
+            line.ends_with(" — no counters: read has no summary"),
+            "{line}"
+        );
+        results.comparisons[0].baseline = 99;
+        let line = &verdict_lines(&results)[0];
+        assert!(line.contains("than case #99"), "{line}");
+    }
+
+    fn side<'a>(label: &'a str, s: &'a CaseSummary) -> Side<'a> {
+        Side { label, summary: s }
+    }
+
+    fn per_mib(minflt: f64, majflt: f64, syscalls: f64, sys_ms: f64) -> PerMib {
+        PerMib {
+            minflt,
+            majflt,
+            syscalls,
+            sys_ms,
+            ..PerMib::default()
+        }
+    }
+
+    #[test]
+    fn syscall_rule_needs_far_fewer_syscalls_and_less_sys_time() {
+        let fast = fixtures::case_summary(per_mib(16.0, 0.0, 0.0, 0.05), None);
+        let slow = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.31), None);
+        let clause = explain(side("mmap", &fast), side("read", &slow), Metric::Loop);
+        assert_eq!(clause.as_deref(), Some("syscall cost dominates"));
+
+        // Less sys time on the slower side: syscalls are not what costs.
+        let slow_cheap = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.01), None);
+        assert_eq!(
+            explain(side("mmap", &fast), side("read", &slow_cheap), Metric::Loop),
+            None
+        );
+        // Only twice the syscalls: not far enough.
+        let fast_some = fixtures::case_summary(per_mib(0.0, 0.0, 32.0, 0.05), None);
+        assert_eq!(
+            explain(side("a", &fast_some), side("b", &slow), Metric::Loop),
+            None
+        );
+        // A tiny absolute difference does not count either.
+        let a = fixtures::case_summary(per_mib(0.0, 0.0, 0.0, 0.05), None);
+        let b = fixtures::case_summary(per_mib(0.0, 0.0, 0.5, 0.31), None);
+        assert_eq!(explain(side("a", &a), side("b", &b), Metric::Loop), None);
+    }
+
+    #[test]
+    fn fault_rule_needs_far_more_faults_and_more_sys_time() {
+        let fast = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.1), None);
+        let slow = fixtures::case_summary(per_mib(256.0, 0.0, 0.0, 0.4), None);
+        let clause = explain(side("read", &fast), side("mmap", &slow), Metric::Loop);
+        assert_eq!(clause.as_deref(), Some("page-fault cost dominates"));
+
+        let slow_cheap = fixtures::case_summary(per_mib(256.0, 0.0, 0.0, 0.05), None);
+        assert_eq!(
+            explain(side("read", &fast), side("mmap", &slow_cheap), Metric::Loop),
+            None
+        );
+        let fast_faulty = fixtures::case_summary(per_mib(128.0, 0.0, 64.0, 0.1), None);
+        assert_eq!(
+            explain(
+                side("read", &fast_faulty),
+                side("mmap", &slow),
+                Metric::Loop
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn major_fault_rule_names_the_slower_side() {
+        let fast = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.1), None);
+        let slow = fixtures::case_summary(per_mib(16.0, 8.0, 0.0, 0.05), None);
+        let clause = explain(side("read", &fast), side("mmap", &slow), Metric::Loop).unwrap();
+        assert_eq!(
+            clause,
+            "major faults dominate: mmap waits for the device on faults"
+        );
+    }
+
+    #[test]
+    fn amplification_rule_fires_only_on_large_and_lopsided_amplification() {
+        let fast = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.1), Some(1.0));
+        let slow = fixtures::case_summary(per_mib(256.0, 4.0, 0.0, 0.4), Some(4.0));
+        let clause = explain(
+            side("read", &fast),
+            side("mmap(advice=random)", &slow),
+            Metric::Loop,
+        );
+        assert_eq!(
+            clause.as_deref(),
+            Some("read amplification: mmap(advice=random) reads 4.0× the bytes it asked for (readahead?)")
+        );
+        // 1.4 is not above 1.5; 3.0 is not above twice 2.0; unknown on one side is no evidence.
+        for (s, f) in [
+            (Some(1.4), Some(0.1)),
+            (Some(3.0), Some(2.0)),
+            (Some(4.0), None),
+        ] {
+            let fast = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.1), f);
+            let slow = fixtures::case_summary(per_mib(256.0, 0.0, 0.0, 0.4), s);
+            let clause = explain(side("read", &fast), side("mmap", &slow), Metric::Loop);
+            assert_eq!(
+                clause.as_deref(),
+                Some("page-fault cost dominates"),
+                "{s:?} vs {f:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn setup_rule_applies_to_the_total_metric_only() {
+        let fast = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.31), None);
+        let mut slow = fixtures::case_summary(per_mib(0.0, 0.0, 0.0, 0.31), None);
+        // 1 ms slower, of which 0.8 ms more setup.
+        slow.time_ns.mean = fast.time_ns.mean + 1.0e6;
+        slow.setup_ns.mean = fast.setup_ns.mean + 0.8e6;
+        let clause = explain(side("read", &fast), side("mmap", &slow), Metric::Total);
+        assert_eq!(
+            clause.as_deref(),
+            Some("setup and teardown dominate (0.80 ms of 1.00 ms difference)")
+        );
+        assert_eq!(
+            explain(side("read", &fast), side("mmap", &slow), Metric::Loop),
+            None
+        );
+        slow.setup_ns.mean = fast.setup_ns.mean + 0.2e6;
+        assert_eq!(
+            explain(side("read", &fast), side("mmap", &slow), Metric::Total),
+            None
+        );
+    }
+
+    #[test]
+    fn failures_and_warnings_pass_through() {
+        let mut results = fixtures::results();
+        results.failures[1].warmup = true;
+        assert_eq!(
+            failure_lines(&results),
+            vec![
+                "case mmap-copy (seq 16 KiB sum, warm), run 0: killed by SIGBUS".to_string(),
+                "case mmap-copy (seq 16 KiB sum, warm), warm-up run 1: killed by SIGBUS"
+                    .to_string(),
+            ]
+        );
+        assert_eq!(warning_lines(&results), results.warnings);
+    }
+}
