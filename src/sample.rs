@@ -19,6 +19,10 @@ pub struct ChildReport {
     pub max_rss_kib: u64,
     /// Deltas of selected /proc/vmstat counters (system-wide) over setup + loop + teardown.
     pub vmstat: BTreeMap<String, i64>,
+    /// Requests and bytes the file's block device served over setup + loop +
+    /// teardown (device-wide); `None` when the file has no block device.
+    #[serde(default)]
+    pub device: Option<crate::measure::device::DeviceDelta>,
     /// Bytes delivered to the workload.
     pub bytes: u64,
     /// I/O system calls the method issued in the main loop.

@@ -11,7 +11,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::measure::{rusage, vmstat};
+use crate::measure::{device, rusage, vmstat};
 use crate::pattern::{BlockOrder, Layout};
 use crate::plan::Case;
 use crate::sample::ChildReport;
@@ -60,8 +60,10 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     };
     let order = BlockOrder::new(case.pattern, layout, case.seed)?;
     let mut workload = case.workload.build(page_size());
+    let device_stat = device::stat_path(&file);
     let mut method = case.method.build(file, layout, case.mmap_options());
 
+    let dev_before = device_stat.as_deref().and_then(device::snapshot);
     let vm_before = vmstat::snapshot().ok();
     let ru_before = rusage::snapshot();
     let t0 = Instant::now();
@@ -73,6 +75,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let t3 = Instant::now();
     let ru_after = rusage::snapshot();
     let vm_after = vmstat::snapshot().ok();
+    let dev_after = device_stat.as_deref().and_then(device::snapshot);
 
     let checksum = std::hint::black_box(workload.checksum());
     let expected = order.bytes(layout);
@@ -91,6 +94,10 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         vmstat: match (vm_before, vm_after) {
             (Some(before), Some(after)) => after.delta_since(&before),
             _ => Default::default(),
+        },
+        device: match (dev_before, dev_after) {
+            (Some(before), Some(after)) => Some(after.delta_since(&before)),
+            _ => None,
         },
         bytes: counts.bytes,
         syscalls: counts.syscalls,

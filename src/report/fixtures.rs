@@ -56,6 +56,8 @@ pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> 
         sys_ns: summary(1.5e8, 1.0e7, Some((1.4e8, 1.6e8))),
         per_mib,
         read_amplification,
+        device_reads_per_mib: None,
+        device_read_request_bytes: None,
         residency_before: 0.9996,
         residency_after: 1.0,
     }
@@ -113,6 +115,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             },
             max_rss_kib: 2048,
             vmstat,
+            device: None,
             bytes: 1 << 30,
             syscalls: 65_536,
             checksum: 0xdead_beef,

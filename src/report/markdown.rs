@@ -215,7 +215,8 @@ mod tests {
             assert!(md.contains(&format!("\n{heading}\n")), "{heading}");
         }
         assert!(
-            md.contains("| field | value |\n| --- | --- |\n| faultline_version | - |\n"),
+            md.contains("| field | value |\n| --- | --- |\n")
+                && md.contains("\n| faultline_version | - |\n"),
             "{md}"
         );
         assert!(md.contains("| runs | 3 |"), "{md}");

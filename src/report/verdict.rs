@@ -141,6 +141,16 @@ pub fn evidence(other: &CaseSummary, baseline: &CaseSummary) -> String {
             opt_num(baseline.read_amplification, 2)
         ));
     }
+    if other.device_reads_per_mib.is_some() || baseline.device_reads_per_mib.is_some() {
+        let kib = |x: &CaseSummary| x.device_read_request_bytes.map(|b| b / 1024.0);
+        parts.push(format!(
+            "device requests {} vs {} /MiB ({} vs {} KiB each)",
+            opt_num(other.device_reads_per_mib, 1),
+            opt_num(baseline.device_reads_per_mib, 1),
+            opt_num(kib(other), 0),
+            opt_num(kib(baseline), 0)
+        ));
+    }
     parts.join(", ")
 }
 
@@ -150,6 +160,9 @@ pub fn evidence(other: &CaseSummary, baseline: &CaseSummary) -> String {
 /// 1. read amplification: the slower side reads more than
 ///    [`AMPLIFICATION`]`.0` device bytes per byte and more than
 ///    [`AMPLIFICATION`]`.1` times the faster side's;
+/// 2. device requests: the slower side makes [`FAR`] times the faster
+///    side's device read requests per MiB, and at least [`MIN_PER_MIB`] more
+///    (smaller requests: no read-around, or read-ahead defeated);
 /// 2. major faults: the slower side takes [`FAR`] times the faster side's
 ///    major faults per MiB, and at least [`MIN_PER_MIB`] more;
 /// 3. page faults: the same for all faults, and the slower side spends more
@@ -174,6 +187,21 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
                 "read amplification: {} reads {}× the bytes it asked for (readahead?)",
                 slower.label,
                 num(amp, 1)
+            ));
+        }
+    }
+    if let (Some(slow_requests), Some(fast_requests)) = (
+        slower.summary.device_reads_per_mib,
+        faster.summary.device_reads_per_mib,
+    ) {
+        if far_more(slow_requests, fast_requests) {
+            let kib = |x: &CaseSummary| opt_num(x.device_read_request_bytes.map(|b| b / 1024.0), 0);
+            return Some(format!(
+                "device request count dominates: {} makes {}× as many device reads ({} KiB each against {} KiB)",
+                slower.label,
+                num(slow_requests / fast_requests.max(f64::MIN_POSITIVE), 0),
+                kib(slower.summary),
+                kib(faster.summary)
             ));
         }
     }
@@ -467,5 +495,47 @@ mod tests {
             ]
         );
         assert_eq!(warning_lines(&results), results.warnings);
+    }
+
+    #[test]
+    fn device_request_counts_explain_a_cold_random_gap() {
+        let mut slow = fixtures::case_summary(fixtures::read_per_mib(), Some(1.0));
+        slow.device_reads_per_mib = Some(256.0);
+        slow.device_read_request_bytes = Some(4096.0);
+        let mut fast = fixtures::case_summary(fixtures::mmap_per_mib(), Some(1.0));
+        fast.device_reads_per_mib = Some(8.0);
+        fast.device_read_request_bytes = Some(131072.0);
+        let clause = explain(
+            Side {
+                label: "mmap",
+                summary: &fast,
+            },
+            Side {
+                label: "read",
+                summary: &slow,
+            },
+            Metric::Loop,
+        )
+        .unwrap();
+        assert_eq!(
+            clause,
+            "device request count dominates: read makes 32× as many device reads (4 KiB each against 128 KiB)"
+        );
+        assert!(evidence(&fast, &slow)
+            .contains("device requests 8.0 vs 256.0 /MiB (128 vs 4 KiB each)"));
+        // Equal request counts: the rule stays silent.
+        fast.device_reads_per_mib = Some(250.0);
+        let clause = explain(
+            Side {
+                label: "mmap",
+                summary: &fast,
+            },
+            Side {
+                label: "read",
+                summary: &slow,
+            },
+            Metric::Loop,
+        );
+        assert!(!clause.unwrap_or_default().starts_with("device request"));
     }
 }

@@ -43,6 +43,12 @@ pub struct CaseSummary {
     /// Bytes read from devices (vmstat pgpgin) per byte delivered; `None`
     /// when vmstat was unavailable.
     pub read_amplification: Option<f64>,
+    /// Device read requests per MiB delivered; `None` without a block device.
+    #[serde(default)]
+    pub device_reads_per_mib: Option<f64>,
+    /// Mean size of a device read request, bytes; `None` without device reads.
+    #[serde(default)]
+    pub device_read_request_bytes: Option<f64>,
     /// Mean residency before the trial, 0 to 1.
     pub residency_before: f64,
     /// Mean residency after the trial, 0 to 1.
@@ -129,8 +135,25 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
     } else {
         Some(finite_mean(amplification)?)
     };
+    let devices: Vec<_> = samples
+        .iter()
+        .filter_map(|s| s.child.device.map(|d| (s, d)))
+        .collect();
+    let device_reads_per_mib = if devices.is_empty() {
+        None
+    } else {
+        Some(finite_mean(devices.iter().map(|(s, d)| {
+            d.reads as f64 / (s.child.bytes as f64 / MIB)
+        }))?)
+    };
+    let (requests, request_bytes) = devices.iter().fold((0u64, 0u64), |(n, b), (_, d)| {
+        (n + d.reads, b + d.read_bytes)
+    });
+    let device_read_request_bytes = (requests > 0).then(|| request_bytes as f64 / requests as f64);
     Some(CaseSummary {
         runs: samples.len(),
+        device_reads_per_mib,
+        device_read_request_bytes,
         time_ns: field(&|s| metric_time(s, metric))?,
         loop_ns: field(&|s| s.child.wall_ns as f64)?,
         setup_ns: field(&|s| s.child.setup_ns as f64)?,
