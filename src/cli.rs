@@ -60,10 +60,10 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', value_enum)]
     pub pattern: Vec<Pattern>,
     /// Block sizes, 1 byte to 64 MiB (e.g. 4k,16KiB,1M). Default: 16 KiB for seq, 4 KiB for random.
-    #[arg(long, value_delimiter = ',', value_parser = clap_size)]
+    #[arg(long, value_delimiter = ',', value_parser = clap_size, allow_negative_numbers = true)]
     pub block: Vec<u64>,
     /// Sizes of generated test files.
-    #[arg(long, value_delimiter = ',', value_parser = clap_size, conflicts_with = "file")]
+    #[arg(long, value_delimiter = ',', value_parser = clap_size, conflicts_with = "file", allow_negative_numbers = true)]
     pub size: Vec<u64>,
     /// Measure this file instead of a generated one (it is only ever read).
     #[arg(long)]

@@ -109,41 +109,44 @@ fn clean(dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn all_generated(files: &BTreeMap<u64, Dataset>) -> bool {
-    files.values().all(Dataset::generated)
-}
-
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     let dir = data_dir(args.data_dir.clone());
-    let mut files: BTreeMap<u64, Dataset> = BTreeMap::new();
-    if let Some(path) = &args.file {
-        let d = dataset::user_file(path)?;
-        files.insert(d.size, d);
-    } else {
-        for size in args.sizes() {
-            let d = dataset::ensure_generated(&dir, size, args.seed, |p| {
-                eprintln!(
-                    "generating {} ({}) ...",
-                    p.display(),
-                    faultline::size::format_size(size)
-                )
-            })
-            .context("preparing the test file")?;
-            files.insert(size, d);
-        }
-    }
-    let sizes: Vec<u64> = files.keys().copied().collect();
+    // Check the file and the plan before generating anything.
+    let user_file = args.file.as_deref().map(dataset::user_file).transpose()?;
+    let sizes = match &user_file {
+        Some(d) => vec![d.size],
+        None => args.sizes(),
+    };
     let plan = args.plan(&sizes)?;
     let rewrites = plan
         .cases
         .iter()
         .any(|c| c.cache == CacheState::Warm && c.warm_by == WarmBy::Written);
-    if rewrites && !all_generated(&files) {
+    if let (true, Some(d)) = (rewrites, &user_file) {
         return Err(Error::Plan(format!(
             "--warm-by written rewrites the file, and {} is not a file faultline created; use --warm-by seq or random",
-            files.values().next().expect("a file").path.display()
+            d.path.display()
         ))
         .into());
+    }
+    let mut files: BTreeMap<u64, Dataset> = BTreeMap::new();
+    match user_file {
+        Some(d) => {
+            files.insert(d.size, d);
+        }
+        None => {
+            for size in sizes {
+                let d = dataset::ensure_generated(&dir, size, args.seed, |p| {
+                    eprintln!(
+                        "generating {} ({}) ...",
+                        p.display(),
+                        faultline::size::format_size(size)
+                    )
+                })
+                .context("preparing the test file")?;
+                files.insert(size, d);
+            }
+        }
     }
     let first = files.values().next().expect("at least one file");
     let settings = Settings {
