@@ -6,10 +6,12 @@
 use serde::{Deserialize, Serialize};
 
 mod digest;
+pub mod ppm;
 mod sum;
 mod touch;
 
 pub use digest::{Digest, DigestAlgorithm};
+pub use ppm::{PpmError, PpmHeader};
 pub use sum::{sum_bytes, Sum};
 pub use touch::Touch;
 
