@@ -7,11 +7,13 @@ use serde::{Deserialize, Serialize};
 
 mod digest;
 pub mod ppm;
+mod scale;
 mod sum;
 mod touch;
 
 pub use digest::{Digest, DigestAlgorithm};
 pub use ppm::{PpmError, PpmHeader};
+pub use scale::{Scale, ScaleFactor, ScaleFactorError};
 pub use sum::{sum_bytes, Sum};
 pub use touch::Touch;
 
