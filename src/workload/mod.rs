@@ -5,9 +5,15 @@
 //! each other. Adding a workload is one file plus a line in [`WorkloadKind`].
 use serde::{Deserialize, Serialize};
 
+mod digest;
+pub mod ppm;
+mod scale;
 mod sum;
 mod touch;
 
+pub use digest::{Digest, DigestAlgorithm};
+pub use ppm::{PpmError, PpmHeader};
+pub use scale::{Scale, ScaleFactor, ScaleFactorError};
 pub use sum::{sum_bytes, Sum};
 pub use touch::Touch;
 
@@ -41,6 +47,12 @@ pub enum WorkloadKind {
     Touch,
     /// Add up every byte: bound by memory bandwidth.
     Sum,
+    /// MD5 digest of the blocks in the order delivered (the 2004 case).
+    Md5,
+    /// SHA-256 digest of the blocks in the order delivered.
+    Sha256,
+    /// BLAKE3 digest of the blocks in the order delivered (one thread).
+    Blake3,
 }
 
 impl WorkloadKind {
@@ -49,6 +61,9 @@ impl WorkloadKind {
         match self {
             WorkloadKind::Touch => "touch",
             WorkloadKind::Sum => "sum",
+            WorkloadKind::Md5 => "md5",
+            WorkloadKind::Sha256 => "sha256",
+            WorkloadKind::Blake3 => "blake3",
         }
     }
 
@@ -57,6 +72,9 @@ impl WorkloadKind {
         match self {
             WorkloadKind::Touch => Box::new(Touch::new(page_size)),
             WorkloadKind::Sum => Box::new(Sum::default()),
+            WorkloadKind::Md5 => Box::new(Digest::new(DigestAlgorithm::Md5)),
+            WorkloadKind::Sha256 => Box::new(Digest::new(DigestAlgorithm::Sha256)),
+            WorkloadKind::Blake3 => Box::new(Digest::new(DigestAlgorithm::Blake3)),
         }
     }
 }
