@@ -168,6 +168,14 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         drop_caches = false;
     }
     let environment = environment::capture(Some(&first.path));
+    if let Some(n @ 1..) = environment.damon_kdamonds_running {
+        let w = format!(
+            "{n} DAMON kdamond(s) running: idle page-cache pages may be reclaimed between and during trials; \
+             residency is checked before and after each one"
+        );
+        eprintln!("warning: {w}");
+        warnings.push(w);
+    }
     let command_line: Vec<String> = std::env::args().collect();
     let exports = Exports {
         json: args.export_json.clone(),

@@ -268,3 +268,150 @@ fn a_trial_killed_by_a_signal_fails_alone_and_the_run_goes_on() {
     assert!(failures[0]["reason"].as_str().unwrap().contains("SIGUSR1"));
     assert_eq!(samples(&results).len(), 1, "the other run was measured");
 }
+
+#[test]
+fn env_prints_the_environment() {
+    let out = common::faultline().arg("env").output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for label in [
+        "kernel",
+        "cpu_model",
+        "page_size",
+        "thp_enabled",
+        "filesystem",
+        "read_ahead_kb",
+        "faultline_version",
+    ] {
+        assert!(
+            text.lines().any(|l| l.starts_with(label)),
+            "{label} missing from:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn generated_file_is_reused_and_clean_removes_only_faultlines_files() {
+    let scratch = Scratch::new();
+    let first = scratch
+        .run(&["--size", "64k", "--cache", "as-is", "--runs", "1"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&first.stderr).contains("generating"));
+    let second = scratch
+        .run(&["--size", "64k", "--cache", "as-is", "--runs", "1"])
+        .output()
+        .unwrap();
+    assert!(second.status.success());
+    assert!(
+        !String::from_utf8_lossy(&second.stderr).contains("generating"),
+        "reused, not regenerated"
+    );
+    let keep = scratch.data_dir().join("notes.txt");
+    std::fs::write(&keep, b"mine").unwrap();
+    let out = common::faultline()
+        .arg("clean")
+        .arg("--data-dir")
+        .arg(scratch.data_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 file(s) removed"));
+    assert!(keep.exists());
+    let left: Vec<_> = std::fs::read_dir(scratch.data_dir())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left, vec![std::ffi::OsString::from("notes.txt")]);
+}
+
+#[test]
+fn exports_csv_and_markdown_and_prints_a_verdict_per_pair() {
+    let scratch = Scratch::new();
+    let csv = scratch.path("out.csv");
+    let md = scratch.path("out.md");
+    let out = scratch
+        .run(&[
+            "--size",
+            "1M",
+            "--method",
+            "read,pread,mmap",
+            "--pattern",
+            "seq",
+            "--block",
+            "64k",
+            "--cache",
+            "warm",
+            "--runs",
+            "3",
+        ])
+        .arg("--export-csv")
+        .arg(&csv)
+        .arg("--export-markdown")
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let verdicts: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("seq 64 KiB sum, warm:"))
+        .collect();
+    assert_eq!(
+        verdicts.len(),
+        2,
+        "pread and mmap each against read:\n{stdout}"
+    );
+    for v in verdicts {
+        assert!(v.contains("than read") || v.contains("within noise"), "{v}");
+        assert!(v.contains("syscalls"), "names its counters: {v}");
+    }
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(
+        rows.lines().count(),
+        1 + 3 * 3,
+        "a header and one row per sample"
+    );
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains("## Verdicts"));
+}
+
+#[test]
+fn digests_agree_across_methods() {
+    let scratch = Scratch::new();
+    let results = scratch.run_json(&[
+        "--size",
+        "1M",
+        "--method",
+        METHODS,
+        "--pattern",
+        "seq",
+        "--block",
+        "8k,64k",
+        "--workload",
+        "md5,sha256,blake3",
+        "--cache",
+        "as-is",
+        "--runs",
+        "1",
+    ]);
+    let mut sums: HashMap<String, std::collections::HashSet<u64>> = HashMap::new();
+    for (case, sample) in samples(&results) {
+        sums.entry(case["workload"].to_string())
+            .or_default()
+            .insert(sample["checksum"].as_u64().unwrap());
+    }
+    assert_eq!(sums.len(), 3);
+    for (workload, set) in sums {
+        assert_eq!(
+            set.len(),
+            1,
+            "{workload}: one digest whatever the method and block size"
+        );
+    }
+}

@@ -60,6 +60,10 @@ pub struct Environment {
     pub cachestat_available: bool,
     /// Whether this process could drop the page cache via /proc/sys/vm/drop_caches.
     pub drop_caches_writable: bool,
+    /// DAMON worker threads (kdamonds) running; a running one may reclaim
+    /// idle page-cache pages behind faultline's back. `None` when DAMON's
+    /// sysfs interface is absent.
+    pub damon_kdamonds_running: Option<u32>,
 }
 
 /// Captures the environment; `file` selects the file system and device described.
@@ -85,6 +89,7 @@ pub fn capture(file: Option<&Path>) -> Environment {
         fault_around_bytes: read("/sys/kernel/debug/fault_around_bytes")
             .and_then(|t| t.trim().parse().ok()),
         drop_caches_writable: drop_caches_writable(),
+        damon_kdamonds_running: damon_kdamonds_running(),
         ..Environment::default()
     };
     if let Some(path) = file {
@@ -150,6 +155,11 @@ impl Environment {
             ),
             ("cachestat_available", yes_no(self.cachestat_available)),
             ("drop_caches_writable", yes_no(self.drop_caches_writable)),
+            (
+                "damon_kdamonds_running",
+                self.damon_kdamonds_running
+                    .map_or_else(|| "unreadable".to_string(), |n| n.to_string()),
+            ),
         ]
     }
 }
@@ -377,6 +387,16 @@ fn probe_cachestat(file: Option<&Path>) -> bool {
 
 /// Effective uid 0, /proc/sys/vm/drop_caches exists and is writable (not
 /// read-only mounted, as in many containers). Nothing is written.
+/// Counts the kdamonds whose state is `on` under /sys/kernel/mm/damon/admin.
+fn damon_kdamonds_running() -> Option<u32> {
+    let root = Path::new("/sys/kernel/mm/damon/admin/kdamonds");
+    let count: u32 = read(root.join("nr_kdamonds"))?.trim().parse().ok()?;
+    let running = (0..count)
+        .filter(|i| read(root.join(i.to_string()).join("state")).is_some_and(|s| s.trim() == "on"))
+        .count();
+    Some(running as u32)
+}
+
 fn drop_caches_writable() -> bool {
     const PATH: &std::ffi::CStr = c"/proc/sys/vm/drop_caches";
     // SAFETY: geteuid has no preconditions.
