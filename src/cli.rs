@@ -110,6 +110,16 @@ pub struct RunArgs {
     /// faultline's data directory [default: $XDG_CACHE_HOME/faultline].
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
+    /// Continue an interrupted run from its journal: only the missing trials run,
+    /// and the exports come out as from an uninterrupted run. The plan comes from the journal.
+    #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
+        "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
+        "advice", "share", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
+    ])]
+    pub resume: Option<PathBuf>,
+    /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
+    #[arg(long, value_name = "FILE")]
+    pub journal: Option<PathBuf>,
     /// Write every sample and summary as JSON (rewritten after every group).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,

@@ -215,27 +215,38 @@ pub fn user_file(path: &Path) -> Result<Dataset> {
 }
 
 /// Removes the files faultline created in `dir` (generated datasets and
-/// leftover temporaries, recognised by name); never anything else.
+/// leftover temporaries) and in `dir/runs` (run journals), recognised by
+/// name; never anything else, and never a directory.
 pub fn clean(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
+    let generated = |name: &str| {
+        (name.starts_with(PREFIX) && name.ends_with(DATA_SUFFIX)) || name.starts_with(TEMP_PREFIX)
+    };
+    let journal = |name: &str| name.starts_with("faultline-run-") && name.ends_with(".journal");
+    remove_matching(dir, &generated, &mut removed)?;
+    remove_matching(&dir.join("runs"), &journal, &mut removed)?;
+    Ok(removed)
+}
+
+fn remove_matching(
+    dir: &Path,
+    ours: &dyn Fn(&str) -> bool,
+    removed: &mut Vec<PathBuf>,
+) -> Result<()> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(removed),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(e) => return Err(Error::io("list", dir, e)),
     };
     for entry in entries {
         let entry = entry.map_err(|e| Error::io("list", dir, e))?;
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let ours = (name.starts_with(PREFIX) && name.ends_with(DATA_SUFFIX))
-            || name.starts_with(TEMP_PREFIX);
         let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
-        if ours && is_file {
+        if is_file && ours(&entry.file_name().to_string_lossy()) {
             fs::remove_file(entry.path()).map_err(|e| Error::io("remove", entry.path(), e))?;
             removed.push(entry.path());
         }
     }
-    Ok(removed)
+    Ok(())
 }
 
 /// The effective user id of this process.
@@ -299,8 +310,13 @@ mod tests {
         let a = ensure_generated(dir.path(), 4096, 1, |_| {}).unwrap();
         fs::write(dir.path().join("precious.txt"), b"keep").unwrap();
         fs::create_dir(dir.path().join("faultline-sub.data")).unwrap();
+        fs::create_dir(dir.path().join("runs")).unwrap();
+        let journal = dir.path().join("runs").join("faultline-run-1-2.journal");
+        fs::write(&journal, b"{}\n").unwrap();
+        fs::write(dir.path().join("runs").join("other.journal"), b"").unwrap();
         let removed = clean(dir.path()).unwrap();
-        assert_eq!(removed, vec![a.path.clone()]);
+        assert_eq!(removed, vec![a.path.clone(), journal]);
+        assert!(dir.path().join("runs").join("other.journal").exists());
         assert!(dir.path().join("precious.txt").exists());
         assert!(dir.path().join("faultline-sub.data").exists());
     }

@@ -11,6 +11,7 @@
 pub mod cache;
 pub mod dataset;
 pub mod error;
+pub mod journal;
 pub mod measure;
 pub mod method;
 pub mod pattern;

@@ -14,6 +14,7 @@ use cli::{Cli, Command, RunArgs};
 use faultline::cache::{CacheState, WarmBy};
 use faultline::dataset::{self, Dataset};
 use faultline::error::Error;
+use faultline::journal::{self, Journal};
 use faultline::measure::environment;
 use faultline::report::{self, Exports};
 use faultline::results::{RunResults, Settings};
@@ -109,7 +110,63 @@ fn clean(dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Everything a run needs, from fresh flags or from a journal.
+struct Setup {
+    plan: faultline::plan::Plan,
+    files: BTreeMap<u64, Dataset>,
+    drop_caches: bool,
+    command_line: Vec<String>,
+    journal: Journal,
+    resume: runner::Resume,
+    exports: Exports,
+}
+
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    let setup = match &args.resume {
+        Some(path) => setup_resumed(&args, path)?,
+        None => setup_fresh(&args)?,
+    };
+    execute(setup, &args)
+}
+
+fn exports_of(args: &RunArgs) -> Exports {
+    Exports {
+        json: args.export_json.clone(),
+        csv: args.export_csv.clone(),
+        markdown: args.export_markdown.clone(),
+    }
+}
+
+/// The journal goes where the user said, else beside the JSON export, else
+/// into `<data-dir>/runs/`.
+fn journal_path(args: &RunArgs, dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
+    if let Some(path) = &args.journal {
+        return Ok(path.clone());
+    }
+    let runs = match args
+        .export_json
+        .as_deref()
+        .and_then(std::path::Path::parent)
+    {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        Some(_) => std::path::PathBuf::from("."),
+        None => {
+            let runs = dir.join("runs");
+            dataset::ensure_private_dir(&runs)?;
+            runs
+        }
+    };
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    Ok(runs.join(format!(
+        "faultline-run-{stamp}-{}.journal",
+        std::process::id()
+    )))
+}
+
+fn setup_fresh(args: &RunArgs) -> anyhow::Result<Setup> {
     let dir = data_dir(args.data_dir.clone());
     // Check the file and the plan before generating anything.
     let user_file = args.file.as_deref().map(dataset::user_file).transpose()?;
@@ -136,18 +193,123 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         None => {
             for size in sizes {
-                let d = dataset::ensure_generated(&dir, size, args.seed, |p| {
-                    eprintln!(
-                        "generating {} ({}) ...",
-                        p.display(),
-                        faultline::size::format_size(size)
-                    )
-                })
-                .context("preparing the test file")?;
-                files.insert(size, d);
+                files.insert(size, generated(&dir, size, args.seed)?);
             }
         }
     }
+    let exports = exports_of(args);
+    let command_line: Vec<String> = std::env::args().collect();
+    let header = journal::Header {
+        faultline_journal: journal::FORMAT,
+        plan: plan.clone(),
+        files: files
+            .values()
+            .map(|d| journal::JournalFile {
+                path: d.path.clone(),
+                size: d.size,
+                seed: d.seed,
+            })
+            .collect(),
+        drop_caches: args.drop_caches,
+        command_line: command_line.clone(),
+        export_json: exports.json.clone(),
+        export_csv: exports.csv.clone(),
+        export_markdown: exports.markdown.clone(),
+    };
+    let journal = Journal::create(&journal_path(args, &dir)?, &header)?;
+    Ok(Setup {
+        plan,
+        files,
+        drop_caches: args.drop_caches,
+        command_line,
+        journal,
+        resume: runner::Resume::default(),
+        exports,
+    })
+}
+
+fn generated(dir: &std::path::Path, size: u64, seed: u64) -> anyhow::Result<Dataset> {
+    dataset::ensure_generated(dir, size, seed, |p| {
+        eprintln!(
+            "generating {} ({}) ...",
+            p.display(),
+            faultline::size::format_size(size)
+        )
+    })
+    .context("preparing the test file")
+}
+
+fn setup_resumed(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Setup> {
+    let replay = journal::read(path)?;
+    for warning in &replay.warnings {
+        eprintln!("warning: {warning}");
+    }
+    let header = replay.header;
+    let dir = data_dir(args.data_dir.clone());
+    let mut files = BTreeMap::new();
+    for f in &header.files {
+        let d = match f.seed {
+            // Regenerated if it went missing or changed size.
+            Some(seed) => generated(f.path.parent().unwrap_or(&dir), f.size, seed)?,
+            None => {
+                let d = dataset::user_file(&f.path)?;
+                if d.size != f.size {
+                    return Err(Error::BadFile {
+                        path: f.path.clone(),
+                        why: format!(
+                            "is {} bytes now, not the {} the journal measured",
+                            d.size, f.size
+                        ),
+                    }
+                    .into());
+                }
+                d
+            }
+        };
+        files.insert(f.size, d);
+    }
+    let mut resume = runner::Resume::default();
+    resume.raw.warnings = replay.warnings;
+    for entry in replay.entries {
+        resume.done.insert(entry.slot());
+        match entry {
+            journal::Entry::Sample(s) => resume.raw.samples.push(*s),
+            journal::Entry::Failure(f) => resume.raw.failures.push(f),
+            journal::Entry::Warmup { .. } => {}
+        }
+    }
+    let given = exports_of(args);
+    let exports = Exports {
+        json: given.json.or(header.export_json),
+        csv: given.csv.or(header.export_csv),
+        markdown: given.markdown.or(header.export_markdown),
+    };
+    eprintln!(
+        "resuming {}: {} trial(s) already done",
+        path.display(),
+        resume.done.len()
+    );
+    Ok(Setup {
+        plan: header.plan,
+        files,
+        drop_caches: header.drop_caches,
+        command_line: header.command_line,
+        journal: Journal::append_to(path)?,
+        resume,
+        exports,
+    })
+}
+
+fn execute(setup: Setup, args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let Setup {
+        plan,
+        files,
+        drop_caches: asked_drop_caches,
+        command_line,
+        mut journal,
+        resume,
+        exports,
+    } = setup;
     let first = files.values().next().expect("at least one file");
     let settings = Settings {
         file: first.path.clone(),
@@ -156,11 +318,11 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         warmup: plan.warmup,
         order: plan.order,
         metric: plan.metric,
-        drop_caches: args.drop_caches,
+        drop_caches: asked_drop_caches,
         seed: plan.seed,
     };
     let mut warnings = Vec::new();
-    let mut drop_caches = args.drop_caches;
+    let mut drop_caches = asked_drop_caches;
     if drop_caches && dataset::current_uid() != 0 {
         let w = "--drop-caches needs root; falling back to evicting the file with posix_fadvise(DONTNEED)".to_string();
         eprintln!("warning: {w}");
@@ -176,12 +338,6 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         eprintln!("warning: {w}");
         warnings.push(w);
     }
-    let command_line: Vec<String> = std::env::args().collect();
-    let exports = Exports {
-        json: args.export_json.clone(),
-        csv: args.export_csv.clone(),
-        markdown: args.export_markdown.clone(),
-    };
 
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
@@ -222,13 +378,21 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         )
     };
     let mut export_warned = false;
-    let outcome = runner::run(&plan, &files, &options, &progress, |raw| {
-        if let Err(e) = exports.write_all(&assemble(raw)) {
-            if !std::mem::replace(&mut export_warned, true) {
-                progress.suspend(|| eprintln!("warning: could not write the exports: {e}"));
+    let outcome = runner::run(
+        &plan,
+        &files,
+        &options,
+        &progress,
+        resume,
+        |entry| journal.append(entry),
+        |raw| {
+            if let Err(e) = exports.write_all(&assemble(raw)) {
+                if !std::mem::replace(&mut export_warned, true) {
+                    progress.suspend(|| eprintln!("warning: could not write the exports: {e}"));
+                }
             }
-        }
-    });
+        },
+    );
     progress.finish_and_clear();
     let raw = outcome?;
     let results = assemble(&raw);
@@ -241,12 +405,15 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     for line in report::failure_lines(&results) {
         eprintln!("failed: {line}");
     }
-    if stop.load(Ordering::SeqCst) {
+    let journal_path = journal.path().display();
+    if stop.load(Ordering::SeqCst) && !raw.complete {
         eprintln!(
-            "interrupted: the exports hold the {} finished trials",
+            "interrupted: {} sample(s) kept in the journal {journal_path} and the exports; \
+             resume with: faultline run --resume {journal_path}",
             raw.samples.len()
         );
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
+    eprintln!("journal: {journal_path}");
     Ok(ExitCode::SUCCESS)
 }

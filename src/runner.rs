@@ -1,7 +1,7 @@
 //! The parent side of trials: for each trial in the order policy's order,
 //! prepare the cache state, measure residency, spawn the trial child and read
 //! back its report. The runner computes no statistics.
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
@@ -17,6 +17,7 @@ use rand::SeedableRng;
 use crate::cache::{self, Preparer};
 use crate::dataset::Dataset;
 use crate::error::{Error, Result};
+use crate::journal::Entry;
 use crate::measure::residency;
 use crate::plan::{OrderPolicy, Plan};
 use crate::sample::{ChildReport, Sample, TrialFailure};
@@ -47,6 +48,15 @@ pub struct RawResults {
     pub warnings: Vec<String>,
     /// Whether every planned trial ran.
     pub complete: bool,
+}
+
+/// What an earlier, interrupted run of the same plan already did.
+#[derive(Clone, Debug, Default)]
+pub struct Resume {
+    /// Its samples, failures and warnings.
+    pub raw: RawResults,
+    /// The (case, run, warm-up) slots it finished, which are not run again.
+    pub done: HashSet<(usize, u32, bool)>,
 }
 
 /// One planned trial.
@@ -93,24 +103,42 @@ pub fn schedule(plan: &Plan) -> Vec<Vec<Slot>> {
         .collect()
 }
 
-/// Runs every trial of `plan`. `files` maps a file size to its dataset.
-/// `after_group` is called with everything so far after each group (and
-/// before an error is returned), so exports can be rewritten.
+/// Runs every trial of `plan` that `resume` has not already done. `files`
+/// maps a file size to its dataset. `record` is called with each finished
+/// trial before the next starts (the journal); `after_group` with everything
+/// so far after each group, and before an error is returned, so exports can
+/// be rewritten.
 pub fn run(
     plan: &Plan,
     files: &BTreeMap<u64, Dataset>,
     options: &RunnerOptions,
     progress: &indicatif::ProgressBar,
+    resume: Resume,
+    mut record: impl FnMut(&Entry) -> Result<()>,
     mut after_group: impl FnMut(&RawResults),
 ) -> Result<RawResults> {
     let preparer = Preparer {
         drop_caches: options.drop_caches,
     };
-    let mut raw = RawResults::default();
     let mut book = ChecksumBook::default();
-    let mut sequence = 0u64;
+    for sample in &resume.raw.samples {
+        book.check(&plan.cases[sample.case], sample.child.checksum)?;
+    }
+    let mut sequence = resume
+        .raw
+        .samples
+        .iter()
+        .map(|s| s.sequence + 1)
+        .max()
+        .unwrap_or(0);
+    let mut raw = resume.raw;
+    raw.complete = false;
     for group in schedule(plan) {
         for slot in group {
+            if resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
+                progress.inc(1);
+                continue;
+            }
             if options.stop.load(Ordering::SeqCst) {
                 after_group(&raw);
                 return Ok(raw);
@@ -141,22 +169,27 @@ pub fn run(
             };
             let outcome = spawn_trial(options, &spec);
             if options.stop.load(Ordering::SeqCst) {
-                // Interrupted mid-trial: the child got the signal too, so this
-                // trial is neither a sample nor a failure.
+                // Interrupted mid-trial: the child was stopped too, so this
+                // trial is neither a sample nor a failure; --resume reruns it.
                 after_group(&raw);
                 return Ok(raw);
             }
             let after = measure_residency(dataset)?;
             sequence += 1;
             progress.inc(1);
-            match outcome {
+            let entry = match outcome {
                 Ok(report) => {
                     if let Err(e) = book.check(case, report.checksum) {
                         after_group(&raw);
                         return Err(e);
                     }
-                    if !slot.warmup {
-                        raw.samples.push(Sample {
+                    if slot.warmup {
+                        Entry::Warmup {
+                            case: slot.case,
+                            run: slot.run,
+                        }
+                    } else {
+                        Entry::Sample(Box::new(Sample {
                             case: slot.case,
                             run: slot.run,
                             sequence: sequence - 1,
@@ -164,10 +197,10 @@ pub fn run(
                             child: report,
                             residency_before: before.fraction(),
                             residency_after: after.fraction(),
-                            residency_source: format!("{:?}", before.source).to_lowercase(),
+                            residency_source: before.source.to_string(),
                             cache_prepared_by: prepared_by,
                             cache_reached: reached,
-                        });
+                        }))
                     }
                 }
                 Err(reason) => {
@@ -179,13 +212,19 @@ pub fn run(
                             slot.run
                         )
                     });
-                    raw.failures.push(TrialFailure {
+                    Entry::Failure(TrialFailure {
                         case: slot.case,
                         run: slot.run,
                         warmup: slot.warmup,
                         reason,
-                    });
+                    })
                 }
+            };
+            record(&entry)?;
+            match entry {
+                Entry::Sample(sample) => raw.samples.push(*sample),
+                Entry::Failure(failure) => raw.failures.push(failure),
+                Entry::Warmup { .. } => {}
             }
         }
         after_group(&raw);
@@ -222,23 +261,31 @@ fn spawn_trial(
             .write_all(&spec_json)
             .map_err(|e| format!("could not send the trial spec: {e}"))?;
     }
-    let pid = child.id() as i32;
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     let (done, watch) = mpsc::channel::<()>();
-    let watchdog = options.trial_timeout.map(|limit| {
-        std::thread::spawn(move || {
-            if let Err(mpsc::RecvTimeoutError::Timeout) = watch.recv_timeout(limit) {
-                let _ = nix::sys::signal::kill(
-                    nix::unistd::Pid::from_raw(pid),
-                    nix::sys::signal::Signal::SIGKILL,
-                );
-                return true;
+    let limit = options.trial_timeout;
+    let stop = Arc::clone(&options.stop);
+    // The watchdog kills the child when it outlives --trial-timeout, or when
+    // a stop is asked for (a signal sent to faultline alone must still end
+    // the running trial). It wakes every 50 ms and never touches the child otherwise.
+    let watchdog = std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        loop {
+            match watch.recv_timeout(Duration::from_millis(50)) {
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let expired = limit.is_some_and(|l| started.elapsed() >= l);
+                    if expired || stop.load(Ordering::SeqCst) {
+                        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+                        return expired;
+                    }
+                }
+                _ => return false,
             }
-            false
-        })
+        }
     });
     let output = child.wait_with_output();
     let _ = done.send(());
-    let timed_out = watchdog.map(|w| w.join().unwrap_or(false)).unwrap_or(false);
+    let timed_out = watchdog.join().unwrap_or(false);
     let output = output.map_err(|e| format!("waiting for the trial: {e}"))?;
     if timed_out {
         let limit = options.trial_timeout.unwrap_or_default();

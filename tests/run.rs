@@ -316,14 +316,25 @@ fn generated_file_is_reused_and_clean_removes_only_faultlines_files() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("1 file(s) removed"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("3 file(s) removed"),
+        "the data file and both runs' journals: {stdout}"
+    );
     assert!(keep.exists());
-    let left: Vec<_> = std::fs::read_dir(scratch.data_dir())
-        .unwrap()
-        .flatten()
-        .map(|e| e.file_name())
-        .collect();
-    assert_eq!(left, vec![std::ffi::OsString::from("notes.txt")]);
+    let files_left = |dir: &std::path::Path| -> Vec<std::ffi::OsString> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_type().unwrap().is_file())
+            .map(|e| e.file_name())
+            .collect()
+    };
+    assert_eq!(
+        files_left(&scratch.data_dir()),
+        vec![std::ffi::OsString::from("notes.txt")]
+    );
+    assert!(files_left(&scratch.data_dir().join("runs")).is_empty());
 }
 
 #[test]
