@@ -1,0 +1,88 @@
+//! `--drop-caches`: as root it writes /proc/sys/vm/drop_caches; without root
+//! it falls back to evicting the file, with a warning. In a test binary of its
+//! own, so dropping the whole page cache cannot disturb other tests' warm trials.
+mod common;
+
+use common::{samples, Scratch};
+
+#[test]
+fn as_root_cold_means_drop_caches() {
+    if faultline::dataset::current_uid() != 0 {
+        eprintln!("not root: the fallback test below covers this case");
+        return;
+    }
+    let scratch = Scratch::new();
+    let results = scratch.run_json(&[
+        "--size",
+        "4M",
+        "--method",
+        "read,mmap",
+        "--cache",
+        "cold",
+        "--drop-caches",
+        "--runs",
+        "2",
+    ]);
+    let all = samples(&results);
+    assert_eq!(all.len(), 8);
+    for (_, s) in all {
+        assert_eq!(s["cache_prepared_by"], "drop-caches");
+        assert!(s["residency_before"].as_f64().unwrap() <= 0.01);
+    }
+    assert_eq!(results["settings"]["drop_caches"], true);
+}
+
+#[test]
+fn without_root_drop_caches_falls_back_with_a_warning() {
+    use std::os::unix::fs::{chown, PermissionsExt};
+    if faultline::dataset::current_uid() != 0
+        || std::process::Command::new("setpriv")
+            .arg("--version")
+            .output()
+            .is_err()
+    {
+        panic!("this test needs root and setpriv (util-linux) to run faultline as another user");
+    }
+    let scratch = Scratch::new();
+    std::fs::set_permissions(scratch.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let home = scratch.path("nobody");
+    std::fs::create_dir(&home).unwrap();
+    chown(&home, Some(65534), Some(65534)).unwrap();
+    // A copy nobody can reach, wherever the checkout is.
+    let bin = home.join("faultline");
+    std::fs::copy(assert_cmd::cargo::cargo_bin!("faultline"), &bin).unwrap();
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(bin)
+        .args([
+            "run",
+            "--size",
+            "1M",
+            "--method",
+            "read",
+            "--pattern",
+            "seq",
+            "--cache",
+            "cold",
+            "--drop-caches",
+            "--runs",
+            "1",
+        ])
+        .arg("--data-dir")
+        .arg(home.join("data"))
+        .arg("--export-json")
+        .arg(home.join("out.json"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("--drop-caches needs root; falling back"),
+        "{stderr}"
+    );
+    let results = common::read_json(&home.join("out.json"));
+    for (_, s) in samples(&results) {
+        assert_eq!(s["cache_prepared_by"], "fadvise-dontneed");
+        assert!(s["residency_before"].as_f64().unwrap() <= 0.01);
+    }
+}
