@@ -116,12 +116,19 @@ pub fn ensure_generated(
     ensure_private_dir(dir)?;
     let path = dir.join(generated_name(size, seed));
     match fs::symlink_metadata(&path) {
-        Ok(meta) if meta.is_file() && meta.len() == size => {
+        Ok(meta) if meta.is_file() && meta.len() == size && content_matches(&path, size, seed) => {
             return Ok(Dataset {
                 path,
                 size,
                 seed: Some(seed),
             });
+        }
+        Ok(meta) if meta.is_file() && meta.len() == size => {
+            eprintln!(
+                "warning: {} does not hold the bytes its name promises (modified?); regenerating it",
+                path.display()
+            );
+            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
         }
         Ok(meta) if meta.is_file() => {
             eprintln!(
@@ -162,6 +169,34 @@ pub fn ensure_generated(
         path,
         size,
         seed: Some(seed),
+    })
+}
+
+/// Checks a generated file against its seed at 16 places spread over the
+/// file (4 KiB each, first and last included): cheap, and it catches a file
+/// that was modified, truncated and re-extended, or swapped.
+pub fn content_matches(path: &Path, size: u64, seed: u64) -> bool {
+    use std::os::unix::fs::FileExt;
+    const PROBES: u64 = 16;
+    const PROBE: u64 = 4096;
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut expected = vec![0u8; PROBE as usize];
+    let mut actual = vec![0u8; PROBE as usize];
+    let last_start = size.saturating_sub(PROBE);
+    (0..PROBES).all(|i| {
+        let offset = last_start * i / (PROBES - 1);
+        let len = PROBE.min(size - offset) as usize;
+        // ChaCha8's stream is addressable in 4-byte words.
+        let word = offset / 4;
+        rng.set_word_pos(word as u128);
+        let skip = (offset % 4) as usize;
+        let mut window = vec![0u8; len + skip];
+        rng.fill_bytes(&mut window);
+        expected[..len].copy_from_slice(&window[skip..]);
+        file.read_exact_at(&mut actual[..len], offset).is_ok() && actual[..len] == expected[..len]
     })
 }
 
@@ -278,6 +313,30 @@ mod tests {
             again,
             "content is deterministic"
         );
+    }
+
+    #[test]
+    fn modified_content_is_detected_and_regenerated() {
+        use std::os::unix::fs::FileExt;
+        let dir = tempfile::tempdir().unwrap();
+        for size in [1u64, 4095, 4097, 1 << 20, (1 << 20) + 3] {
+            let a = ensure_generated(dir.path(), size, 9, |_| {}).unwrap();
+            assert!(content_matches(&a.path, size, 9), "size {size}");
+            assert!(
+                !content_matches(&a.path, size, 10),
+                "another seed's bytes, size {size}"
+            );
+        }
+        let a = ensure_generated(dir.path(), 1 << 20, 9, |_| {}).unwrap();
+        let f = fs::OpenOptions::new().write(true).open(&a.path).unwrap();
+        let last = (1u64 << 20) - 1;
+        let original = fs::read(&a.path).unwrap()[last as usize];
+        f.write_all_at(&[original ^ 0xff], last).unwrap();
+        assert!(!content_matches(&a.path, 1 << 20, 9));
+        let mut generated = false;
+        ensure_generated(dir.path(), 1 << 20, 9, |_| generated = true).unwrap();
+        assert!(generated);
+        assert!(content_matches(&a.path, 1 << 20, 9));
     }
 
     #[test]

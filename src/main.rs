@@ -28,6 +28,10 @@ const EXIT_FAILURE: u8 = 1;
 const EXIT_INTERRUPTED: u8 = 130;
 
 fn main() -> ExitCode {
+    // A file-size limit (RLIMIT_FSIZE) then fails a write with EFBIG, which
+    // is reported, instead of killing faultline with SIGXFSZ.
+    // SAFETY: setting a signal to SIG_IGN has no preconditions.
+    unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
