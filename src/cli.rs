@@ -255,3 +255,67 @@ fn dedup(mut v: Vec<u64>) -> Vec<u64> {
     v.retain(|x| seen.insert(*x));
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn run_args(extra: &[String]) -> Result<RunArgs, clap::Error> {
+        let mut argv = vec!["faultline".to_string(), "run".to_string()];
+        argv.extend(extra.iter().cloned());
+        Cli::try_parse_from(argv).map(|cli| match cli.command {
+            Command::Run(args) => *args,
+            other => panic!("parsed as {other:?}"),
+        })
+    }
+
+    #[test]
+    fn default_comparison_is_seq_16k_and_random_4k_warm_and_cold_5_runs() {
+        let plan = run_args(&[]).unwrap().plan(&[DEFAULT_SIZE]).unwrap();
+        assert_eq!(plan.runs, 5);
+        assert_eq!(plan.cases.len(), 2 * 2 * 2);
+        assert!(plan
+            .cases
+            .iter()
+            .all(|c| (c.pattern == Pattern::Seq) == (c.block_size == 16 << 10)));
+        assert_eq!(plan.groups().len(), 4);
+    }
+
+    #[test]
+    fn factor_lists_multiply_and_mmap_options_only_multiply_mapping_methods() {
+        let args: Vec<String> = "--method read,mmap --pattern seq,random --block 4k,64k --populate none,map --advice normal,random --cache warm"
+            .split(' ')
+            .map(String::from)
+            .collect();
+        let plan = run_args(&args).unwrap().plan(&[1 << 20]).unwrap();
+        // 2 patterns x 2 blocks x (read + 2x2 mmap variants)
+        assert_eq!(plan.cases.len(), 2 * 2 * 5);
+        assert_eq!(plan.runs, 10);
+        assert!(plan
+            .cases
+            .iter()
+            .filter(|c| c.method == MethodKind::Read)
+            .all(|c| c.populate.is_none()));
+    }
+
+    proptest! {
+        #[test]
+        fn no_argument_list_panics(tokens in proptest::collection::vec(
+            prop_oneof![
+                Just("--method".to_string()), Just("--pattern".to_string()), Just("--block".to_string()),
+                Just("--size".to_string()), Just("--runs".to_string()), Just("--cache".to_string()),
+                Just("--populate".to_string()), Just("--warmup".to_string()), Just("--seed".to_string()),
+                Just("read,mmap".to_string()), Just("seq,random".to_string()), Just("0".to_string()),
+                Just("-1".to_string()), Just("4kk".to_string()), Just("1".to_string()), Just("64M".to_string()),
+                Just("65M".to_string()), Just("18446744073709551615".to_string()), Just(",".to_string()),
+                "\\PC{0,6}",
+            ],
+            0..8,
+        ), size in 0u64..(1 << 30)) {
+            if let Ok(args) = run_args(&tokens) {
+                let _ = args.plan(&[size.max(1)]);
+            }
+        }
+    }
+}
