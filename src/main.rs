@@ -52,7 +52,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {}", one_line(&format!("{e:#}")));
+            eprintln!("error: {}", one_line(&chain_text(&e)));
             let usage = e.chain().any(|c| {
                 matches!(
                     c.downcast_ref::<Error>(),
@@ -62,6 +62,23 @@ fn main() -> ExitCode {
             ExitCode::from(if usage { EXIT_USAGE } else { EXIT_FAILURE })
         }
     }
+}
+
+/// The error and its causes joined by ": ", leaving out a cause whose text
+/// the message before it already ends with (library errors print their
+/// source themselves).
+fn chain_text(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let part = cause.to_string();
+        if !text.ends_with(&part) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&part);
+        }
+    }
+    text
 }
 
 /// Folds a multi-line message (clap's, for one) into one line, dropping the
@@ -126,11 +143,38 @@ struct Setup {
 }
 
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
+    check_export_dirs(&args)?;
     let setup = match &args.resume {
         Some(path) => setup_resumed(&args, path)?,
         None => setup_fresh(&args)?,
     };
     execute(setup, &args)
+}
+
+/// Refuses, before anything runs, an export or journal whose directory is missing.
+fn check_export_dirs(args: &RunArgs) -> anyhow::Result<()> {
+    let outputs = [
+        ("--export-json", &args.export_json),
+        ("--export-csv", &args.export_csv),
+        ("--export-markdown", &args.export_markdown),
+        ("--journal", &args.journal),
+    ];
+    for (flag, path) in outputs {
+        let Some(path) = path else { continue };
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => std::path::Path::new("."),
+        };
+        if !parent.is_dir() {
+            return Err(Error::Plan(format!(
+                "{flag} {}: the directory {} does not exist",
+                path.display(),
+                parent.display()
+            ))
+            .into());
+        }
+    }
+    Ok(())
 }
 
 fn exports_of(args: &RunArgs) -> Exports {

@@ -150,3 +150,65 @@ fn world_writable_data_dir_is_refused() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("writable by everyone"), "{stderr}");
 }
+
+#[test]
+fn export_into_a_missing_directory_is_refused_before_anything_runs() {
+    refused(
+        &[
+            "--size",
+            "64k",
+            "--export-json",
+            "/nonexistent/dir/out.json",
+        ],
+        "the directory /nonexistent/dir does not exist",
+        2,
+    );
+    refused(
+        &["--size", "64k", "--export-csv", "/nonexistent/dir/out.csv"],
+        "--export-csv",
+        2,
+    );
+    refused(
+        &["--size", "64k", "--journal", "/nonexistent/dir/run.journal"],
+        "--journal",
+        2,
+    );
+}
+
+#[test]
+fn zero_runs() {
+    refused(&["--runs", "0"], "0 is not in 1..=10000", 2);
+}
+
+#[test]
+fn unknown_order_lists_the_valid_ones() {
+    refused(&["--order", "sideways"], "alternating, shuffled", 2);
+}
+
+#[test]
+fn env_with_a_missing_file() {
+    let out = faultline()
+        .args(["env", "--file", "/nonexistent/faultline"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr.lines().count(), 1);
+    assert!(stderr.contains("no such file"), "{stderr}");
+}
+
+#[test]
+fn a_missing_journal_is_named_once() {
+    let out = faultline()
+        .args(["run", "--resume", "/nonexistent/run.journal"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr.lines().count(), 1);
+    assert_eq!(
+        stderr.matches("No such file").count(),
+        1,
+        "the cause is not repeated: {stderr}"
+    );
+}
