@@ -49,7 +49,7 @@ pub enum Error {
         what: String,
     },
     /// A trial child could not be run or did not answer properly.
-    #[error("trial: {0}")]
+    #[error("{0}")]
     Trial(String),
 }
 

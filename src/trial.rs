@@ -67,7 +67,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let vm_before = vmstat::snapshot().ok();
     let ru_before = rusage::snapshot();
     let t0 = Instant::now();
-    method.setup()?;
+    method.setup().map_err(|e| on_filesystem(e, &spec.path))?;
     let t1 = Instant::now();
     let counts = method.run(&order, workload.as_mut())?;
     let t2 = Instant::now();
@@ -103,6 +103,15 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         syscalls: counts.syscalls,
         checksum,
     })
+}
+
+/// Adds the file system's name to a method's refusal (mmap on sysfs, say).
+fn on_filesystem(error: Error, path: &std::path::Path) -> Error {
+    match crate::measure::environment::filesystem_of(path) {
+        Some(fs) => Error::Trial(format!("{error} (file system: {fs})")),
+        // (Error::Trial displays its message alone, so nothing is doubled.)
+        None => error,
+    }
 }
 
 /// The child's entry point: a [`TrialSpec`] as JSON on stdin, a

@@ -268,3 +268,28 @@ fn resume_refuses_what_is_not_a_journal() {
         "--resume takes its plan from the journal"
     );
 }
+
+#[test]
+fn a_file_system_that_refuses_mmap_is_named() {
+    // sysfs attributes are regular files that cannot be mapped.
+    let scratch = Scratch::new();
+    let results = scratch.run_json(&[
+        "--file",
+        "/sys/kernel/mm/transparent_hugepage/enabled",
+        "--method",
+        "mmap",
+        "--block",
+        "1",
+        "--cache",
+        "as-is",
+        "--runs",
+        "1",
+    ]);
+    let failures = results["failures"].as_array().unwrap();
+    assert_eq!(failures.len(), 1);
+    let reason = failures[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("mmap failed") && reason.contains("(file system: sysfs)"),
+        "{reason}"
+    );
+}

@@ -329,6 +329,14 @@ fn read_ahead_kb(dir: &Path) -> Option<u64> {
         .and_then(|t| t.trim().parse().ok())
 }
 
+/// The file-system type (as in /proc/self/mountinfo, e.g. `ext4`, `tmpfs`,
+/// `sysfs`) of the mount holding `path`.
+pub fn filesystem_of(path: &Path) -> Option<String> {
+    let canonical = std::fs::canonicalize(path).ok()?;
+    let mounts = parse_mountinfo(&read("/proc/self/mountinfo")?);
+    find_mount(&mounts, &canonical).map(|m| m.fstype.clone())
+}
+
 /// Fills the file-related fields.
 fn describe_file(env: &mut Environment, path: &Path) {
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
