@@ -52,18 +52,6 @@ pub enum WarmBy {
     Written,
 }
 
-macro_rules! display_kebab {
-    ($($t:ty),*) => {$(
-        impl std::fmt::Display for $t {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                let v = clap::ValueEnum::to_possible_value(self).expect("no skipped variants");
-                f.write_str(v.get_name())
-            }
-        }
-    )*};
-}
-display_kebab!(CacheState, WarmBy);
-
 use std::fs::{File, OpenOptions};
 use std::io::Read;
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -199,3 +187,5 @@ fn rewrite(dataset: &Dataset) -> Result<()> {
     crate::dataset::write_content(&mut file, dataset.size, seed).map_err(io("rewrite"))?;
     file.sync_all().map_err(io("fsync"))
 }
+
+display_as_value_name!(CacheState, WarmBy);

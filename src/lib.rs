@@ -8,6 +8,19 @@
 //! --> [`report`] (table, JSON, CSV, Markdown; no measuring).
 #![deny(missing_docs)]
 
+/// Implements `Display` for enums that derive `clap::ValueEnum`: each value
+/// prints as its command-line name (`mmap-copy`, `random-replace`, ...).
+macro_rules! display_as_value_name {
+    ($($t:ty),* $(,)?) => {$(
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let value = clap::ValueEnum::to_possible_value(self).expect("no skipped variants");
+                f.write_str(value.get_name())
+            }
+        }
+    )*};
+}
+
 pub mod cache;
 pub mod dataset;
 pub mod error;

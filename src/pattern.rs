@@ -43,12 +43,6 @@ impl Pattern {
     }
 }
 
-impl std::fmt::Display for Pattern {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// How a file is cut into blocks: every block is `block_size` long except
 /// perhaps the last.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,6 +151,8 @@ impl BlockOrder {
         }
     }
 }
+
+display_as_value_name!(Pattern);
 
 #[cfg(test)]
 mod tests {

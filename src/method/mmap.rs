@@ -94,18 +94,6 @@ pub enum Share {
     Private,
 }
 
-macro_rules! kebab_display {
-    ($($t:ty),*) => {$(
-        impl std::fmt::Display for $t {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                let v = clap::ValueEnum::to_possible_value(self).expect("no skipped variants");
-                f.write_str(v.get_name())
-            }
-        }
-    )*};
-}
-kebab_display!(Populate, Advice, Share);
-
 /// The options of the mapping methods.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
@@ -219,3 +207,5 @@ impl Method for MmapMethod {
         Ok(())
     }
 }
+
+display_as_value_name!(Populate, Advice, Share);

@@ -89,14 +89,10 @@ impl MethodKind {
     }
 }
 
-impl std::fmt::Display for MethodKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// A buffer of `len` bytes whose pages are already faulted in, so that the
 /// first touch of the buffer is not counted in the main loop.
 pub(crate) fn prefaulted_buffer(len: usize) -> Vec<u8> {
     vec![0xa5u8; len]
 }
+
+display_as_value_name!(MethodKind);

@@ -79,8 +79,4 @@ impl WorkloadKind {
     }
 }
 
-impl std::fmt::Display for WorkloadKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+display_as_value_name!(WorkloadKind);
