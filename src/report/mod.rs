@@ -15,6 +15,7 @@ pub mod csv;
 mod fmt;
 pub mod json;
 pub mod markdown;
+pub mod plot;
 pub mod table;
 pub mod verdict;
 
