@@ -2,7 +2,8 @@
 //!
 //! [`plots`] draws, from a [`RunResults`] alone:
 //! - `throughput`: mean throughput per case with its 95% CI, one row per
-//!   case under its group's heading, one colour per method label;
+//!   case under its group's heading, one colour per method (its options,
+//!   such as `populate=map`, are in the row label);
 //! - `ratios`: a forest plot of every paired comparison: the throughput
 //!   ratio to the group's baseline with its 95% CI on a log axis, coloured by
 //!   verdict, with a dashed line at 1;
@@ -126,8 +127,9 @@ pub struct Series {
     pub style: SeriesStyle,
 }
 
-/// Okabe–Ito colours, distinguishable with common colour-vision deficiencies.
-const PALETTE: [RGBColor; 7] = [
+/// The Okabe–Ito colours, distinguishable with common colour-vision
+/// deficiencies, then four of Paul Tol's muted ones.
+const PALETTE: [RGBColor; 11] = [
     RGBColor(0, 114, 178),
     RGBColor(230, 159, 0),
     RGBColor(0, 158, 115),
@@ -135,9 +137,13 @@ const PALETTE: [RGBColor; 7] = [
     RGBColor(204, 121, 167),
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
+    RGBColor(136, 34, 85),
+    RGBColor(68, 170, 153),
+    RGBColor(153, 153, 51),
+    RGBColor(51, 34, 136),
 ];
 
-/// Colour of the `i`th method or series (the palette repeats after 7).
+/// Colour of the `i`th method or series (the palette repeats after 11).
 fn palette(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
@@ -249,7 +255,7 @@ pub fn throughput_plot(results: &RunResults) -> Option<Plot> {
                     let mut marks = vec![Mark::Bar {
                         from: 0.0,
                         to: mean,
-                        color: colors[&case.label],
+                        color: colors[case.case.method.name()],
                     }];
                     if let Some((low, high)) = tp.ci95 {
                         hi = hi.max(high / 1e9);
@@ -324,10 +330,11 @@ pub fn ratio_plot(results: &RunResults) -> Option<Plot> {
     let (mut lo, mut hi) = (1.0f64, 1.0f64);
     let mut verdicts = Vec::new();
     for cmp in &results.comparisons {
-        let heading = headings
+        let group = headings
             .get(&cmp.baseline)
             .cloned()
             .unwrap_or_else(|| cmp.group.clone());
+        let heading = format!("{group}: against {}", label_of(cmp.baseline));
         if last_heading.as_ref() != Some(&heading) {
             rows.push(ChartRow::Heading(heading.clone()));
             last_heading = Some(heading);
@@ -354,7 +361,7 @@ pub fn ratio_plot(results: &RunResults) -> Option<Plot> {
             vec![Mark::Text("ratio not drawable on a log axis".to_string())]
         };
         rows.push(ChartRow::Item {
-            label: format!("{} vs {}", label_of(cmp.other), label_of(cmp.baseline)),
+            label: label_of(cmp.other),
             marks,
             note: Some(format!(
                 "{} [{}–{}]",
@@ -519,24 +526,25 @@ fn failed_svg(why: &str) -> String {
     )
 }
 
-/// One colour per distinct method label, in order of first appearance.
+/// One colour per method, in order of first appearance.
 fn method_colors(results: &RunResults) -> BTreeMap<String, RGBColor> {
     legend_order(results)
         .into_iter()
         .enumerate()
-        .map(|(i, label)| (label, palette(i)))
+        .map(|(i, method)| (method, palette(i)))
         .collect()
 }
 
-/// The distinct method labels, in order of first appearance.
+/// The distinct methods (without their options), in order of first appearance.
 fn legend_order(results: &RunResults) -> Vec<String> {
-    let mut labels: Vec<String> = Vec::new();
+    let mut methods: Vec<String> = Vec::new();
     for case in &results.cases {
-        if !labels.contains(&case.label) {
-            labels.push(case.label.clone());
+        let method = case.case.method.name();
+        if !methods.iter().any(|m| m == method) {
+            methods.push(method.to_string());
         }
     }
-    labels
+    methods
 }
 
 fn verdict_color(v: Verdict) -> RGBColor {
@@ -644,6 +652,15 @@ mod tests {
         // Tick labels in GB/s: the axis reaches past 2.1 GB/s (read's CI).
         assert!(texts.contains(&"2".to_string()), "{texts:?}");
         assert!(!texts.iter().any(|t| t.contains("e9")), "{texts:?}");
+
+        // A method's options share its colour; the row label tells them apart.
+        let mut options = results.clone();
+        options.cases[1].label = "mmap(populate=map)".to_string();
+        let plot = throughput_plot(&options).unwrap();
+        let texts = super::tests::texts(&plot.svg);
+        assert_eq!(texts.iter().filter(|t| *t == "mmap").count(), 1, "legend");
+        assert!(texts.contains(&"mmap(populate=map)".to_string()));
+        assert_eq!(rects(&plot.svg, PALETTE[1]), 2);
     }
 
     #[test]
@@ -651,7 +668,11 @@ mod tests {
         let results = fixtures::results();
         let plot = ratio_plot(&results).unwrap();
         let texts = texts(&plot.svg);
-        assert!(texts.contains(&"mmap vs read".to_string()), "{texts:?}");
+        assert!(texts.contains(&"mmap".to_string()), "{texts:?}");
+        assert!(
+            texts.contains(&"seq 16 KiB sum, warm; 1 GiB file: against read".to_string()),
+            "{texts:?}"
+        );
         assert!(texts.contains(&"1.42 [1.38–1.46]".to_string()), "{texts:?}");
         assert!(texts.contains(&"faster (CI above 1)".to_string()));
         assert!(!texts.iter().any(|t| t.starts_with("slower")));

@@ -356,7 +356,7 @@ impl RowChart {
                 ChartRow::Heading(_) => None,
             })
             .fold(0.0, f64::max);
-        (widest + 20.0).clamp(60.0, 280.0)
+        (widest + 20.0).clamp(60.0, 330.0)
     }
 
     fn note_width(&self) -> f64 {
