@@ -44,9 +44,25 @@ pub enum Command {
         #[arg(long)]
         data_dir: Option<PathBuf>,
     },
+    /// Write one self-contained HTML report (verdicts, plots, tables) from a run's JSON export.
+    Report(ReportArgs),
     /// Runs one trial (internal: the runner re-executes itself with this).
     #[command(name = "__trial", hide = true)]
     Trial,
+}
+
+/// Flags of `faultline report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The JSON export of a run (`faultline run --export-json FILE`).
+    #[arg(value_name = "RESULTS.json")]
+    pub results: PathBuf,
+    /// Where to write the HTML report.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Also write each plot as SVG and PNG into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub plots: Option<PathBuf>,
 }
 
 /// Flags of `faultline run`. Each factor takes a comma-separated list; the

@@ -1,5 +1,6 @@
 //! The `faultline` command: options, then plan, then run, then report.
 mod cli;
+mod report_cmd;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(*args),
         Command::Env { file, data_dir } => print_env(file, data_dir),
         Command::Clean { data_dir } => clean(data_dir),
+        Command::Report(args) => report_cmd::run(&args),
     };
     match result {
         Ok(code) => code,

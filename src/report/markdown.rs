@@ -115,7 +115,7 @@ fn push_fields(out: &mut String, headings: [&str; 2], value: &impl serde::Serial
     out.push('\n');
 }
 
-fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, String)>) {
+pub(super) fn flatten(prefix: &str, value: &Value, out: &mut Vec<(String, String)>) {
     let name = |key: &str| {
         if prefix.is_empty() {
             key.to_string()
@@ -177,7 +177,7 @@ fn escape(s: &str) -> String {
 }
 
 /// A command-line word as a POSIX shell would need it.
-fn shell_word(w: &str) -> String {
+pub(super) fn shell_word(w: &str) -> String {
     let plain = !w.is_empty()
         && w.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));

@@ -13,8 +13,10 @@ use crate::results::RunResults;
 pub mod atomic;
 pub mod csv;
 mod fmt;
+pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod plot;
 pub mod table;
 pub mod verdict;
 
@@ -22,8 +24,10 @@ pub mod verdict;
 mod fixtures;
 
 pub use self::csv::write_csv;
+pub use html::{render_html, write_html};
 pub use json::{read_json, write_json};
 pub use markdown::{render_markdown, write_markdown};
+pub use plot::{plots, write_plots, Plot};
 pub use table::render_table;
 pub use verdict::{failure_lines, verdict_lines, warning_lines};
 

@@ -1,0 +1,540 @@
+//! The HTML report: one self-contained file with the verdicts, the plots,
+//! the per-case tables, failures, warnings, settings and environment.
+//!
+//! Self-contained means: the plots are inline SVG, the CSS is inline and
+//! names only fonts the system already has, and there is no script, no
+//! image, no link and no external resource of any kind. A
+//! Content-Security-Policy of `default-src 'none'` makes a browser refuse
+//! to load anything should a later change slip a reference in. The file can
+//! be mailed, archived or opened offline and looks the same.
+//!
+//! The text is the same as in the other reports: the tables have the
+//! terminal table's columns and cells ([`super::table`]), the verdicts are
+//! [`verdict_lines`], the environment and settings are rendered from their
+//! serialized form as in the Markdown report. Every piece of text is escaped
+//! ([`escape`]): method labels, file paths and warnings may hold `<`, `&` or
+//! quotes. The plots come from [`super::plot::plots`], whose SVG plotters
+//! has already escaped.
+use std::path::Path;
+
+use super::atomic::write_atomically;
+use super::markdown::{flatten, shell_word};
+use super::plot::{plots, Plot};
+use super::table::{case_row, groups, outlier_count, Row, HEADERS, OUTLIER_NOTE};
+use super::verdict::{failure_lines, verdict_lines, warning_lines};
+use crate::error::Result;
+use crate::results::RunResults;
+use crate::stats::Verdict;
+
+/// The page's Content-Security-Policy: nothing may be loaded, inline CSS may apply.
+pub const CONTENT_SECURITY_POLICY: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+
+/// The page's CSS: system fonts only, readable from 360 px to wide screens.
+const STYLE: &str = r#"
+:root { color-scheme: light; --ink: #222; --muted: #666; --line: #ddd; --faster: #00795a; --slower: #b84a00; --noise: #666; }
+* { box-sizing: border-box; }
+body { margin: 0 auto; max-width: 60rem; padding: 1rem 1.25rem 3rem; color: var(--ink); background: #fff;
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "Noto Sans", "DejaVu Sans", Arial, sans-serif; }
+h1 { font-size: 1.6rem; margin: 0.5rem 0 0.25rem; }
+h2 { font-size: 1.25rem; margin: 2rem 0 0.5rem; padding-bottom: 0.2rem; border-bottom: 1px solid var(--line); }
+h3 { font-size: 1rem; margin: 1.25rem 0 0.4rem; }
+code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 0.9em; }
+pre { background: #f6f6f6; border: 1px solid var(--line); border-radius: 4px; padding: 0.5rem 0.75rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
+nav { font-size: 0.9rem; color: var(--muted); }
+nav a { color: inherit; margin-right: 0.75rem; }
+.lede { color: var(--muted); margin: 0; }
+.banner { background: #fff4e0; border: 1px solid #e6b050; border-radius: 4px; padding: 0.5rem 0.75rem; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-size: 0.875rem; margin: 0.25rem 0 0.75rem; }
+th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+thead th { border-bottom: 2px solid #bbb; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.note { color: var(--muted); font-style: italic; }
+table.fields td:first-child { white-space: nowrap; }
+table.fields td { word-break: break-word; }
+ul.lines { padding-left: 1.25rem; }
+ul.lines li { margin: 0.35rem 0; }
+.badge { display: inline-block; min-width: 6.5rem; margin-right: 0.4rem; padding: 0 0.4rem; border-radius: 3px; color: #fff; font-size: 0.8rem; text-align: center; }
+.faster .badge { background: var(--faster); }
+.slower .badge { background: var(--slower); }
+.within-noise .badge { background: var(--noise); }
+figure.plot { margin: 1rem 0 1.5rem; }
+figure.plot svg { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+figcaption { color: var(--muted); font-size: 0.875rem; margin-top: 0.35rem; }
+footer { margin-top: 2.5rem; color: var(--muted); font-size: 0.8rem; }
+"#;
+
+/// Renders the whole report as one HTML document.
+pub fn render_html(results: &RunResults) -> String {
+    let plots = plots(results);
+    let verdicts = verdict_lines(results);
+    let failures = failure_lines(results);
+    let warnings = warning_lines(results);
+
+    let mut out = String::with_capacity(64 * 1024);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str(&format!(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n",
+        escape(CONTENT_SECURITY_POLICY)
+    ));
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str(&format!(
+        "<meta name=\"generator\" content=\"faultline {}\">\n",
+        env!("CARGO_PKG_VERSION")
+    ));
+    out.push_str("<title>faultline results</title>\n<style>");
+    out.push_str(STYLE);
+    out.push_str("</style>\n</head>\n<body>\n<header>\n<h1>faultline results</h1>\n");
+    out.push_str(&format!(
+        "<p class=\"lede\">{}</p>\n",
+        escape(&lede(results))
+    ));
+
+    let mut nav = vec![("verdicts", "Verdicts")];
+    if !plots.is_empty() {
+        nav.push(("plots", "Plots"));
+    }
+    nav.push(("results", "Results"));
+    if !failures.is_empty() {
+        nav.push(("failures", "Failures"));
+    }
+    if !warnings.is_empty() {
+        nav.push(("warnings", "Warnings"));
+    }
+    nav.extend([("settings", "Settings"), ("environment", "Environment")]);
+    out.push_str("<nav>");
+    for (id, name) in &nav {
+        out.push_str(&format!("<a href=\"#{id}\">{name}</a>"));
+    }
+    out.push_str("</nav>\n");
+    if !results.complete {
+        out.push_str(
+            "<p class=\"banner\"><strong>Incomplete run</strong> (interrupted or still \
+             running): some cases may lack runs.</p>\n",
+        );
+    }
+    if !results.command_line.is_empty() {
+        let words: Vec<String> = results.command_line.iter().map(|w| shell_word(w)).collect();
+        out.push_str(&format!(
+            "<pre class=\"command\"><code>{}</code></pre>\n",
+            escape(&words.join(" "))
+        ));
+    }
+    out.push_str("</header>\n<main>\n");
+
+    push_verdicts(&mut out, results, &verdicts);
+    if !plots.is_empty() {
+        out.push_str("<section id=\"plots\">\n<h2>Plots</h2>\n");
+        for plot in &plots {
+            push_plot(&mut out, plot);
+        }
+        out.push_str("</section>\n");
+    }
+    push_results(&mut out, results);
+    if !failures.is_empty() {
+        push_lines(&mut out, "failures", "Failures", &failures);
+    }
+    if !warnings.is_empty() {
+        push_lines(&mut out, "warnings", "Warnings", &warnings);
+    }
+    out.push_str("<section id=\"settings\">\n<h2>Settings</h2>\n");
+    push_fields(&mut out, ["setting", "value"], &results.settings);
+    out.push_str("</section>\n<section id=\"environment\">\n<h2>Environment</h2>\n");
+    push_fields(&mut out, ["field", "value"], &results.environment);
+    out.push_str("</section>\n</main>\n");
+    out.push_str(&format!(
+        "<footer>Written by faultline {} from the run's results; nothing was measured to \
+         write it. This file is self-contained: it loads nothing, from the network or \
+         elsewhere.</footer>\n",
+        env!("CARGO_PKG_VERSION")
+    ));
+    out.push_str("</body>\n</html>\n");
+    out
+}
+
+/// Writes [`render_html`] to `path`, atomically.
+pub fn write_html(results: &RunResults, path: &Path) -> Result<()> {
+    let html = render_html(results);
+    write_atomically(path, |w| w.write_all(html.as_bytes()))
+}
+
+/// `text` safe inside an element or a quoted attribute value.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One line under the title: what was run.
+fn lede(results: &RunResults) -> String {
+    let s = &results.settings;
+    let cases = results.cases.len();
+    let comparisons = results.comparisons.len();
+    format!(
+        "{cases} case{}, {comparisons} comparison{}, {} run{} each ({} warm-up); file {}{}",
+        plural(cases),
+        plural(comparisons),
+        s.runs,
+        plural(s.runs as usize),
+        s.warmup,
+        s.file.display(),
+        if s.generated { " (generated)" } else { "" }
+    )
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+fn push_verdicts(out: &mut String, results: &RunResults, lines: &[String]) {
+    out.push_str("<section id=\"verdicts\">\n<h2>Verdicts</h2>\n");
+    if lines.is_empty() {
+        out.push_str("<p>No comparisons.</p>\n");
+    } else {
+        out.push_str("<ul class=\"lines verdicts\">\n");
+        for (cmp, line) in results.comparisons.iter().zip(lines) {
+            let (class, word) = match cmp.verdict {
+                Verdict::Faster => ("faster", "faster"),
+                Verdict::Slower => ("slower", "slower"),
+                Verdict::WithinNoise => ("within-noise", "within noise"),
+            };
+            out.push_str(&format!(
+                "<li class=\"verdict {class}\"><span class=\"badge\">{word}</span>{}</li>\n",
+                escape(line)
+            ));
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("</section>\n");
+}
+
+fn push_plot(out: &mut String, plot: &Plot) {
+    let id = format!("plot-{}", plot.name);
+    out.push_str(&format!("<figure class=\"plot\" id=\"{}\">\n", escape(&id)));
+    // The SVG as plotters wrote it, labelled for screen readers.
+    let svg = plot.svg.trim_start();
+    let svg = match svg.strip_prefix("<?xml") {
+        Some(rest) => rest.split_once("?>").map_or(svg, |(_, s)| s.trim_start()),
+        None => svg,
+    };
+    match svg.strip_prefix("<svg") {
+        Some(rest) => {
+            out.push_str(&format!(
+                "<svg role=\"img\" aria-label=\"{}\"",
+                escape(&plot.title)
+            ));
+            out.push_str(rest);
+        }
+        None => out.push_str(svg),
+    }
+    out.push_str(&format!(
+        "\n<figcaption><strong>{}.</strong> {}</figcaption>\n</figure>\n",
+        escape(&plot.title),
+        escape(&plot.caption)
+    ));
+}
+
+fn push_results(out: &mut String, results: &RunResults) {
+    out.push_str("<section id=\"results\">\n<h2>Results</h2>\n");
+    if results.cases.is_empty() {
+        out.push_str("<p>No cases.</p>\n");
+    }
+    for group in groups(results) {
+        out.push_str(&format!("<h3>{}</h3>\n", escape(&group.heading)));
+        out.push_str("<div class=\"scroll\"><table class=\"cases\">\n<thead><tr>");
+        for (i, h) in HEADERS.iter().enumerate() {
+            let class = if i == 0 { "" } else { " class=\"num\"" };
+            out.push_str(&format!("<th scope=\"col\"{class}>{}</th>", escape(h)));
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        for case in &group.cases {
+            out.push_str("<tr>");
+            match case_row(case, results) {
+                Row::Measured(cells) => {
+                    for (i, cell) in cells.iter().enumerate() {
+                        if i == 0 {
+                            out.push_str(&format!("<th scope=\"row\">{}</th>", escape(cell)));
+                        } else {
+                            out.push_str(&format!("<td class=\"num\">{}</td>", escape(cell)));
+                        }
+                    }
+                }
+                Row::Empty { label, note } => out.push_str(&format!(
+                    "<th scope=\"row\">{}</th><td class=\"note\" colspan=\"{}\">{}</td>",
+                    escape(&label),
+                    HEADERS.len() - 1,
+                    escape(&note)
+                )),
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</tbody>\n</table></div>\n");
+    }
+    let any_outliers = results
+        .cases
+        .iter()
+        .filter_map(|c| c.summary.as_ref())
+        .any(|s| outlier_count(s) > 0);
+    if any_outliers {
+        out.push_str(&format!(
+            "<p class=\"lede\">{}.</p>\n",
+            escape(OUTLIER_NOTE)
+        ));
+    }
+    out.push_str("</section>\n");
+}
+
+fn push_lines(out: &mut String, id: &str, title: &str, lines: &[String]) {
+    out.push_str(&format!(
+        "<section id=\"{id}\">\n<h2>{title}</h2>\n<ul class=\"lines\">\n"
+    ));
+    for line in lines {
+        out.push_str(&format!("<li>{}</li>\n", escape(line)));
+    }
+    out.push_str("</ul>\n</section>\n");
+}
+
+/// A two-column table of every field of `value` as serialized; nested
+/// fields are named `outer.inner` (as in the Markdown report).
+fn push_fields(out: &mut String, headings: [&str; 2], value: &impl serde::Serialize) {
+    let mut fields = Vec::new();
+    match serde_json::to_value(value) {
+        Ok(v) => flatten("", &v, &mut fields),
+        Err(e) => fields.push(("error".to_string(), e.to_string())),
+    }
+    if fields.is_empty() {
+        out.push_str("<p>Nothing recorded.</p>\n");
+        return;
+    }
+    out.push_str(&format!(
+        "<div class=\"scroll\"><table class=\"fields\">\n<thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead>\n<tbody>\n",
+        escape(headings[0]),
+        escape(headings[1])
+    ));
+    for (name, value) in fields {
+        out.push_str(&format!(
+            "<tr><td><code>{}</code></td><td>{}</td></tr>\n",
+            escape(&name),
+            escape(&value)
+        ));
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures;
+    use crate::stats::RatioEstimate;
+
+    /// The values of every `attr="..."` in the document.
+    fn attribute_values<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
+        let needle = format!(" {attr}=\"");
+        html.match_indices(&needle)
+            .map(|(i, _)| {
+                let rest = &html[i + needle.len()..];
+                &rest[..rest.find('"').unwrap()]
+            })
+            .collect()
+    }
+
+    fn hostile() -> RunResults {
+        let mut results = fixtures::results();
+        results.cases[0].label = "read<b>&\"x\"</b>'".to_string();
+        results.settings.file = "/tmp/<script>alert(1)</script>&.dat".into();
+        results
+            .warnings
+            .push("</li><img src=x onerror=alert(1)>".to_string());
+        results.command_line.push("--file=/tmp/a&b<c>".to_string());
+        results
+    }
+
+    #[test]
+    fn has_every_section_in_order() {
+        let html = render_html(&fixtures::results());
+        assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\">"));
+        assert!(html.ends_with("</html>\n"));
+        let mut at = 0;
+        for id in [
+            "verdicts",
+            "plots",
+            "results",
+            "failures",
+            "warnings",
+            "settings",
+            "environment",
+        ] {
+            let section = format!("<section id=\"{id}\">");
+            let i = html.find(&section).unwrap_or_else(|| panic!("{id}"));
+            assert!(i > at, "{id} out of order");
+            at = i;
+            assert!(html.contains(&format!("<a href=\"#{id}\">")), "{id} in nav");
+        }
+        assert_eq!(
+            html.matches("<section").count(),
+            html.matches("</section>").count()
+        );
+        assert_eq!(
+            html.matches("<table").count(),
+            html.matches("</table>").count()
+        );
+        assert!(html.contains("<pre class=\"command\"><code>faultline run</code></pre>"));
+        assert!(html.contains("3 cases, 1 comparison, 3 runs each (1 warm-up)"));
+        assert!(!html.contains("Incomplete run"));
+    }
+
+    #[test]
+    fn is_self_contained() {
+        let html = render_html(&hostile());
+        for forbidden in [
+            "<script", "<link", "<img", "<iframe", "@import", "url(", "<object",
+        ] {
+            assert!(!html.contains(forbidden), "{forbidden}");
+        }
+        for attr in ["src", "href", "action", "srcset", "data"] {
+            for value in attribute_values(&html, attr) {
+                assert!(value.starts_with('#'), "{attr}={value}");
+            }
+        }
+        // The only URLs are SVG namespace names, which nothing fetches.
+        let urls = html.matches("http://").count() + html.matches("https://").count();
+        assert_eq!(
+            urls,
+            html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+        );
+        assert!(html.contains(&format!(
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">",
+            escape(CONTENT_SECURITY_POLICY)
+        )));
+        assert!(html.contains("default-src &#39;none&#39;"));
+    }
+
+    #[test]
+    fn escapes_all_text() {
+        let html = render_html(&hostile());
+        assert!(
+            !html.contains("<b>")
+                && !html.contains("<script>")
+                && !html.contains("onerror=alert(1)>")
+        );
+        assert!(
+            html.contains("<th scope=\"row\">read&lt;b&gt;&amp;&quot;x&quot;&lt;/b&gt;&#39;</th>"),
+            "the label in the table"
+        );
+        assert!(html.contains("/tmp/&lt;script&gt;alert(1)&lt;/script&gt;&amp;.dat"));
+        assert!(html.contains("<li>&lt;/li&gt;&lt;img src=x onerror=alert(1)&gt;</li>"));
+        assert!(
+            html.contains("&#39;--file=/tmp/a&amp;b&lt;c&gt;&#39;"),
+            "shell-quoted, then escaped"
+        );
+        // In the plots plotters escapes it.
+        assert!(html.contains("read&lt;b&gt;&amp;"));
+        assert_eq!(escape("a<b>&\"c\"'"), "a&lt;b&gt;&amp;&quot;c&quot;&#39;");
+    }
+
+    #[test]
+    fn contains_every_case_verdict_failure_and_warning() {
+        let results = fixtures::results();
+        let html = render_html(&results);
+        for case in &results.cases {
+            assert!(html.contains(&format!("<th scope=\"row\">{}</th>", escape(&case.label))));
+        }
+        let verdicts = verdict_lines(&results);
+        assert_eq!(verdicts.len(), 1);
+        for line in &verdicts {
+            assert!(
+                html.contains(&format!(
+                    "<li class=\"verdict faster\"><span class=\"badge\">faster</span>{}</li>",
+                    escape(line)
+                )),
+                "{line}"
+            );
+        }
+        for line in failure_lines(&results).iter().chain(&results.warnings) {
+            assert!(
+                html.contains(&format!("<li>{}</li>", escape(line))),
+                "{line}"
+            );
+        }
+        // The table cells are the terminal table's.
+        assert!(html.contains("<td class=\"num\">2.00 ± 0.10</td>"));
+        assert!(html.contains("<td class=\"note\" colspan=\"10\">no samples (2 failed)</td>"));
+        assert!(html.contains(&escape(OUTLIER_NOTE)));
+        // Settings and environment come from serde.
+        assert!(html.contains("<tr><td><code>runs</code></td><td>3</td></tr>"));
+        assert!(html.contains("<tr><td><code>faultline_version</code></td><td>-</td></tr>"));
+    }
+
+    #[test]
+    fn embeds_each_plot_with_its_caption() {
+        let results = fixtures::results();
+        let html = render_html(&results);
+        for plot in plots(&results) {
+            assert!(html.contains(&format!(
+                "<figure class=\"plot\" id=\"plot-{}\">",
+                plot.name
+            )));
+            assert!(html.contains(&format!(
+                "<svg role=\"img\" aria-label=\"{}\" width=\"800\"",
+                escape(&plot.title)
+            )));
+            assert!(html.contains(&escape(&plot.caption)));
+        }
+        assert_eq!(html.matches("<figure").count(), 3);
+    }
+
+    #[test]
+    fn says_what_is_missing() {
+        let mut results = fixtures::results();
+        results.complete = false;
+        results.comparisons.clear();
+        results.failures.clear();
+        results.warnings.clear();
+        let html = render_html(&results);
+        assert!(html.contains("Incomplete run"));
+        assert!(html.contains("<p>No comparisons.</p>"));
+        assert!(!html.contains("id=\"failures\"") && !html.contains("id=\"warnings\""));
+        assert!(!html.contains("href=\"#failures\""));
+        assert!(!html.contains("plot-ratios"));
+
+        results.comparisons = fixtures::results().comparisons;
+        results.comparisons[0].verdict = Verdict::WithinNoise;
+        results.comparisons[0].throughput_ratio = RatioEstimate {
+            ratio: 1.01,
+            ci95_low: 0.95,
+            ci95_high: 1.07,
+            pairs: 3,
+        };
+        let html = render_html(&results);
+        assert!(html.contains(
+            "<li class=\"verdict within-noise\"><span class=\"badge\">within noise</span>"
+        ));
+    }
+
+    #[test]
+    fn writes_atomically() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.html");
+        let results = fixtures::results();
+        write_html(&results, &path).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            render_html(&results)
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

@@ -1,0 +1,834 @@
+//! Plots of a run's results, as SVG (inlined by the HTML report) and PNG.
+//!
+//! [`plots`] draws, from a [`RunResults`] alone:
+//! - `throughput`: mean throughput per case with its 95% CI, one row per
+//!   case under its group's heading, one colour per method (its options,
+//!   such as `populate=map`, are in the row label);
+//! - `ratios`: a forest plot of every paired comparison: the throughput
+//!   ratio to the group's baseline with its 95% CI on a log axis, coloured by
+//!   verdict, with a dashed line at 1;
+//! - `time`: per case, the mean user and sys CPU time and the rest of the
+//!   wall time stacked into one bar, with a tick where the main loop alone ends.
+//!
+//! [`series_plot`] is the generic x/y plot a preset uses to put a published
+//! series beside a measured one (say, a ratio against a scale factor, or time
+//! against file size on log-log axes): measured series are solid with CI
+//! whiskers, published ones dashed with hollow markers.
+//!
+//! Every plot is 800 px wide with 12 to 18 px text, so it reads at its own
+//! size. The SVG comes from plotters' SVG backend and names only the generic
+//! `sans-serif` font. The PNG is that SVG rasterised by resvg with an
+//! embedded DejaVu Sans (see `font`): pure Rust, no system library, no
+//! system font, the same pixels on every machine. (plotters' own bitmap
+//! backend needs font-kit and fontconfig to draw text, which a fresh machine
+//! may lack.)
+//!
+//! Nothing here computes a statistic: every number drawn is read from the
+//! results (means, CIs, ratios and verdicts as the stats module left them).
+use std::collections::BTreeMap;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use plotters::style::RGBColor;
+
+use self::chart::{ChartRow, LegendEntry, Mark, RowChart, Swatch, XyChart, XySeries};
+use super::atomic::write_atomically;
+use super::fmt::ratio;
+use super::table::{case_row, groups, Row};
+use crate::error::{Error, Result};
+use crate::plan::Metric;
+use crate::results::RunResults;
+use crate::stats::Verdict;
+
+mod chart;
+mod font;
+
+/// A rendered plot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plot {
+    /// File stem and HTML id, e.g. `throughput`.
+    pub name: String,
+    /// The title drawn above the plot.
+    pub title: String,
+    /// What the marks mean, in a sentence or two (the HTML figure caption).
+    pub caption: String,
+    /// Width in px.
+    pub width: u32,
+    /// Height in px.
+    pub height: u32,
+    /// The SVG document.
+    pub svg: String,
+}
+
+impl Plot {
+    /// The plot as PNG, rasterised from [`Plot::svg`] at its own size.
+    pub fn png(&self) -> io::Result<Vec<u8>> {
+        font::svg_to_png(&self.svg)
+    }
+}
+
+/// Linear or logarithmic axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// Equal steps for equal differences.
+    Linear,
+    /// Equal steps for equal ratios; values must be positive.
+    Log,
+}
+
+/// How a series is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SeriesStyle {
+    /// Measured here: solid line, filled dots, CI whiskers.
+    Measured,
+    /// Taken from a publication: dashed line, hollow squares.
+    Published,
+}
+
+/// One axis of a [`series_plot`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    /// Its description, with the unit, e.g. `file size, MiB`.
+    pub label: String,
+    /// Linear or log.
+    pub scale: Scale,
+}
+
+impl Axis {
+    /// A linear axis.
+    pub fn linear(label: impl Into<String>) -> Axis {
+        Axis {
+            label: label.into(),
+            scale: Scale::Linear,
+        }
+    }
+
+    /// A logarithmic axis.
+    pub fn log(label: impl Into<String>) -> Axis {
+        Axis {
+            label: label.into(),
+            scale: Scale::Log,
+        }
+    }
+}
+
+/// A point of a [`Series`]: `(x, y, Some((low, high)))`, with the 95% CI of
+/// y when it is known.
+pub type Point = (f64, f64, Option<(f64, f64)>);
+
+/// One series of a [`series_plot`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// Legend text, e.g. `measured (mmap / read)` or `Sun 2002, Table 3`.
+    pub label: String,
+    /// Its points, in any order (they are drawn in x order).
+    pub points: Vec<Point>,
+    /// Measured or published.
+    pub style: SeriesStyle,
+}
+
+/// The Okabe–Ito colours, distinguishable with common colour-vision
+/// deficiencies, then four of Paul Tol's muted ones.
+const PALETTE: [RGBColor; 11] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(213, 94, 0),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(0, 0, 0),
+    RGBColor(136, 34, 85),
+    RGBColor(68, 170, 153),
+    RGBColor(153, 153, 51),
+    RGBColor(51, 34, 136),
+];
+
+/// Colour of the `i`th method or series (the palette repeats after 11).
+fn palette(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Verdict colours.
+const FASTER: RGBColor = RGBColor(0, 158, 115);
+const SLOWER: RGBColor = RGBColor(213, 94, 0);
+const NOISE: RGBColor = RGBColor(150, 150, 150);
+/// Stacked time segments.
+const USER: RGBColor = RGBColor(0, 114, 178);
+const SYS: RGBColor = RGBColor(230, 159, 0);
+const OFF_CPU: RGBColor = RGBColor(205, 205, 205);
+
+/// Every plot the results can fill: `throughput` and `time` when a case has
+/// a summary, `ratios` when there is a comparison.
+pub fn plots(results: &RunResults) -> Vec<Plot> {
+    [
+        throughput_plot(results),
+        ratio_plot(results),
+        time_plot(results),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// Writes every plot of [`plots`] into `dir` (created if missing) as
+/// `<name>.svg` and `<name>.png`, each atomically; returns the paths written.
+pub fn write_plots(results: &RunResults, dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    let mut written = Vec::new();
+    for plot in plots(results) {
+        let svg = dir.join(format!("{}.svg", plot.name));
+        write_atomically(&svg, |w| w.write_all(plot.svg.as_bytes()))?;
+        written.push(svg);
+        let png_path = dir.join(format!("{}.png", plot.name));
+        let png = plot.png().map_err(|e| Error::io("render", &png_path, e))?;
+        write_atomically(&png_path, |w| w.write_all(&png))?;
+        written.push(png_path);
+    }
+    Ok(written)
+}
+
+/// A plot of series against two numeric axes, for presets that set a
+/// measured series beside published ones.
+///
+/// Points are drawn in x order. Points that an axis cannot show (not finite,
+/// or not positive on a log axis) are left out, and the caption says how
+/// many; a CI that cannot be shown is left out alone.
+pub fn series_plot(name: &str, title: &str, x: Axis, y: Axis, series: &[Series]) -> Plot {
+    let chart = XyChart {
+        x_label: x.label,
+        y_label: y.label,
+        x_scale: x.scale,
+        y_scale: y.scale,
+        series: series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| XySeries {
+                label: s.label.clone(),
+                color: palette(i),
+                style: s.style,
+                points: s.points.clone(),
+            })
+            .collect(),
+    };
+    let mut caption = String::from(
+        "Solid lines with dots: measured here, whiskers 95% CI. \
+         Dashed lines with hollow squares: published values.",
+    );
+    let height = chart.height();
+    let svg = match chart.render(title) {
+        Ok((svg, dropped)) => {
+            if dropped > 0 {
+                caption.push_str(&format!(
+                    " {dropped} point(s) could not be drawn (not finite, or not positive on a log axis)."
+                ));
+            }
+            svg
+        }
+        Err(e) => failed_svg(&e.to_string()),
+    };
+    Plot {
+        name: name.to_string(),
+        title: title.to_string(),
+        caption,
+        width: chart::WIDTH,
+        height,
+        svg,
+    }
+}
+
+/// Mean throughput per case with its 95% CI; `None` when no case has a summary.
+pub fn throughput_plot(results: &RunResults) -> Option<Plot> {
+    if results.cases.iter().all(|c| c.summary.is_none()) {
+        return None;
+    }
+    let colors = method_colors(results);
+    let mut rows = Vec::new();
+    let mut hi: f64 = 0.0;
+    for group in groups(results) {
+        rows.push(ChartRow::Heading(group.heading.clone()));
+        for case in &group.cases {
+            let marks = match (&case.summary, case_row(case, results)) {
+                (Some(s), _) => {
+                    let tp = &s.throughput_bps;
+                    let mean = tp.mean / 1e9;
+                    hi = hi.max(mean);
+                    let mut marks = vec![Mark::Bar {
+                        from: 0.0,
+                        to: mean,
+                        color: colors[case.case.method.name()],
+                    }];
+                    if let Some((low, high)) = tp.ci95 {
+                        hi = hi.max(high / 1e9);
+                        marks.push(Mark::Interval {
+                            low: low / 1e9,
+                            high: high / 1e9,
+                        });
+                    }
+                    marks
+                }
+                (None, Row::Empty { note, .. }) => vec![Mark::Text(note)],
+                (None, Row::Measured(_)) => vec![Mark::Text("no summary".to_string())],
+            };
+            rows.push(ChartRow::Item {
+                label: case.label.clone(),
+                marks,
+                note: None,
+            });
+        }
+    }
+    let mut legend: Vec<LegendEntry> = legend_order(results)
+        .into_iter()
+        .map(|label| LegendEntry {
+            swatch: Swatch::Fill(colors[&label]),
+            label,
+        })
+        .collect();
+    legend.push(LegendEntry {
+        label: "95% CI".to_string(),
+        swatch: Swatch::Interval,
+    });
+    let chart = RowChart {
+        x_label: "throughput, GB/s (10^9 bytes/s)".to_string(),
+        x_scale: Scale::Linear,
+        x_range: (0.0, nonzero(hi) * 1.08),
+        rows,
+        legend,
+        reference: None,
+    };
+    let caption = format!(
+        "Bars: mean throughput of each case, bytes delivered over the {} time, in GB/s. \
+         Whiskers: the 95% CI of the mean. One colour per method.",
+        metric_words(results.settings.metric)
+    );
+    Some(row_plot(
+        "throughput",
+        "Throughput per case",
+        caption,
+        &chart,
+    ))
+}
+
+/// A forest plot of the paired throughput ratios; `None` without comparisons.
+pub fn ratio_plot(results: &RunResults) -> Option<Plot> {
+    if results.comparisons.is_empty() {
+        return None;
+    }
+    let label_of = |id: usize| {
+        results
+            .cases
+            .iter()
+            .find(|c| c.id == id)
+            .map_or_else(|| format!("case #{id}"), |c| c.label.clone())
+    };
+    // Each comparison goes under the table heading of its baseline's group.
+    let headings: BTreeMap<usize, String> = groups(results)
+        .iter()
+        .flat_map(|g| g.cases.iter().map(|c| (c.id, g.heading.clone())))
+        .collect();
+    let mut rows = Vec::new();
+    let mut last_heading = None;
+    let (mut lo, mut hi) = (1.0f64, 1.0f64);
+    let mut verdicts = Vec::new();
+    for cmp in &results.comparisons {
+        let group = headings
+            .get(&cmp.baseline)
+            .cloned()
+            .unwrap_or_else(|| cmp.group.clone());
+        let heading = format!("{group}: against {}", label_of(cmp.baseline));
+        if last_heading.as_ref() != Some(&heading) {
+            rows.push(ChartRow::Heading(heading.clone()));
+            last_heading = Some(heading);
+        }
+        let r = &cmp.throughput_ratio;
+        let drawable = [r.ratio, r.ci95_low, r.ci95_high]
+            .iter()
+            .all(|v| v.is_finite() && *v > 0.0);
+        let marks = if drawable {
+            lo = lo.min(r.ci95_low);
+            hi = hi.max(r.ci95_high);
+            let color = verdict_color(cmp.verdict);
+            if !verdicts.contains(&cmp.verdict) {
+                verdicts.push(cmp.verdict);
+            }
+            vec![
+                Mark::Interval {
+                    low: r.ci95_low,
+                    high: r.ci95_high,
+                },
+                Mark::Point { x: r.ratio, color },
+            ]
+        } else {
+            vec![Mark::Text("ratio not drawable on a log axis".to_string())]
+        };
+        rows.push(ChartRow::Item {
+            label: label_of(cmp.other),
+            marks,
+            note: Some(format!(
+                "{} [{}–{}]",
+                ratio(r.ratio),
+                ratio(r.ci95_low),
+                ratio(r.ci95_high)
+            )),
+        });
+    }
+    let pad = (hi / lo).powf(0.08).max(1.05);
+    let mut legend: Vec<LegendEntry> = [Verdict::Faster, Verdict::WithinNoise, Verdict::Slower]
+        .into_iter()
+        .filter(|v| verdicts.contains(v))
+        .map(|v| LegendEntry {
+            label: verdict_words(v).to_string(),
+            swatch: Swatch::Point(verdict_color(v)),
+        })
+        .collect();
+    legend.push(LegendEntry {
+        label: "95% CI".to_string(),
+        swatch: Swatch::Interval,
+    });
+    legend.push(LegendEntry {
+        label: "1 = as fast as the baseline".to_string(),
+        swatch: Swatch::Reference,
+    });
+    let chart = RowChart {
+        x_label: "throughput ratio, case / baseline (log scale; above 1 is faster)".to_string(),
+        x_scale: Scale::Log,
+        x_range: (lo / pad, hi * pad),
+        rows,
+        legend,
+        reference: Some(1.0),
+    };
+    let caption = "Each case's throughput over its group's baseline (the first method), paired \
+                   run by run: the geometric mean of the per-run ratios and its 95% CI. Faster \
+                   when the whole CI lies above 1, slower when below, within noise otherwise."
+        .to_string();
+    Some(row_plot(
+        "ratios",
+        "Paired throughput ratios",
+        caption,
+        &chart,
+    ))
+}
+
+/// User, sys and off-CPU time per case, stacked; `None` when no case has a summary.
+pub fn time_plot(results: &RunResults) -> Option<Plot> {
+    if results.cases.iter().all(|c| c.summary.is_none()) {
+        return None;
+    }
+    let mut rows = Vec::new();
+    let mut hi: f64 = 0.0;
+    for group in groups(results) {
+        rows.push(ChartRow::Heading(group.heading.clone()));
+        for case in &group.cases {
+            let marks = match (&case.summary, case_row(case, results)) {
+                (Some(s), _) => {
+                    let ms = |ns: f64| ns / 1e6;
+                    let wall = ms(s.setup_ns.mean + s.loop_ns.mean + s.teardown_ns.mean);
+                    let user = ms(s.user_ns.mean);
+                    let sys = ms(s.sys_ns.mean);
+                    let cpu = user + sys;
+                    let end = wall.max(cpu);
+                    hi = hi.max(end);
+                    vec![
+                        Mark::Bar {
+                            from: 0.0,
+                            to: user,
+                            color: USER,
+                        },
+                        Mark::Bar {
+                            from: user,
+                            to: cpu,
+                            color: SYS,
+                        },
+                        Mark::Bar {
+                            from: cpu,
+                            to: end,
+                            color: OFF_CPU,
+                        },
+                        Mark::Tick {
+                            x: ms(s.loop_ns.mean),
+                        },
+                    ]
+                }
+                (None, Row::Empty { note, .. }) => vec![Mark::Text(note)],
+                (None, Row::Measured(_)) => vec![Mark::Text("no summary".to_string())],
+            };
+            rows.push(ChartRow::Item {
+                label: case.label.clone(),
+                marks,
+                note: None,
+            });
+        }
+    }
+    let legend = vec![
+        LegendEntry {
+            label: "user CPU".to_string(),
+            swatch: Swatch::Fill(USER),
+        },
+        LegendEntry {
+            label: "sys CPU".to_string(),
+            swatch: Swatch::Fill(SYS),
+        },
+        LegendEntry {
+            label: "off CPU (waiting)".to_string(),
+            swatch: Swatch::Fill(OFF_CPU),
+        },
+        LegendEntry {
+            label: "main loop ends".to_string(),
+            swatch: Swatch::Tick,
+        },
+    ];
+    let chart = RowChart {
+        x_label: "mean time per trial, ms".to_string(),
+        x_scale: Scale::Linear,
+        x_range: (0.0, nonzero(hi) * 1.05),
+        rows,
+        legend,
+        reference: None,
+    };
+    let caption = "Each bar is a trial's setup + main loop + teardown wall time (means over the \
+                   runs): user and sys CPU time from getrusage over those three, and the rest \
+                   spent off CPU (waiting for the device, or descheduled). The tick marks the \
+                   main loop's own wall time. Where CPU time exceeds wall time (accounting \
+                   granularity) the bar ends at the CPU time."
+        .to_string();
+    Some(row_plot("time", "Where the time goes", caption, &chart))
+}
+
+/// Renders a row chart into a [`Plot`].
+fn row_plot(name: &str, title: &str, caption: String, chart: &RowChart) -> Plot {
+    Plot {
+        name: name.to_string(),
+        title: title.to_string(),
+        caption,
+        width: chart::WIDTH,
+        height: chart.height(),
+        svg: chart
+            .render(title)
+            .unwrap_or_else(|e| failed_svg(&e.to_string())),
+    }
+}
+
+/// A small SVG that says the plot could not be drawn, and why.
+fn failed_svg(why: &str) -> String {
+    let why: String = why
+        .chars()
+        .map(|c| match c {
+            '<' => "&lt;".to_string(),
+            '>' => "&gt;".to_string(),
+            '&' => "&amp;".to_string(),
+            '"' => "&quot;".to_string(),
+            c => c.to_string(),
+        })
+        .collect();
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"40\" viewBox=\"0 0 {w} 40\">\
+         <text x=\"16\" y=\"24\" font-family=\"sans-serif\" font-size=\"13\">the plot could not be drawn: {why}</text></svg>",
+        w = chart::WIDTH
+    )
+}
+
+/// One colour per method, in order of first appearance.
+fn method_colors(results: &RunResults) -> BTreeMap<String, RGBColor> {
+    legend_order(results)
+        .into_iter()
+        .enumerate()
+        .map(|(i, method)| (method, palette(i)))
+        .collect()
+}
+
+/// The distinct methods (without their options), in order of first appearance.
+fn legend_order(results: &RunResults) -> Vec<String> {
+    let mut methods: Vec<String> = Vec::new();
+    for case in &results.cases {
+        let method = case.case.method.name();
+        if !methods.iter().any(|m| m == method) {
+            methods.push(method.to_string());
+        }
+    }
+    methods
+}
+
+fn verdict_color(v: Verdict) -> RGBColor {
+    match v {
+        Verdict::Faster => FASTER,
+        Verdict::Slower => SLOWER,
+        Verdict::WithinNoise => NOISE,
+    }
+}
+
+fn verdict_words(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Faster => "faster (CI above 1)",
+        Verdict::Slower => "slower (CI below 1)",
+        Verdict::WithinNoise => "within noise (CI contains 1)",
+    }
+}
+
+fn metric_words(metric: Metric) -> &'static str {
+    match metric {
+        Metric::Total => "setup + main loop + teardown",
+        Metric::Loop => "main-loop",
+    }
+}
+
+/// `x`, or 1 when it is not a positive number (an empty axis still needs a range).
+fn nonzero(x: f64) -> f64 {
+    if x.is_finite() && x > 0.0 {
+        x
+    } else {
+        1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixtures;
+    use crate::stats::RatioEstimate;
+
+    /// `fill="#RRGGBB"` as plotters writes it.
+    fn fill(c: RGBColor) -> String {
+        format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2)
+    }
+
+    /// Rectangles filled with `c`.
+    fn rects(svg: &str, c: RGBColor) -> usize {
+        svg.split("<rect")
+            .skip(1)
+            .filter(|r| r.split("/>").next().unwrap().contains(&fill(c)))
+            .count()
+    }
+
+    fn texts(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .skip(1)
+            .map(|t| {
+                let body = &t[t.find('>').unwrap() + 1..];
+                body[..body.find("</text>").unwrap()].trim().to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_results_plot_is_drawn() {
+        let results = fixtures::results();
+        let plots = plots(&results);
+        let names: Vec<&str> = plots.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["throughput", "ratios", "time"]);
+        for p in &plots {
+            assert!(p.svg.starts_with("<svg"), "{}", &p.svg[..40]);
+            assert!(p.svg.contains(&format!("width=\"{}\"", p.width)));
+            assert!(p.svg.contains(&format!("height=\"{}\"", p.height)));
+            assert_eq!(p.width, 800);
+            assert!(p.height > 150 && p.height < 1200, "{}", p.height);
+            assert!(texts(&p.svg).contains(&p.title), "{}", p.name);
+        }
+    }
+
+    #[test]
+    fn throughput_has_axis_labels_legend_and_one_bar_per_measured_case() {
+        let results = fixtures::results();
+        let plot = throughput_plot(&results).unwrap();
+        let texts = texts(&plot.svg);
+        assert!(
+            texts.contains(&"throughput, GB/s (10^9 bytes/s)".to_string()),
+            "{texts:?}"
+        );
+        // Legend entries and row labels: each method twice.
+        for label in ["read", "mmap", "mmap-copy"] {
+            assert_eq!(
+                texts.iter().filter(|t| *t == label).count(),
+                2,
+                "{label}: {texts:?}"
+            );
+        }
+        assert!(texts.contains(&"95% CI".to_string()));
+        assert!(texts.contains(&"seq 16 KiB sum, warm; 1 GiB file".to_string()));
+        assert!(texts.contains(&"no samples (2 failed)".to_string()));
+        // read, mmap, mmap-copy get the first three colours: one bar each
+        // for read and mmap plus a legend swatch; mmap-copy only the swatch.
+        assert_eq!(rects(&plot.svg, PALETTE[0]), 2);
+        assert_eq!(rects(&plot.svg, PALETTE[1]), 2);
+        assert_eq!(rects(&plot.svg, PALETTE[2]), 1);
+        // Tick labels in GB/s: the axis reaches past 2.1 GB/s (read's CI).
+        assert!(texts.contains(&"2".to_string()), "{texts:?}");
+        assert!(!texts.iter().any(|t| t.contains("e9")), "{texts:?}");
+
+        // A method's options share its colour; the row label tells them apart.
+        let mut options = results.clone();
+        options.cases[1].label = "mmap(populate=map)".to_string();
+        let plot = throughput_plot(&options).unwrap();
+        let texts = super::tests::texts(&plot.svg);
+        assert_eq!(texts.iter().filter(|t| *t == "mmap").count(), 1, "legend");
+        assert!(texts.contains(&"mmap(populate=map)".to_string()));
+        assert_eq!(rects(&plot.svg, PALETTE[1]), 2);
+    }
+
+    #[test]
+    fn the_forest_plot_shows_ratio_ci_and_the_line_at_one() {
+        let results = fixtures::results();
+        let plot = ratio_plot(&results).unwrap();
+        let texts = texts(&plot.svg);
+        assert!(texts.contains(&"mmap".to_string()), "{texts:?}");
+        assert!(
+            texts.contains(&"seq 16 KiB sum, warm; 1 GiB file: against read".to_string()),
+            "{texts:?}"
+        );
+        assert!(texts.contains(&"1.42 [1.38–1.46]".to_string()), "{texts:?}");
+        assert!(texts.contains(&"faster (CI above 1)".to_string()));
+        assert!(!texts.iter().any(|t| t.starts_with("slower")));
+        assert!(texts.contains(&"1 = as fast as the baseline".to_string()));
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.contains("ratio") && t.contains("log")),
+            "{texts:?}"
+        );
+        // The axis includes 1 and the CI, with ticks on both sides of 1.4.
+        assert!(texts.contains(&"1".to_string()), "{texts:?}");
+        // One green dot for the one comparison, one for the legend.
+        assert_eq!(plot.svg.matches(&fill(FASTER)).count(), 2);
+
+        // A comparison that cannot be drawn says so instead of vanishing.
+        let mut bad = results.clone();
+        bad.comparisons[0].throughput_ratio = RatioEstimate {
+            ratio: 0.0,
+            ci95_low: 0.0,
+            ci95_high: 0.0,
+            pairs: 2,
+        };
+        let texts = super::tests::texts(&ratio_plot(&bad).unwrap().svg);
+        assert!(texts.contains(&"ratio not drawable on a log axis".to_string()));
+        assert!(ratio_plot(&RunResults {
+            comparisons: vec![],
+            ..results
+        })
+        .is_none());
+    }
+
+    #[test]
+    fn the_time_plot_stacks_user_sys_and_off_cpu() {
+        let results = fixtures::results();
+        let plot = time_plot(&results).unwrap();
+        let texts = texts(&plot.svg);
+        for t in [
+            "user CPU",
+            "sys CPU",
+            "off CPU (waiting)",
+            "main loop ends",
+            "mean time per trial, ms",
+        ] {
+            assert!(texts.contains(&t.to_string()), "{t}: {texts:?}");
+        }
+        // Two measured cases: a user, a sys and an off-CPU segment each, plus the swatches.
+        assert_eq!(rects(&plot.svg, USER), 3);
+        assert_eq!(rects(&plot.svg, SYS), 3);
+        assert_eq!(rects(&plot.svg, OFF_CPU), 3);
+    }
+
+    #[test]
+    fn no_summaries_no_plots() {
+        let mut results = fixtures::results();
+        for c in &mut results.cases {
+            c.summary = None;
+        }
+        results.comparisons.clear();
+        assert!(plots(&results).is_empty());
+    }
+
+    #[test]
+    fn text_is_escaped_in_the_svg() {
+        let mut results = fixtures::results();
+        results.cases[0].label = "<read & \"friends\">".to_string();
+        let plot = throughput_plot(&results).unwrap();
+        assert!(plot.svg.contains("&lt;read &amp; "), "escaped");
+        assert!(!plot.svg.contains("<read"), "not raw");
+    }
+
+    #[test]
+    fn series_plots_take_published_values_beside_measured_ones() {
+        let measured = Series {
+            label: "measured (mmap / read)".to_string(),
+            points: vec![
+                (1.0, 1.3, Some((1.2, 1.4))),
+                (4.0, 1.1, Some((1.0, 1.2))),
+                (2.0, 1.2, None),
+            ],
+            style: SeriesStyle::Measured,
+        };
+        let published = Series {
+            label: "Sun 2002".to_string(),
+            points: vec![(1.0, 1.5, None), (2.0, 1.25, None), (4.0, 1.0, None)],
+            style: SeriesStyle::Published,
+        };
+        let plot = series_plot(
+            "sun2002",
+            "Ratio vs scale factor",
+            Axis::linear("scale factor"),
+            Axis::linear("mmap / read throughput"),
+            &[measured.clone(), published.clone()],
+        );
+        let texts = texts(&plot.svg);
+        for t in [
+            "Ratio vs scale factor",
+            "scale factor",
+            "mmap / read throughput",
+            "measured (mmap / read)",
+            "Sun 2002",
+        ] {
+            assert!(texts.contains(&t.to_string()), "{t}: {texts:?}");
+        }
+        assert!(plot.svg.contains("<polyline"), "lines are drawn");
+        assert!(!plot.caption.contains("could not be drawn"));
+
+        // Log-log, with points a log axis cannot show.
+        let mut sizes = measured;
+        sizes.points.push((0.0, 1.0, None));
+        sizes.points.push((8.0, f64::NAN, None));
+        let plot = series_plot(
+            "liege2018",
+            "Time vs file size",
+            Axis::log("file size, MiB"),
+            Axis::log("time, ms"),
+            &[sizes, published],
+        );
+        assert!(
+            plot.caption.contains("2 point(s) could not be drawn"),
+            "{}",
+            plot.caption
+        );
+        assert!(plot.png().unwrap().starts_with(b"\x89PNG"));
+    }
+
+    #[test]
+    fn writes_svg_and_png_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("plots");
+        let written = write_plots(&fixtures::results(), &out).unwrap();
+        let names: Vec<String> = written
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "throughput.svg",
+                "throughput.png",
+                "ratios.svg",
+                "ratios.png",
+                "time.svg",
+                "time.png"
+            ]
+        );
+        for path in &written {
+            let bytes = std::fs::read(path).unwrap();
+            if path.extension().unwrap() == "png" {
+                let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+                let info = decoder.read_info().unwrap();
+                assert_eq!(info.info().width, 800);
+            } else {
+                assert!(bytes.starts_with(b"<svg"));
+            }
+        }
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 6);
+    }
+}

@@ -1,0 +1,36 @@
+//! `faultline report`: a run's JSON export rendered as one HTML file, and
+//! optionally its plots as SVG and PNG files. Nothing is measured.
+use std::path::Path;
+use std::process::ExitCode;
+
+use faultline::error::Error;
+use faultline::report;
+
+use crate::cli::ReportArgs;
+
+/// Reads the results, writes the report (and the plots, into a directory
+/// created if missing, when asked), and prints each path written.
+pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    // A missing output directory is a usage error, found before any work.
+    let parent = match args.output.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    if !parent.is_dir() {
+        return Err(Error::Plan(format!(
+            "--output {}: the directory {} does not exist",
+            args.output.display(),
+            parent.display()
+        ))
+        .into());
+    }
+    let results = report::read_json(&args.results)?;
+    report::write_html(&results, &args.output)?;
+    println!("wrote {}", args.output.display());
+    if let Some(dir) = &args.plots {
+        for path in report::write_plots(&results, dir)? {
+            println!("wrote {}", path.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,229 @@
+//! `faultline report`: the HTML report of a real run, rendered in a real
+//! headless Chromium.
+//!
+//! The browser test fails, not skips, when Chromium is missing: `.ci/run`
+//! installs it.
+mod browser;
+mod common;
+
+use browser::{probe_of, with_probe, Chromium, PixelStats};
+use common::{faultline, Scratch};
+use serde_json::Value;
+
+/// A path component with every character an HTML report must escape.
+const HOSTILE_DIR: &str = "data <b>&amp;\"q\"'";
+/// A method label with markup and an external image, put into the results.
+const HOSTILE_LABEL: &str = "read <img src=\"http://example.invalid/x.png\"> & \"co\"";
+
+/// Runs a tiny experiment into a data directory whose name needs escaping,
+/// puts hostile text into its results, and returns the JSON path.
+fn hostile_results(scratch: &Scratch) -> std::path::PathBuf {
+    let data = scratch.path(HOSTILE_DIR);
+    let json = scratch.path("results.json");
+    let out = faultline()
+        .arg("run")
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["--size", "1M", "--runs", "2", "--export-json"])
+        .arg(&json)
+        .output()
+        .expect("faultline runs");
+    assert!(
+        out.status.success(),
+        "faultline run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut results: Value = common::read_json(&json);
+    results["cases"][0]["label"] = Value::from(HOSTILE_LABEL);
+    results["warnings"]
+        .as_array_mut()
+        .expect("warnings")
+        .push(Value::from("<script>document.title = 'pwned'</script>"));
+    std::fs::write(&json, serde_json::to_vec_pretty(&results).unwrap()).unwrap();
+    json
+}
+
+#[test]
+fn the_report_renders_in_a_headless_browser() {
+    let chromium = Chromium::find();
+    let scratch = Scratch::new();
+    let json = hostile_results(&scratch);
+    let html_path = scratch.path("report.html");
+    let plots_dir = scratch.path("plots");
+    let out = faultline()
+        .arg("report")
+        .arg(&json)
+        .arg("-o")
+        .arg(&html_path)
+        .arg("--plots")
+        .arg(&plots_dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "faultline report failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("report.html"), "{stdout}");
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    let results = common::read_json(&json);
+    let comparisons = results["comparisons"].as_array().unwrap().len();
+    let cases = results["cases"].as_array().unwrap().len();
+    assert_eq!((cases, comparisons), (8, 4), "the default plan");
+
+    // The plot files: an SVG and an 800 px wide PNG per plot.
+    for name in ["throughput", "ratios", "time"] {
+        let svg = std::fs::read_to_string(plots_dir.join(format!("{name}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg"), "{name}.svg");
+        let (png, _) = PixelStats::of(&plots_dir.join(format!("{name}.png")), &[]);
+        assert_eq!(png.width, 800, "{name}.png");
+        assert!(
+            png.variance > 100.0 && png.inked > 0.02,
+            "{name}.png is drawn"
+        );
+    }
+
+    // (a) The report as written loads with nothing on the console: its
+    // strict CSP would log any attempt to load or run anything.
+    let shot = scratch.path("shot.png");
+    let run = chromium.screenshot(&html_path, &shot, (1000, 2000));
+    assert!(
+        run.console_messages().is_empty(),
+        "console messages:\n{}",
+        run.console_messages().join("\n")
+    );
+
+    // (c) The screenshot is a page, not a blank: text and the plots' colours.
+    let blue = [0, 114, 178]; // the first method's bars
+    let green = [0, 158, 115]; // faster verdicts
+    let (stats, counts) = PixelStats::of(&shot, &[blue, green]);
+    assert_eq!((stats.width, stats.height), (1000, 2000));
+    assert!(
+        stats.variance > 200.0,
+        "luminance variance {}",
+        stats.variance
+    );
+    assert!(stats.inked > 0.03, "inked fraction {}", stats.inked);
+    assert!(counts[0] > 500, "{} pixels of the bars' blue", counts[0]);
+
+    // (b) With a probe added, the DOM after load: every plot drawn with a
+    // real size, nothing fetched, no error, the hostile text inert.
+    let probed = scratch.path("probed.html");
+    std::fs::write(&probed, with_probe(&html)).unwrap();
+    let run = chromium.dump_dom(&probed, (1000, 2000));
+    assert!(
+        run.console_messages().is_empty(),
+        "console messages:\n{}",
+        run.console_messages().join("\n")
+    );
+    let probe = probe_of(&run.stdout);
+    let plots = probe["plots"].as_array().unwrap();
+    let ids: Vec<&str> = plots.iter().map(|p| p["id"].as_str().unwrap()).collect();
+    assert_eq!(
+        ids,
+        ["plot-throughput", "plot-ratios", "plot-time"],
+        "{probe}"
+    );
+    for plot in plots {
+        let (w, h) = (
+            plot["width"].as_f64().unwrap(),
+            plot["height"].as_f64().unwrap(),
+        );
+        assert!((700.0..=900.0).contains(&w) && h >= 150.0, "{plot}");
+        assert!(plot["texts"].as_u64().unwrap() >= 10, "{plot}");
+        assert!(plot["shapes"].as_u64().unwrap() >= 10, "{plot}");
+    }
+    assert_eq!(probe["resources"], Value::Array(vec![]), "nothing fetched");
+    assert_eq!(probe["errors"], Value::Array(vec![]));
+    assert_eq!(probe["violations"], Value::Array(vec![]));
+    assert_eq!(
+        probe["title"], "faultline results",
+        "no injected script ran"
+    );
+    assert_eq!(probe["images"], 0, "no injected image");
+    assert_eq!(probe["scripts"], 2, "only the probe's scripts");
+    assert_eq!(probe["verdicts"].as_u64().unwrap() as usize, comparisons);
+    assert_eq!(probe["case_rows"].as_u64().unwrap() as usize, cases);
+    let sections: Vec<&str> = probe["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    for id in [
+        "verdicts",
+        "plots",
+        "results",
+        "warnings",
+        "settings",
+        "environment",
+    ] {
+        assert!(sections.contains(&id), "{id}: {sections:?}");
+    }
+    let dom = &run.stdout;
+    assert!(dom.contains("read &lt;img src=\"http://example.invalid/x.png\"&gt; &amp; \"co\""));
+    assert!(
+        dom.contains("data &lt;b&gt;&amp;amp;\"q\"'"),
+        "the data directory, as text"
+    );
+    assert!(dom.contains("&lt;script&gt;document.title = 'pwned'&lt;/script&gt;"));
+
+    // In a narrow window (headless Chromium's narrowest is 500 px) the
+    // plots shrink to fit and the page does not scroll sideways.
+    let run = chromium.dump_dom(&probed, (500, 900));
+    let probe = probe_of(&run.stdout);
+    let viewport = probe["viewport_width"].as_f64().unwrap();
+    assert!(viewport <= 500.0, "{probe}");
+    assert!(
+        probe["scroll_width"].as_f64().unwrap() <= viewport,
+        "{probe}"
+    );
+    for plot in probe["plots"].as_array().unwrap() {
+        let w = plot["width"].as_f64().unwrap();
+        assert!(w > 200.0 && w < viewport, "{plot}");
+    }
+}
+
+#[test]
+fn report_errors_are_one_line_with_the_right_exit_code() {
+    let scratch = Scratch::new();
+    // A missing results file is a runtime failure naming it.
+    let out = faultline()
+        .args(["report", "/nonexistent/results.json", "-o"])
+        .arg(scratch.path("r.html"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("error: open /nonexistent/results.json") && err.lines().count() == 1,
+        "{err}"
+    );
+    // Something that is not a JSON export.
+    let bad = scratch.path("bad.json");
+    std::fs::write(&bad, "{\"cases\": [").unwrap();
+    let out = faultline()
+        .arg("report")
+        .arg(&bad)
+        .arg("-o")
+        .arg(scratch.path("r.html"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: parse "));
+    // Usage: no output, or an output directory that does not exist.
+    let out = faultline().arg("report").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = faultline()
+        .arg("report")
+        .arg(&bad)
+        .arg("-o")
+        .arg(scratch.path("missing/r.html"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!scratch.path("r.html").exists());
+}
