@@ -59,7 +59,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         block_size: case.block_size,
     };
     let order = BlockOrder::new(case.pattern, layout, case.seed)?;
-    let mut workload = case.workload.build(page_size());
+    let mut workload = case.workload.build(page_size(), None);
     let device_stat = device::stat_path(&file);
     let mut method = case.method.build(file, layout, case.mmap_options());
 
