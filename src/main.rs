@@ -15,9 +15,11 @@ use faultline::cache::{CacheState, WarmBy};
 use faultline::dataset::{self, Dataset};
 use faultline::error::Error;
 use faultline::measure::environment;
+use faultline::plan::Plan;
 use faultline::report::{self, Exports};
 use faultline::results::{RunResults, Settings};
 use faultline::runner::{self, RunnerOptions};
+use faultline::scratch::{Needs, Scratch};
 
 /// Exit code for bad usage or bad input.
 const EXIT_USAGE: u8 = 2;
@@ -101,12 +103,41 @@ fn print_env(
 
 fn clean(dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
     let dir = data_dir(dir);
-    let removed = dataset::clean(&dir)?;
+    let mut removed = dataset::clean(&dir)?;
+    removed.extend(dataset::clean(&dir.join(faultline::scratch::SUBDIR))?);
     for path in &removed {
         println!("removed {}", path.display());
     }
     println!("{} file(s) removed from {}", removed.len(), dir.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The scratch directory for the plan's write cases, checked (and `--dir`
+/// validated) before anything runs; `None` when no case writes.
+fn prepare_scratch(
+    args: &RunArgs,
+    plan: &Plan,
+    data_dir: &std::path::Path,
+) -> anyhow::Result<Option<Arc<Scratch>>> {
+    if !plan.cases.iter().any(|c| c.method.writes()) {
+        return Ok(None);
+    }
+    let needs = Needs::of(&plan.cases);
+    let scratch = Scratch::create(args.dir.as_deref(), data_dir, args.keep, needs)?;
+    Ok(Some(Arc::new(scratch)))
+}
+
+/// Removes the scratch files (a failure is a warning), or says where `--keep` kept them.
+fn finish_scratch(scratch: Option<&Scratch>) {
+    let Some(scratch) = scratch else { return };
+    if scratch.keep() {
+        eprintln!(
+            "kept the written files in {} (--keep)",
+            scratch.dir().display()
+        );
+    } else if let Err(e) = scratch.cleanup() {
+        eprintln!("warning: could not remove the scratch files: {e}");
+    }
 }
 
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -129,6 +160,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
+    let scratch = prepare_scratch(&args, &plan, &dir)?;
     let mut files: BTreeMap<u64, Dataset> = BTreeMap::new();
     match user_file {
         Some(d) => {
@@ -136,6 +168,13 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         }
         None => {
             for size in sizes {
+                if !plan
+                    .cases
+                    .iter()
+                    .any(|c| c.file_size == size && !c.method.writes())
+                {
+                    continue; // only write methods use this size: nothing to read
+                }
                 let d = dataset::ensure_generated(&dir, size, args.seed, |p| {
                     eprintln!(
                         "generating {} ({}) ...",
@@ -148,10 +187,15 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let first = files.values().next().expect("at least one file");
+    let (measured, generated) = match (files.values().next(), &scratch) {
+        (Some(first), _) => (first.path.clone(), first.generated()),
+        (None, Some(s)) => (s.dir().to_path_buf(), true),
+        (None, None) => anyhow::bail!("nothing to measure"),
+    };
     let settings = Settings {
-        file: first.path.clone(),
-        generated: first.generated(),
+        file: measured.clone(),
+        generated,
+        scratch_dir: scratch.as_ref().map(|s| s.dir().to_path_buf()),
         runs: plan.runs,
         warmup: plan.warmup,
         order: plan.order,
@@ -167,7 +211,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         warnings.push(w);
         drop_caches = false;
     }
-    let environment = environment::capture(Some(&first.path));
+    let environment = environment::capture(Some(&measured));
     if let Some(n @ 1..) = environment.damon_kdamonds_running {
         let w = format!(
             "{n} DAMON kdamond(s) running: idle page-cache pages may be reclaimed between and during trials; \
@@ -198,6 +242,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
         drop_caches,
         trial_timeout: args.trial_timeout.map(Duration::from_secs_f64),
         stop: Arc::clone(&stop),
+        scratch: scratch.clone(),
     };
     let trials = plan.cases.len() as u64 * u64::from(plan.runs + plan.warmup);
     let progress = indicatif::ProgressBar::with_draw_target(
@@ -241,6 +286,7 @@ fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
     for line in report::failure_lines(&results) {
         eprintln!("failed: {line}");
     }
+    finish_scratch(scratch.as_deref());
     if stop.load(Ordering::SeqCst) {
         eprintln!(
             "interrupted: the exports hold the {} finished trials",

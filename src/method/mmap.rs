@@ -104,6 +104,7 @@ macro_rules! kebab_display {
         }
     )*};
 }
+pub(super) use kebab_display;
 kebab_display!(Populate, Advice, Share);
 
 /// The options of the mapping methods.

@@ -19,7 +19,7 @@ pub mod table;
 pub mod verdict;
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 
 pub use self::csv::write_csv;
 pub use json::{read_json, write_json};
