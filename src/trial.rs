@@ -144,8 +144,13 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let t1 = Instant::now();
     let counts = method.run(&order, workload.as_mut())?;
     let t2 = Instant::now();
-    method.sync()?;
-    let t3 = Instant::now();
+    // Only a case that syncs reads the sync clock, so sync_ns is 0 otherwise.
+    let t3 = if case.write_options().sync == crate::method::SyncPolicy::End {
+        method.sync()?;
+        Instant::now()
+    } else {
+        t2
+    };
     method.teardown()?;
     let t4 = Instant::now();
     let ru_after = rusage::snapshot();

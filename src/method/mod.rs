@@ -69,9 +69,10 @@ pub trait Method {
     fn setup(&mut self) -> Result<()>;
     /// The main loop: deliver every block of `order` to `workload`.
     fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts>;
-    /// Makes what the main loop wrote durable when the sync policy is `end`
-    /// (fsync or fdatasync; msync of the whole mapping for `mmap-write`).
-    /// Timed apart from the main loop. Read methods have nothing to sync.
+    /// Makes what the main loop wrote durable (fsync or fdatasync; msync of
+    /// the whole mapping for `mmap-write`). The trial calls it after the main
+    /// loop, on its own clock, when the case's sync policy is `end`. Read
+    /// methods have nothing to sync.
     fn sync(&mut self) -> Result<()> {
         Ok(())
     }

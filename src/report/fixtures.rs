@@ -62,6 +62,7 @@ pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> 
         loop_ns: summary(4.9e8, 1.0e7, Some((4.8e8, 5.0e8))),
         setup_ns: summary(2.5e5, 1.0e4, Some((2.4e5, 2.6e5))),
         teardown_ns: summary(1.0e5, 1.0e4, Some((0.9e5, 1.1e5))),
+        sync_ns: Some(summary(0.0, 0.0, Some((0.0, 0.0)))),
         throughput_bps: summary(2.0e9, 5.0e7, Some((1.9e9, 2.1e9))),
         user_ns: summary(3.0e8, 1.0e7, Some((2.9e8, 3.1e8))),
         sys_ns: summary(1.5e8, 1.0e7, Some((1.4e8, 1.6e8))),
