@@ -103,7 +103,7 @@ pub fn check_written(path: &Path, case: &Case, checksum: u64) -> Result<()> {
         if found[..n] != expected[..n] {
             let i = (0..n).find(|&i| found[i] != expected[i]).unwrap_or(0);
             return Err(fail(format!(
-                "byte {} of {} is {:#04x}, but {:#04x} was written ({})",
+                "byte {} of {} is {:#04x}, not the {:#04x} the fill writes there ({})",
                 offset + i as u64,
                 path.display(),
                 found[i],
