@@ -413,3 +413,122 @@ fn dedup(mut v: Vec<u64>) -> Vec<u64> {
     v.retain(|x| seen.insert(*x));
     v
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(flags: &[&str]) -> RunArgs {
+        let mut argv = vec!["faultline", "run"];
+        argv.extend_from_slice(flags);
+        match Cli::try_parse_from(argv).expect("valid flags").command {
+            Command::Run(args) => *args,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn read_and_write_methods_get_their_own_workloads_and_options() {
+        let plan = args(&[
+            "--method",
+            "read,write,mmap-write",
+            "--pattern",
+            "seq",
+            "--block",
+            "4k",
+            "--cache",
+            "warm,cold",
+            "--sync",
+            "none,end",
+            "--size-with",
+            "truncate,fallocate",
+        ])
+        .plan(&[1 << 20])
+        .unwrap();
+        let labels: Vec<String> = plan
+            .cases
+            .iter()
+            .map(|c| format!("{} {}", c.method_label(), c.group_label()))
+            .collect();
+        assert_eq!(
+            labels,
+            vec![
+                "read seq 4 KiB sum, warm",
+                "read seq 4 KiB sum, cold",
+                "write seq 4 KiB fill pattern, fresh file",
+                "write(sync=end) seq 4 KiB fill pattern, fresh file",
+                "mmap-write seq 4 KiB fill pattern, fresh file",
+                "mmap-write(size-with=fallocate) seq 4 KiB fill pattern, fresh file",
+                "mmap-write(sync=end) seq 4 KiB fill pattern, fresh file",
+                "mmap-write(sync=end,size-with=fallocate) seq 4 KiB fill pattern, fresh file",
+            ],
+            "a fresh file has no cache state: warm and cold collapse into as-is"
+        );
+        let read = &plan.cases[0];
+        assert_eq!((read.sync, read.target, read.fill), (None, None, None));
+        let write = &plan.cases[3];
+        assert_eq!(write.sync_call, Some(SyncCall::Fsync));
+        assert_eq!(write.size_with, None);
+        assert_eq!(plan.cases[6].sync_call, None, "mmap-write always msyncs");
+        assert_eq!(plan.groups().len(), 3);
+    }
+
+    #[test]
+    fn overwrite_targets_keep_the_cache_states_and_need_no_sizing() {
+        let plan = args(&[
+            "--method",
+            "pwrite,mmap-write",
+            "--block",
+            "4k",
+            "--target",
+            "overwrite",
+            "--cache",
+            "warm,cold",
+            "--size-with",
+            "truncate,fallocate",
+            "--fill",
+            "zero,pattern",
+        ])
+        .plan(&[1 << 20])
+        .unwrap();
+        // 2 fills x 2 cache states x 2 methods, with no sizing variants.
+        assert_eq!(plan.cases.len(), 8);
+        assert!(plan.cases.iter().all(|c| c.size_with.is_none()));
+        assert_eq!(
+            plan.cases[0].group_label(),
+            "seq 4 KiB fill zero, overwrite, warm"
+        );
+    }
+
+    #[test]
+    fn incompatible_combinations_are_refused() {
+        let refused = |flags: &[&str], needle: &str| {
+            let err = args(flags).plan(&[1 << 20]).unwrap_err().to_string();
+            assert!(err.contains(needle), "{flags:?}: {err}");
+        };
+        refused(
+            &["--method", "write", "--workload", "sum"],
+            "need --workload fill",
+        );
+        refused(
+            &["--method", "read,write", "--workload", "fill"],
+            "read methods (read) need a read workload",
+        );
+        refused(
+            &["--method", "read", "--workload", "sum,fill"],
+            "--workload fill needs a write method",
+        );
+        refused(
+            &["--method", "write", "--workload", "fill,md5"],
+            "--workload md5 needs a read method",
+        );
+        refused(
+            &["--method", "pwrite", "--pattern", "random-replace"],
+            "seq or random",
+        );
+        refused(
+            &["--method", "mmap-write", "--file", "/etc/hostname"],
+            "--file is for read methods",
+        );
+    }
+}
