@@ -217,7 +217,7 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
         let sync_gap = sync_mean(slower.summary) - sync_mean(faster.summary);
         if time_gap > 0.0 && sync_gap >= SETUP_SHARE * time_gap {
             return Some(format!(
-                "sync dominates ({} ms of {} ms difference)",
+                "sync dominates ({} ms more sync; {} ms slower in all)",
                 num(sync_gap / 1e6, 2),
                 num(time_gap / 1e6, 2)
             ));
@@ -404,7 +404,7 @@ mod tests {
                 side("mmap-write(sync=end)", &slow),
                 Metric::Total
             ),
-            Some("sync dominates (8.00 ms of 10.00 ms difference)".to_string())
+            Some("sync dominates (8.00 ms more sync; 10.00 ms slower in all)".to_string())
         );
         assert_eq!(
             explain(
