@@ -5,11 +5,12 @@ use clap::{Args, Parser, Subcommand};
 
 use faultline::cache::{CacheState, WarmBy};
 use faultline::error::Error;
-use faultline::method::{Advice, MethodKind, Populate, Share};
+use faultline::method::{Advice, MethodKind, Populate, Share, SizeWith, SyncCall, SyncPolicy};
 use faultline::pattern::Pattern;
 use faultline::plan::{Case, Metric, OrderPolicy, Plan};
+use faultline::scratch::Target;
 use faultline::size::clap_size;
-use faultline::workload::WorkloadKind;
+use faultline::workload::{FillContent, WorkloadKind};
 
 /// Largest block a trial may use.
 pub const MAX_BLOCK: u64 = 64 << 20;
@@ -81,12 +82,34 @@ pub struct RunArgs {
     /// Sizes of generated test files.
     #[arg(long, value_delimiter = ',', value_parser = clap_size, conflicts_with = "file", allow_negative_numbers = true)]
     pub size: Vec<u64>,
-    /// Measure this file instead of a generated one (it is only ever read).
+    /// Measure this file instead of a generated one (it is only ever read; not with write methods).
     #[arg(long)]
     pub file: Option<PathBuf>,
-    /// What is done with each block.
-    #[arg(long, value_delimiter = ',', value_enum, default_values_t = [WorkloadKind::Sum])]
+    /// What is done with each block [default: sum for read methods, fill for write methods].
+    #[arg(long, value_delimiter = ',', value_enum)]
     pub workload: Vec<WorkloadKind>,
+    /// What write methods write: zeros, or a position-dependent pattern.
+    #[arg(long, value_delimiter = ',', value_enum, default_values_t = [FillContent::Pattern])]
+    pub fill: Vec<FillContent>,
+    /// When write methods sync: never, once after the loop, or after every block.
+    #[arg(long, value_delimiter = ',', value_enum, default_values_t = [SyncPolicy::None])]
+    pub sync: Vec<SyncPolicy>,
+    /// The call write and pwrite sync with (mmap-write always uses msync(MS_SYNC)).
+    #[arg(long, value_delimiter = ',', value_enum, default_values_t = [SyncCall::Fsync])]
+    pub sync_call: Vec<SyncCall>,
+    /// What write methods write into: a new file, or an existing preallocated one written over.
+    #[arg(long, value_delimiter = ',', value_enum, default_values_t = [Target::Fresh])]
+    pub target: Vec<Target>,
+    /// How mmap-write sizes a fresh file before mapping it: ftruncate (sparse) or fallocate.
+    #[arg(long, value_delimiter = ',', value_enum, default_values_t = [SizeWith::Truncate])]
+    pub size_with: Vec<SizeWith>,
+    /// Where write methods write: faultline creates a private directory of its own inside PATH
+    /// [default: scratch/ in the data directory].
+    #[arg(long, value_name = "PATH")]
+    pub dir: Option<PathBuf>,
+    /// Keep the files write methods wrote (the last one of each case) instead of removing them.
+    #[arg(long)]
+    pub keep: bool,
     /// Page-cache state before each trial.
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [CacheState::Warm, CacheState::Cold])]
     pub cache: Vec<CacheState>,
@@ -192,8 +215,85 @@ impl RunArgs {
         }
     }
 
+    /// The workloads: as given, or sum for read methods and fill for write methods.
+    fn workloads(&self) -> Vec<WorkloadKind> {
+        if !self.workload.is_empty() {
+            return self.workload.clone();
+        }
+        let mut out = Vec::new();
+        if self.method.iter().any(|m| !m.writes()) {
+            out.push(WorkloadKind::Sum);
+        }
+        if self.method.iter().any(|m| m.writes()) {
+            out.push(WorkloadKind::Fill);
+        }
+        out
+    }
+
+    /// Refuses method, workload, pattern and file combinations that cannot run.
+    fn check_combinations(&self) -> Result<(), Error> {
+        let names = |ms: Vec<String>| ms.join(", ");
+        let writers: Vec<String> = self
+            .method
+            .iter()
+            .filter(|m| m.writes())
+            .map(|m| m.to_string())
+            .collect();
+        let readers: Vec<String> = self
+            .method
+            .iter()
+            .filter(|m| !m.writes())
+            .map(|m| m.to_string())
+            .collect();
+        if self.file.is_some() && !writers.is_empty() {
+            return Err(Error::Plan(format!(
+                "write methods only write files faultline creates; --file is for read methods \
+                 (drop --file to run {}, and use --dir to choose where it writes)",
+                names(writers)
+            )));
+        }
+        let workloads = self.workloads();
+        let (write_loads, read_loads): (Vec<WorkloadKind>, Vec<WorkloadKind>) =
+            workloads.iter().partition(|w| w.writes());
+        if !writers.is_empty() && write_loads.is_empty() {
+            return Err(Error::Plan(format!(
+                "write methods ({}) need --workload fill ({} only reads; --fill zero,pattern chooses what is written)",
+                names(writers),
+                names(read_loads.iter().map(|w| w.to_string()).collect())
+            )));
+        }
+        if !readers.is_empty() && read_loads.is_empty() {
+            return Err(Error::Plan(format!(
+                "--workload fill is for write methods; read methods ({}) need a read workload such as sum",
+                names(readers)
+            )));
+        }
+        if writers.is_empty() && !write_loads.is_empty() {
+            return Err(Error::Plan(
+                "--workload fill needs a write method (--method write, pwrite or mmap-write)"
+                    .into(),
+            ));
+        }
+        if readers.is_empty() && !read_loads.is_empty() {
+            return Err(Error::Plan(format!(
+                "--workload {} needs a read method; write methods take --workload fill",
+                names(read_loads.iter().map(|w| w.to_string()).collect())
+            )));
+        }
+        if !writers.is_empty() && self.pattern.contains(&Pattern::RandomReplace) {
+            return Err(Error::Plan(
+                "--pattern random-replace writes some blocks twice and others never, so the written \
+                 file could not be checked; write methods take seq or random (every block once)"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Expands the flags into a plan over files of the given sizes.
     pub fn plan(&self, file_sizes: &[u64]) -> Result<Plan, Error> {
+        self.check_combinations()?;
+        let workloads = self.workloads();
         let mut cases = Vec::new();
         for &file_size in file_sizes {
             for (pattern, block_size) in self.pattern_blocks() {
@@ -213,24 +313,55 @@ impl RunArgs {
                         file_size
                     )));
                 }
-                for &workload in &self.workload {
-                    for &cache in &self.cache {
-                        for &warm_by in &self.warm_by {
-                            for &method in &self.method {
-                                for mmap in self.mmap_variants(method) {
-                                    cases.push(Case {
-                                        method,
-                                        pattern,
-                                        block_size,
-                                        file_size,
-                                        workload,
-                                        cache,
-                                        warm_by,
-                                        populate: mmap.map(|m| m.0),
-                                        advice: mmap.map(|m| m.1),
-                                        share: mmap.map(|m| m.2),
-                                        seed: self.seed,
-                                    });
+                for &workload in &workloads {
+                    let writes = workload.writes();
+                    let fills: Vec<Option<FillContent>> = if writes {
+                        self.fill.iter().copied().map(Some).collect()
+                    } else {
+                        vec![None]
+                    };
+                    let targets: Vec<Option<Target>> = if writes {
+                        self.target.iter().copied().map(Some).collect()
+                    } else {
+                        vec![None]
+                    };
+                    for &fill in &fills {
+                        for &target in &targets {
+                            for &cache in &self.cache {
+                                for &warm_by in &self.warm_by {
+                                    // A fresh file has nothing to cache.
+                                    let (cache, warm_by) = if target == Some(Target::Fresh) {
+                                        (CacheState::AsIs, WarmBy::default())
+                                    } else {
+                                        (cache, warm_by)
+                                    };
+                                    for &method in &self.method {
+                                        if method.writes() != writes {
+                                            continue;
+                                        }
+                                        for mmap in self.mmap_variants(method) {
+                                            for write in self.write_variants(method, target) {
+                                                cases.push(Case {
+                                                    method,
+                                                    pattern,
+                                                    block_size,
+                                                    file_size,
+                                                    workload,
+                                                    cache,
+                                                    warm_by,
+                                                    populate: mmap.map(|m| m.0),
+                                                    advice: mmap.map(|m| m.1),
+                                                    share: mmap.map(|m| m.2),
+                                                    sync: write.map(|w| w.0),
+                                                    sync_call: write.and_then(|w| w.1),
+                                                    target,
+                                                    size_with: write.and_then(|w| w.2),
+                                                    fill,
+                                                    seed: self.seed,
+                                                });
+                                            }
+                                        }
+                                    }
                                 }
                             }
                         }
@@ -259,6 +390,43 @@ impl RunArgs {
             for &a in &self.advice {
                 for &s in &self.share {
                     out.push(Some((p, a, s)));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One combination of the write options: sync policy, sync call (write and
+/// pwrite with a sync), and sizing (mmap-write on a fresh file).
+type WriteVariant = (SyncPolicy, Option<SyncCall>, Option<SizeWith>);
+
+impl RunArgs {
+    fn write_variants(
+        &self,
+        method: MethodKind,
+        target: Option<Target>,
+    ) -> Vec<Option<WriteVariant>> {
+        if !method.writes() {
+            return vec![None];
+        }
+        let mut out = Vec::new();
+        for &sync in &self.sync {
+            let calls: Vec<Option<SyncCall>> =
+                if method.sync_call_applies() && sync != SyncPolicy::None {
+                    self.sync_call.iter().copied().map(Some).collect()
+                } else {
+                    vec![None]
+                };
+            let sizes: Vec<Option<SizeWith>> =
+                if method == MethodKind::MmapWrite && target == Some(Target::Fresh) {
+                    self.size_with.iter().copied().map(Some).collect()
+                } else {
+                    vec![None]
+                };
+            for &call in &calls {
+                for &size in &sizes {
+                    out.push(Some((sync, call, size)));
                 }
             }
         }
@@ -333,5 +501,119 @@ mod tests {
                 let _ = args.plan(&[size.max(1)]);
             }
         }
+    }
+
+    fn args(flags: &[&str]) -> RunArgs {
+        let mut argv = vec!["faultline", "run"];
+        argv.extend_from_slice(flags);
+        match Cli::try_parse_from(argv).expect("valid flags").command {
+            Command::Run(args) => *args,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn read_and_write_methods_get_their_own_workloads_and_options() {
+        let plan = args(&[
+            "--method",
+            "read,write,mmap-write",
+            "--pattern",
+            "seq",
+            "--block",
+            "4k",
+            "--cache",
+            "warm,cold",
+            "--sync",
+            "none,end",
+            "--size-with",
+            "truncate,fallocate",
+        ])
+        .plan(&[1 << 20])
+        .unwrap();
+        let labels: Vec<String> = plan
+            .cases
+            .iter()
+            .map(|c| format!("{} {}", c.method_label(), c.group_label()))
+            .collect();
+        assert_eq!(
+            labels,
+            vec![
+                "read seq 4 KiB sum, warm",
+                "read seq 4 KiB sum, cold",
+                "write seq 4 KiB fill pattern, fresh file",
+                "write(sync=end) seq 4 KiB fill pattern, fresh file",
+                "mmap-write seq 4 KiB fill pattern, fresh file",
+                "mmap-write(size-with=fallocate) seq 4 KiB fill pattern, fresh file",
+                "mmap-write(sync=end) seq 4 KiB fill pattern, fresh file",
+                "mmap-write(sync=end,size-with=fallocate) seq 4 KiB fill pattern, fresh file",
+            ],
+            "a fresh file has no cache state: warm and cold collapse into as-is"
+        );
+        let read = &plan.cases[0];
+        assert_eq!((read.sync, read.target, read.fill), (None, None, None));
+        let write = &plan.cases[3];
+        assert_eq!(write.sync_call, Some(SyncCall::Fsync));
+        assert_eq!(write.size_with, None);
+        assert_eq!(plan.cases[6].sync_call, None, "mmap-write always msyncs");
+        assert_eq!(plan.groups().len(), 3);
+    }
+
+    #[test]
+    fn overwrite_targets_keep_the_cache_states_and_need_no_sizing() {
+        let plan = args(&[
+            "--method",
+            "pwrite,mmap-write",
+            "--block",
+            "4k",
+            "--target",
+            "overwrite",
+            "--cache",
+            "warm,cold",
+            "--size-with",
+            "truncate,fallocate",
+            "--fill",
+            "zero,pattern",
+        ])
+        .plan(&[1 << 20])
+        .unwrap();
+        // 2 fills x 2 cache states x 2 methods, with no sizing variants.
+        assert_eq!(plan.cases.len(), 8);
+        assert!(plan.cases.iter().all(|c| c.size_with.is_none()));
+        assert_eq!(
+            plan.cases[0].group_label(),
+            "seq 4 KiB fill zero, overwrite, warm"
+        );
+    }
+
+    #[test]
+    fn incompatible_combinations_are_refused() {
+        let refused = |flags: &[&str], needle: &str| {
+            let err = args(flags).plan(&[1 << 20]).unwrap_err().to_string();
+            assert!(err.contains(needle), "{flags:?}: {err}");
+        };
+        refused(
+            &["--method", "write", "--workload", "sum"],
+            "need --workload fill",
+        );
+        refused(
+            &["--method", "read,write", "--workload", "fill"],
+            "read methods (read) need a read workload",
+        );
+        refused(
+            &["--method", "read", "--workload", "sum,fill"],
+            "--workload fill needs a write method",
+        );
+        refused(
+            &["--method", "write", "--workload", "fill,md5"],
+            "--workload md5 needs a read method",
+        );
+        refused(
+            &["--method", "pwrite", "--pattern", "random-replace"],
+            "seq or random",
+        );
+        refused(
+            &["--method", "mmap-write", "--file", "/etc/hostname"],
+            "--file is for read methods",
+        );
     }
 }

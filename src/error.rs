@@ -51,6 +51,21 @@ pub enum Error {
     /// A trial child could not be run or did not answer properly.
     #[error("{0}")]
     Trial(String),
+    /// The run stopped early, for the reason given (e.g. a trial found the disk full).
+    #[error("{0}")]
+    Stopped(String),
+    /// A write found no room: the file system is full, or the file reached the
+    /// size limit (RLIMIT_FSIZE) or a quota.
+    #[error("disk full ({0})")]
+    DiskFull(String),
+    /// A written file, read back after its trial, is not what was written.
+    #[error("read-back after {method}: {detail}")]
+    ReadBack {
+        /// The method that wrote it.
+        method: String,
+        /// What differs, and where.
+        detail: String,
+    },
 }
 
 impl Error {

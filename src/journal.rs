@@ -39,6 +39,12 @@ pub struct Header {
     /// Markdown export.
     #[serde(default)]
     pub export_markdown: Option<PathBuf>,
+    /// `--dir`: where write trials' scratch directory was made.
+    #[serde(default)]
+    pub scratch_parent: Option<PathBuf>,
+    /// `--keep`: keep the written files.
+    #[serde(default)]
+    pub keep: bool,
 }
 
 /// A file a journalled run measures.
@@ -238,26 +244,16 @@ pub fn read_from(mut reader: impl BufRead, path: &Path) -> Result<Replay> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::{CacheState, WarmBy};
     use crate::method::MethodKind;
-    use crate::pattern::Pattern;
-    use crate::plan::{Case, Metric, OrderPolicy};
+    use crate::plan::{Metric, OrderPolicy};
     use crate::sample::ChildReport;
-    use crate::workload::WorkloadKind;
 
     pub(crate) fn header() -> Header {
-        let case = Case {
-            method: MethodKind::Read,
-            pattern: Pattern::Seq,
-            block_size: 4096,
-            file_size: 8192,
-            workload: WorkloadKind::Sum,
-            cache: CacheState::Warm,
-            warm_by: WarmBy::Seq,
-            populate: None,
-            advice: None,
-            share: None,
-            seed: 1,
+        let case = {
+            let mut case = crate::report::fixtures::case(MethodKind::Read);
+            case.block_size = 4096;
+            case.file_size = 8192;
+            case
         };
         Header {
             faultline_journal: FORMAT,
@@ -279,6 +275,8 @@ mod tests {
             export_json: None,
             export_csv: None,
             export_markdown: None,
+            scratch_parent: None,
+            keep: false,
         }
     }
 

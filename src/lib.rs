@@ -3,6 +3,7 @@
 //!
 //! Data flow (see the README):
 //! `cli` flags --> [`plan::Plan`] (a list of [`plan::Case`]s) --> [`dataset`]
+//! (and, for write methods, [`scratch`])
 //! --> [`runner`] (cache state, one child process per trial, [`sample::Sample`]s)
 //! --> [`stats`] (summaries, paired comparisons; no I/O)
 //! --> [`report`] (table, JSON, CSV, Markdown; no measuring).
@@ -33,6 +34,7 @@ pub mod report;
 pub mod results;
 pub mod runner;
 pub mod sample;
+pub mod scratch;
 pub mod size;
 pub mod stats;
 pub mod trial;

@@ -17,9 +17,11 @@ use faultline::dataset::{self, Dataset};
 use faultline::error::Error;
 use faultline::journal::{self, Journal};
 use faultline::measure::environment;
+use faultline::plan::Plan;
 use faultline::report::{self, Exports};
 use faultline::results::{RunResults, Settings};
 use faultline::runner::{self, RunnerOptions};
+use faultline::scratch::{Needs, Scratch};
 
 /// Exit code for bad usage or bad input.
 const EXIT_USAGE: u8 = 2;
@@ -125,7 +127,8 @@ fn print_env(
 
 fn clean(dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
     let dir = data_dir(dir);
-    let removed = dataset::clean(&dir)?;
+    let mut removed = dataset::clean(&dir)?;
+    removed.extend(dataset::clean(&dir.join(faultline::scratch::SUBDIR))?);
     for path in &removed {
         println!("removed {}", path.display());
     }
@@ -142,6 +145,36 @@ struct Setup {
     journal: Journal,
     resume: runner::Resume,
     exports: Exports,
+    scratch: Option<Arc<Scratch>>,
+}
+
+/// The scratch directory for the plan's write cases, checked (and `--dir`
+/// validated) before anything runs; `None` when no case writes.
+fn prepare_scratch(
+    dir: Option<&std::path::Path>,
+    keep: bool,
+    plan: &Plan,
+    data_dir: &std::path::Path,
+) -> anyhow::Result<Option<Arc<Scratch>>> {
+    if !plan.cases.iter().any(|c| c.method.writes()) {
+        return Ok(None);
+    }
+    let needs = Needs::of(&plan.cases);
+    let scratch = Scratch::create(dir, data_dir, keep, needs)?;
+    Ok(Some(Arc::new(scratch)))
+}
+
+/// Removes the scratch files (a failure is a warning), or says where `--keep` kept them.
+fn finish_scratch(scratch: Option<&Scratch>) {
+    let Some(scratch) = scratch else { return };
+    if scratch.keep() {
+        eprintln!(
+            "kept the written files in {} (--keep)",
+            scratch.dir().display()
+        );
+    } else if let Err(e) = scratch.cleanup() {
+        eprintln!("warning: could not remove the scratch files: {e}");
+    }
 }
 
 fn run(args: RunArgs) -> anyhow::Result<ExitCode> {
@@ -236,6 +269,7 @@ fn setup_fresh(args: &RunArgs) -> anyhow::Result<Setup> {
         ))
         .into());
     }
+    let scratch = prepare_scratch(args.dir.as_deref(), args.keep, &plan, &dir)?;
     let mut files: BTreeMap<u64, Dataset> = BTreeMap::new();
     match user_file {
         Some(d) => {
@@ -243,7 +277,13 @@ fn setup_fresh(args: &RunArgs) -> anyhow::Result<Setup> {
         }
         None => {
             for size in sizes {
-                files.insert(size, generated(&dir, size, args.seed)?);
+                let read = plan
+                    .cases
+                    .iter()
+                    .any(|c| c.file_size == size && !c.method.writes());
+                if read {
+                    files.insert(size, generated(&dir, size, args.seed)?);
+                } // else only write methods use this size: nothing to read
             }
         }
     }
@@ -265,6 +305,8 @@ fn setup_fresh(args: &RunArgs) -> anyhow::Result<Setup> {
         export_json: exports.json.clone(),
         export_csv: exports.csv.clone(),
         export_markdown: exports.markdown.clone(),
+        scratch_parent: args.dir.clone(),
+        keep: args.keep,
     };
     let journal = Journal::create(&journal_path(args, &dir)?, &header)?;
     Ok(Setup {
@@ -275,6 +317,7 @@ fn setup_fresh(args: &RunArgs) -> anyhow::Result<Setup> {
         journal,
         resume: runner::Resume::default(),
         exports,
+        scratch,
     })
 }
 
@@ -339,7 +382,14 @@ fn setup_resumed(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Setup
         path.display(),
         resume.done.len()
     );
+    let scratch = prepare_scratch(
+        header.scratch_parent.as_deref(),
+        header.keep,
+        &header.plan,
+        &dir,
+    )?;
     Ok(Setup {
+        scratch,
         plan: header.plan,
         files,
         drop_caches: header.drop_caches,
@@ -359,11 +409,17 @@ fn execute(setup: Setup, args: &RunArgs) -> anyhow::Result<ExitCode> {
         mut journal,
         resume,
         exports,
+        scratch,
     } = setup;
-    let first = files.values().next().expect("at least one file");
+    let (measured, generated) = match (files.values().next(), &scratch) {
+        (Some(first), _) => (first.path.clone(), first.generated()),
+        (None, Some(s)) => (s.dir().to_path_buf(), true),
+        (None, None) => anyhow::bail!("nothing to measure"),
+    };
     let settings = Settings {
-        file: first.path.clone(),
-        generated: first.generated(),
+        file: measured.clone(),
+        generated,
+        scratch_dir: scratch.as_ref().map(|s| s.dir().to_path_buf()),
         runs: plan.runs,
         warmup: plan.warmup,
         order: plan.order,
@@ -379,7 +435,7 @@ fn execute(setup: Setup, args: &RunArgs) -> anyhow::Result<ExitCode> {
         warnings.push(w);
         drop_caches = false;
     }
-    let environment = environment::capture(Some(&first.path));
+    let environment = environment::capture(Some(&measured));
     if let Some(n @ 1..) = environment.damon_kdamonds_running {
         let w = format!(
             "{n} DAMON kdamond(s) running: idle page-cache pages may be reclaimed between and during trials; \
@@ -404,6 +460,7 @@ fn execute(setup: Setup, args: &RunArgs) -> anyhow::Result<ExitCode> {
         drop_caches,
         trial_timeout: args.trial_timeout.map(Duration::from_secs_f64),
         stop: Arc::clone(&stop),
+        scratch: scratch.clone(),
     };
     let trials = plan.cases.len() as u64 * u64::from(plan.runs + plan.warmup);
     let progress = indicatif::ProgressBar::with_draw_target(
@@ -455,6 +512,7 @@ fn execute(setup: Setup, args: &RunArgs) -> anyhow::Result<ExitCode> {
     for line in report::failure_lines(&results) {
         eprintln!("failed: {line}");
     }
+    finish_scratch(scratch.as_deref());
     let journal_path = journal.path().display();
     if stop.load(Ordering::SeqCst) && !raw.complete {
         eprintln!(

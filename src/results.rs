@@ -31,10 +31,13 @@ pub struct RunResults {
 /// Run-wide settings.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Settings {
-    /// The file measured.
+    /// The file measured (for a run of write methods only: the scratch directory).
     pub file: std::path::PathBuf,
     /// Whether faultline generated it.
     pub generated: bool,
+    /// Where write methods wrote; `None` when no write method ran.
+    #[serde(default)]
+    pub scratch_dir: Option<std::path::PathBuf>,
     /// Measured runs per case.
     pub runs: u32,
     /// Warm-up runs per case.

@@ -1,6 +1,13 @@
 //! The parent side of trials: for each trial in the order policy's order,
 //! prepare the cache state, measure residency, spawn the trial child and read
 //! back its report. The runner computes no statistics.
+//!
+//! A write trial works on a file of the scratch directory ([`Scratch`]): a new
+//! one, or the overwrite target restored to its generated content. After the
+//! trial, outside any timing, the file is read back and checked
+//! ([`crate::validate::check_written`]); a difference fails the run. A trial
+//! that found the disk full also stops the run: it is recorded as a failed
+//! trial, its file is removed, and the error says why.
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::io::Write;
@@ -19,9 +26,10 @@ use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::journal::Entry;
 use crate::measure::residency;
-use crate::plan::{OrderPolicy, Plan};
+use crate::plan::{Case, OrderPolicy, Plan};
 use crate::sample::{ChildReport, Sample, TrialFailure};
-use crate::trial::{TrialSpec, SUBCOMMAND};
+use crate::scratch::{Scratch, TargetFile};
+use crate::trial::{TrialSpec, DISK_FULL_EXIT, SUBCOMMAND};
 use crate::validate::ChecksumBook;
 
 /// How trials are run.
@@ -35,6 +43,8 @@ pub struct RunnerOptions {
     pub trial_timeout: Option<Duration>,
     /// Set from a signal handler: stop before the next trial.
     pub stop: Arc<AtomicBool>,
+    /// Where write methods write; `None` when the plan has no write case.
+    pub scratch: Option<Arc<Scratch>>,
 }
 
 /// What the trials produced, before any statistics.
@@ -145,9 +155,8 @@ pub fn run(
             }
             let case = &plan.cases[slot.case];
             progress.set_message(format!("{} · {}", case.method_label(), case.group_label()));
-            let dataset = files
-                .get(&case.file_size)
-                .ok_or_else(|| Error::Plan(format!("no file of {} bytes", case.file_size)))?;
+            let file = trial_file(case, slot.case, files, options)?;
+            let dataset = file.dataset();
             let prepared_by = preparer.prepare(dataset, case.cache, case.warm_by)?;
             let before = measure_residency(dataset)?;
             let reached = cache::reached(case.cache, before.fraction());
@@ -179,7 +188,8 @@ pub fn run(
             progress.inc(1);
             let entry = match outcome {
                 Ok(report) => {
-                    if let Err(e) = book.check(case, report.checksum) {
+                    let checked = book.check(case, report.checksum);
+                    if let Err(e) = checked.and_then(|()| file.verify(case, report.checksum)) {
                         after_group(&raw);
                         return Err(e);
                     }
@@ -193,7 +203,10 @@ pub fn run(
                             case: slot.case,
                             run: slot.run,
                             sequence: sequence - 1,
-                            total_ns: report.setup_ns + report.wall_ns + report.teardown_ns,
+                            total_ns: report.setup_ns
+                                + report.wall_ns
+                                + report.sync_ns
+                                + report.teardown_ns,
                             child: report,
                             residency_before: before.fraction(),
                             residency_after: after.fraction(),
@@ -202,6 +215,29 @@ pub fn run(
                             cache_reached: reached,
                         }))
                     }
+                }
+                Err(reason) if is_disk_full(&reason) => {
+                    let failure = TrialFailure {
+                        case: slot.case,
+                        run: slot.run,
+                        warmup: slot.warmup,
+                        reason: reason.clone(),
+                    };
+                    record(&Entry::Failure(failure.clone()))?;
+                    raw.failures.push(failure);
+                    after_group(&raw);
+                    let kept = options.scratch.as_ref().is_some_and(|s| s.keep());
+                    return Err(Error::Stopped(format!(
+                        "{} ({}), run {}: {reason}; the run stopped and {}",
+                        case.method_label(),
+                        case.group_label(),
+                        slot.run,
+                        if kept {
+                            "kept its files (--keep)"
+                        } else {
+                            "removed its files"
+                        }
+                    )));
                 }
                 Err(reason) => {
                     progress.suspend(|| {
@@ -231,6 +267,60 @@ pub fn run(
     }
     raw.complete = true;
     Ok(raw)
+}
+
+/// The file one trial works on.
+enum TrialFile<'a> {
+    /// A read method's dataset.
+    Read(&'a Dataset),
+    /// A write method's scratch file (a fresh one is removed when this is dropped).
+    Write(TargetFile<'a>),
+}
+
+impl TrialFile<'_> {
+    fn dataset(&self) -> &Dataset {
+        match self {
+            TrialFile::Read(d) => d,
+            TrialFile::Write(t) => t.dataset(),
+        }
+    }
+
+    /// After a write trial, reads the file back and checks it (nothing for reads).
+    fn verify(&self, case: &Case, checksum: u64) -> Result<()> {
+        match self {
+            TrialFile::Read(_) => Ok(()),
+            TrialFile::Write(t) => t.verify(case, checksum),
+        }
+    }
+}
+
+/// The file for the next trial of case `id`: its dataset, or for a write
+/// method a scratch file prepared for this trial.
+fn trial_file<'a>(
+    case: &Case,
+    id: usize,
+    files: &'a BTreeMap<u64, Dataset>,
+    options: &'a RunnerOptions,
+) -> Result<TrialFile<'a>> {
+    if case.method.writes() {
+        let scratch = options.scratch.as_deref().ok_or_else(|| {
+            Error::Plan(format!(
+                "{} writes, and no scratch directory was prepared",
+                case.method
+            ))
+        })?;
+        return Ok(TrialFile::Write(scratch.target(id, case)?));
+    }
+    files
+        .get(&case.file_size)
+        .map(TrialFile::Read)
+        .ok_or_else(|| Error::Plan(format!("no file of {} bytes", case.file_size)))
+}
+
+/// Whether a trial failed because a write found no room (the child's
+/// [`Error::DiskFull`] line, which it exits with [`DISK_FULL_EXIT`] for).
+fn is_disk_full(reason: &str) -> bool {
+    reason.starts_with("disk full (")
 }
 
 fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
@@ -298,10 +388,12 @@ fn spawn_trial(
         let name = nix::sys::signal::Signal::try_from(signal)
             .map(|s| s.as_str())
             .unwrap_or("an unknown signal");
-        let hint = if signal == libc::SIGBUS {
-            " (the file was probably truncated under the mapping)"
-        } else {
-            ""
+        let hint = match signal {
+            libc::SIGBUS if spec.case.method.writes() => {
+                " (a store into the mapping could not be backed: disk full, or the file was truncated)"
+            }
+            libc::SIGBUS => " (the file was probably truncated under the mapping)",
+            _ => "",
         };
         return Err(format!("killed by {name}{hint}"));
     }
@@ -311,6 +403,9 @@ fn spawn_trial(
             .lines()
             .find(|l| !l.trim().is_empty())
             .unwrap_or("no message");
+        if output.status.code() == Some(DISK_FULL_EXIT) && is_disk_full(line) {
+            return Err(line.to_string());
+        }
         return Err(format!(
             "exited with {}: {line}",
             output.status.code().unwrap_or(-1)
@@ -322,25 +417,14 @@ fn spawn_trial(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cache::{CacheState, WarmBy};
     use crate::method::MethodKind;
-    use crate::pattern::Pattern;
-    use crate::plan::{Case, Metric};
-    use crate::workload::WorkloadKind;
+    use crate::plan::Metric;
 
     fn plan(order: OrderPolicy) -> Plan {
-        let case = |method| Case {
-            method,
-            pattern: Pattern::Seq,
-            block_size: 4096,
-            file_size: 1 << 20,
-            workload: WorkloadKind::Sum,
-            cache: CacheState::Warm,
-            warm_by: WarmBy::Seq,
-            populate: None,
-            advice: None,
-            share: None,
-            seed: 1,
+        let case = |method| {
+            let mut case = crate::report::fixtures::case(method);
+            (case.block_size, case.file_size) = (4096, 1 << 20);
+            case
         };
         Plan {
             cases: vec![case(MethodKind::Read), case(MethodKind::Mmap)],

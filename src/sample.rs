@@ -12,7 +12,12 @@ pub struct ChildReport {
     pub setup_ns: u64,
     /// Teardown (munmap, free), ns.
     pub teardown_ns: u64,
-    /// getrusage() deltas over setup + loop + teardown.
+    /// Time spent syncing written data (fsync, fdatasync or msync), ns: the
+    /// sync after the loop (`--sync end`) or the sum of the syncs inside it
+    /// (`--sync each`, then left out of `wall_ns`). 0 when nothing syncs.
+    #[serde(default)]
+    pub sync_ns: u64,
+    /// getrusage() deltas over setup + loop + sync + teardown.
     #[serde(flatten)]
     pub rusage: Counters,
     /// Peak resident set of the trial process, KiB.
@@ -23,7 +28,7 @@ pub struct ChildReport {
     /// teardown (device-wide); `None` when the file has no block device.
     #[serde(default)]
     pub device: Option<crate::measure::device::DeviceDelta>,
-    /// Bytes delivered to the workload.
+    /// Bytes delivered to the workload (read methods) or written (write methods).
     pub bytes: u64,
     /// I/O system calls the method issued in the main loop.
     pub syscalls: u64,
@@ -61,7 +66,7 @@ pub struct Sample {
     pub run: u32,
     /// Position of this trial in the whole run's order (from 0).
     pub sequence: u64,
-    /// setup + main loop + teardown, ns.
+    /// setup + main loop + sync + teardown, ns.
     pub total_ns: u64,
     /// What the child measured.
     #[serde(flatten)]

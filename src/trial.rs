@@ -1,28 +1,39 @@
 //! The trial child: runs one case in a fresh process and reports what it
 //! measured. The parent ([`crate::runner`]) prepares the cache first.
 //!
-//! Only the method's `run` is inside the main-loop clock; setup and teardown
-//! have clocks of their own. Counters span setup + loop + teardown.
-use std::fs::File;
+//! Only the method's `run` is inside the main-loop clock; setup, the sync of
+//! `--sync end` and teardown have clocks of their own, and the syncs of
+//! `--sync each` are timed one by one and taken out of the loop's time.
+//! Counters span setup + loop + sync + teardown.
+use std::cell::Cell;
+use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::measure::{device, rusage, vmstat};
+use crate::method::SyncTimer;
 use crate::pattern::{BlockOrder, Layout};
 use crate::plan::Case;
 use crate::sample::ChildReport;
+use crate::scratch::Target;
 
 /// The name of the hidden subcommand that runs a trial.
 pub const SUBCOMMAND: &str = "__trial";
 
+/// The child's exit code when a write found no room ([`Error::DiskFull`]):
+/// the runner then stops the run, since every later write would fail too.
+pub const DISK_FULL_EXIT: i32 = 3;
+
 /// What the parent sends the child on its standard input.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TrialSpec {
-    /// The file to read.
+    /// The file to read, or for a write method the scratch file to write.
     pub path: PathBuf,
     /// The case to run.
     pub case: Case,
@@ -39,19 +50,74 @@ pub fn page_size() -> usize {
     }
 }
 
+/// Times the syncs inside a write method's main loop (`--sync each`).
+#[derive(Clone, Default)]
+struct LoopSyncs(Rc<Cell<u64>>);
+
+impl SyncTimer for LoopSyncs {
+    fn time(&mut self, sync: &mut dyn FnMut() -> std::io::Result<()>) -> std::io::Result<()> {
+        let start = Instant::now();
+        let result = sync();
+        self.0.set(self.0.get() + start.elapsed().as_nanos() as u64);
+        result
+    }
+}
+
+/// Opens the file a write trial writes into: read-write (a shared writable
+/// mapping needs both), never created, never through a symbolic link. The
+/// runner created it in the scratch directory; as a second line of defence the
+/// child refuses anything that is not a regular file of this user, with one
+/// link, named as faultline names its files.
+fn open_for_writing(path: &Path) -> Result<File> {
+    let refuse = |why: &str| {
+        Error::Trial(format!(
+            "refusing to write {}: {why}; write trials only write files faultline created",
+            path.display()
+        ))
+    };
+    let named_ours = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(crate::dataset::PREFIX) && n.ends_with(".data"));
+    if !named_ours {
+        return Err(refuse("not a faultline scratch file name"));
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| Error::io("open for writing", path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io("stat", path, e))?;
+    if !meta.is_file() || meta.uid() != crate::dataset::current_uid() || meta.nlink() != 1 {
+        return Err(refuse("not a regular file of this user with a single link"));
+    }
+    Ok(file)
+}
+
 /// Runs one trial in this process.
 pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let case = &spec.case;
-    let file = File::open(&spec.path).map_err(|e| Error::io("open", &spec.path, e))?;
+    let writes = case.method.writes();
+    let file = if writes {
+        open_for_writing(&spec.path)?
+    } else {
+        File::open(&spec.path).map_err(|e| Error::io("open", &spec.path, e))?
+    };
     let len = file
         .metadata()
         .map_err(|e| Error::io("stat", &spec.path, e))?
         .len();
-    if len != case.file_size {
+    // A fresh write target starts empty; anything else has the planned size.
+    let planned = if writes && case.target.unwrap_or_default() == Target::Fresh {
+        0
+    } else {
+        case.file_size
+    };
+    if len != planned {
         return Err(Error::Trial(format!(
-            "{} is {len} bytes now, not the {} the case was planned for",
+            "{} is {len} bytes now, not the {planned} the case was planned for",
             spec.path.display(),
-            case.file_size
         )));
     }
     let layout = Layout {
@@ -59,9 +125,16 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         block_size: case.block_size,
     };
     let order = BlockOrder::new(case.pattern, layout, case.seed)?;
-    let mut workload = case.workload.build(page_size());
+    let mut workload = case.workload.build(page_size(), case.fill);
     let device_stat = device::stat_path(&file);
-    let mut method = case.method.build(file, layout, case.mmap_options());
+    let loop_syncs = LoopSyncs::default();
+    let mut method = case.method.build(
+        file,
+        layout,
+        case.mmap_options(),
+        case.write_options(),
+        Box::new(loop_syncs.clone()),
+    );
 
     let dev_before = device_stat.as_deref().and_then(device::snapshot);
     let vm_before = vmstat::snapshot().ok();
@@ -71,8 +144,15 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let t1 = Instant::now();
     let counts = method.run(&order, workload.as_mut())?;
     let t2 = Instant::now();
+    // Only a case that syncs reads the sync clock, so sync_ns is 0 otherwise.
+    let t3 = if case.write_options().sync == crate::method::SyncPolicy::End {
+        method.sync()?;
+        Instant::now()
+    } else {
+        t2
+    };
     method.teardown()?;
-    let t3 = Instant::now();
+    let t4 = Instant::now();
     let ru_after = rusage::snapshot();
     let vm_after = vmstat::snapshot().ok();
     let dev_after = device_stat.as_deref().and_then(device::snapshot);
@@ -85,10 +165,12 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
             case.method, counts.bytes
         )));
     }
+    let in_loop_sync_ns = loop_syncs.0.get();
     Ok(ChildReport {
-        wall_ns: (t2 - t1).as_nanos() as u64,
+        wall_ns: ((t2 - t1).as_nanos() as u64).saturating_sub(in_loop_sync_ns),
         setup_ns: (t1 - t0).as_nanos() as u64,
-        teardown_ns: (t3 - t2).as_nanos() as u64,
+        sync_ns: (t3 - t2).as_nanos() as u64 + in_loop_sync_ns,
+        teardown_ns: (t4 - t3).as_nanos() as u64,
         rusage: ru_after.delta_since(&ru_before),
         max_rss_kib: ru_after.max_rss_kib(),
         vmstat: match (vm_before, vm_after) {
@@ -106,18 +188,24 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
 }
 
 /// Adds the file system's name to a method's refusal (mmap on sysfs, say).
+/// A full disk stays a [`Error::DiskFull`] (its exit code tells the runner to stop).
 fn on_filesystem(error: Error, path: &std::path::Path) -> Error {
-    match crate::measure::environment::filesystem_of(path) {
-        Some(fs) => Error::Trial(format!("{error} (file system: {fs})")),
-        // (Error::Trial displays its message alone, so nothing is doubled.)
-        None => error,
+    let Some(fs) = crate::measure::environment::filesystem_of(path) else {
+        return error;
+    };
+    match error {
+        Error::DiskFull(m) => Error::DiskFull(format!("{m} (file system: {fs})")),
+        // Error::Trial displays its message alone, so nothing is doubled.
+        other => Error::Trial(format!("{other} (file system: {fs})")),
     }
 }
 
 /// The child's entry point: a [`TrialSpec`] as JSON on stdin, a
 /// [`ChildReport`] as JSON on stdout. Errors go to stderr as one line and the
-/// exit code is 1.
+/// exit code is 1, or [`DISK_FULL_EXIT`] for [`Error::DiskFull`]. SIGXFSZ is
+/// ignored, so that a write past RLIMIT_FSIZE is an EFBIG error, reported.
 pub fn child_main() -> i32 {
+    crate::scratch::ignore_file_size_signal();
     let mut input = String::new();
     let result = std::io::stdin()
         .read_to_string(&mut input)
@@ -138,7 +226,11 @@ pub fn child_main() -> i32 {
         }
         Err(e) => {
             eprintln!("{e}");
-            1
+            if matches!(e, Error::DiskFull(_)) {
+                DISK_FULL_EXIT
+            } else {
+                1
+            }
         }
     }
 }

@@ -1,28 +1,65 @@
-//! I/O methods: the paths bytes take from a file into the program.
+//! I/O methods: the paths bytes take between a file and the program.
 //!
 //! A method knows nothing of clocks, statistics or output: the trial calls
-//! [`Method::setup`], [`Method::run`] and [`Method::teardown`] and times each
-//! call itself. Adding a method is one file plus a line in [`MethodKind`].
+//! [`Method::setup`], [`Method::run`], [`Method::sync`] and
+//! [`Method::teardown`] and times each call itself. The one exception is the
+//! syncs a write method makes inside its main loop (`--sync each`): it runs
+//! them through a [`SyncTimer`] the trial gives it, so that their time can be
+//! reported apart. Adding a method is one file plus a line in [`MethodKind`].
 use std::fs::File;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
 
 mod mmap;
+mod mmap_write;
 mod read;
+mod write;
 
 pub use mmap::{Advice, MmapOptions, Populate, Share};
+pub use mmap_write::SizeWith;
+pub use write::{SyncCall, SyncPolicy};
 
 /// What the main loop did, counted by the method itself (no clocks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoopCounts {
-    /// I/O system calls issued (read, pread, lseek); 0 for access through a mapping.
+    /// I/O system calls issued in the main loop (read, pread, write, pwrite,
+    /// lseek, and the syncs of `--sync each`); 0 for plain access through a mapping.
     pub syscalls: u64,
-    /// Bytes delivered to the workload.
+    /// Bytes delivered to the workload (read methods) or written (write methods).
     pub bytes: u64,
+}
+
+/// Runs the sync calls a write method makes inside its main loop, timing
+/// each, so that their total can be reported apart from the loop. The trial
+/// provides it; methods never read a clock themselves.
+pub trait SyncTimer {
+    /// Calls `sync` once and adds its duration to the total.
+    fn time(&mut self, sync: &mut dyn FnMut() -> std::io::Result<()>) -> std::io::Result<()>;
+}
+
+/// A [`SyncTimer`] that only calls (for methods that never sync in their loop, and tests).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Untimed;
+
+impl SyncTimer for Untimed {
+    fn time(&mut self, sync: &mut dyn FnMut() -> std::io::Result<()>) -> std::io::Result<()> {
+        sync()
+    }
+}
+
+/// The options of the write methods.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteOptions {
+    /// When the data is made durable.
+    pub sync: SyncPolicy,
+    /// fsync or fdatasync (`write` and `pwrite`).
+    pub sync_call: SyncCall,
+    /// How `mmap-write` sizes a fresh file; `None` when the file already has its size.
+    pub size_with: Option<SizeWith>,
 }
 
 /// One way of getting a file's bytes to a workload.
@@ -32,11 +69,18 @@ pub trait Method {
     fn setup(&mut self) -> Result<()>;
     /// The main loop: deliver every block of `order` to `workload`.
     fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts>;
+    /// Makes what the main loop wrote durable (fsync or fdatasync; msync of
+    /// the whole mapping for `mmap-write`). The trial calls it after the main
+    /// loop, on its own clock, when the case's sync policy is `end`. Read
+    /// methods have nothing to sync.
+    fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// Releases what setup acquired (munmap, free). Timed apart from the main loop.
     fn teardown(&mut self) -> Result<()>;
 }
 
-/// The registry of read methods, by command-line name.
+/// The registry of methods, by command-line name.
 #[derive(
     Clone,
     Copy,
@@ -60,6 +104,12 @@ pub enum MethodKind {
     Mmap,
     /// The whole file mapped once; each block is copied into a buffer first.
     MmapCopy,
+    /// write() from a block-sized buffer with a moving cursor (lseek+write for non-sequential orders).
+    Write,
+    /// pwrite() from a block-sized buffer.
+    Pwrite,
+    /// The whole file mapped MAP_SHARED and stored into (a fresh file is sized first).
+    MmapWrite,
 }
 
 impl MethodKind {
@@ -70,22 +120,83 @@ impl MethodKind {
             MethodKind::Pread => "pread",
             MethodKind::Mmap => "mmap",
             MethodKind::MmapCopy => "mmap-copy",
+            MethodKind::Write => "write",
+            MethodKind::Pwrite => "pwrite",
+            MethodKind::MmapWrite => "mmap-write",
         }
     }
 
-    /// Whether the method maps the file (so the mmap options apply).
+    /// Whether the method maps the file for reading (so the mmap options
+    /// `--populate`, `--advice` and `--share` apply).
     pub fn maps_file(self) -> bool {
         matches!(self, MethodKind::Mmap | MethodKind::MmapCopy)
     }
 
-    /// Builds the method for one trial over an open file.
-    pub fn build(self, file: File, layout: Layout, mmap: MmapOptions) -> Box<dyn Method> {
+    /// Whether the method writes: it then works on a file faultline creates in
+    /// its scratch directory, and takes the `fill` workload and the write options.
+    pub fn writes(self) -> bool {
+        matches!(
+            self,
+            MethodKind::Write | MethodKind::Pwrite | MethodKind::MmapWrite
+        )
+    }
+
+    /// Whether the method syncs with fsync/fdatasync (so `--sync-call` applies).
+    pub fn sync_call_applies(self) -> bool {
+        matches!(self, MethodKind::Write | MethodKind::Pwrite)
+    }
+
+    /// Builds the method for one trial over an open file (opened for writing
+    /// when the method writes). `timer` times the syncs a write method makes
+    /// in its main loop.
+    pub fn build(
+        self,
+        file: File,
+        layout: Layout,
+        mmap: MmapOptions,
+        write: WriteOptions,
+        timer: Box<dyn SyncTimer>,
+    ) -> Box<dyn Method> {
+        use write::{Call, WriteMethod};
         match self {
             MethodKind::Read => Box::new(read::ReadMethod::new(file, layout, read::Call::Read)),
             MethodKind::Pread => Box::new(read::ReadMethod::new(file, layout, read::Call::Pread)),
             MethodKind::Mmap => Box::new(mmap::MmapMethod::new(file, layout, mmap, false)),
             MethodKind::MmapCopy => Box::new(mmap::MmapMethod::new(file, layout, mmap, true)),
+            MethodKind::Write => Box::new(WriteMethod::new(
+                file,
+                layout,
+                Call::Write,
+                write.sync,
+                write.sync_call,
+                timer,
+            )),
+            MethodKind::Pwrite => Box::new(WriteMethod::new(
+                file,
+                layout,
+                Call::Pwrite,
+                write.sync,
+                write.sync_call,
+                timer,
+            )),
+            MethodKind::MmapWrite => Box::new(mmap_write::MmapWriteMethod::new(
+                file,
+                layout,
+                write.size_with,
+                write.sync,
+                timer,
+            )),
         }
+    }
+}
+
+/// The error of a failed write-side call: [`Error::DiskFull`] when the file
+/// system is out of space or the file reached its size limit (ENOSPC, EDQUOT,
+/// EFBIG), else [`Error::Trial`].
+pub(crate) fn write_error(what: impl std::fmt::Display, e: std::io::Error) -> Error {
+    match e.raw_os_error() {
+        Some(libc::ENOSPC | libc::EDQUOT | libc::EFBIG) => Error::DiskFull(format!("{what}: {e}")),
+        _ => Error::Trial(format!("{what} failed: {e}")),
     }
 }
 

@@ -2,9 +2,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cache::{CacheState, WarmBy};
-use crate::method::{Advice, MethodKind, MmapOptions, Populate, Share};
+use crate::method::{
+    Advice, MethodKind, MmapOptions, Populate, Share, SizeWith, SyncCall, SyncPolicy, WriteOptions,
+};
 use crate::pattern::Pattern;
-use crate::workload::WorkloadKind;
+use crate::scratch::Target;
+use crate::workload::{FillContent, WorkloadKind};
 
 /// One point in the space of factors.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -29,6 +32,21 @@ pub struct Case {
     pub advice: Option<Advice>,
     /// MAP_SHARED or MAP_PRIVATE (mapping methods only).
     pub share: Option<Share>,
+    /// When the data is made durable (write methods only).
+    #[serde(default)]
+    pub sync: Option<SyncPolicy>,
+    /// fsync or fdatasync (`write` and `pwrite` with a sync policy other than none).
+    #[serde(default)]
+    pub sync_call: Option<SyncCall>,
+    /// A fresh file or an existing one overwritten (write methods only).
+    #[serde(default)]
+    pub target: Option<Target>,
+    /// How a fresh file is sized (`mmap-write` on a fresh target only).
+    #[serde(default)]
+    pub size_with: Option<SizeWith>,
+    /// What the `fill` workload writes (write methods only).
+    #[serde(default)]
+    pub fill: Option<FillContent>,
     /// Seed of the random orders.
     pub seed: u64,
 }
@@ -43,8 +61,17 @@ impl Case {
         }
     }
 
-    /// The method with its options, e.g. `mmap` or `mmap(populate=map,advice=random)`.
-    /// Options at their defaults are left out.
+    /// The write options, defaulted for methods that do not write.
+    pub fn write_options(&self) -> WriteOptions {
+        WriteOptions {
+            sync: self.sync.unwrap_or_default(),
+            sync_call: self.sync_call.unwrap_or_default(),
+            size_with: self.size_with,
+        }
+    }
+
+    /// The method with its options, e.g. `mmap`, `mmap(populate=map,advice=random)`
+    /// or `write(sync=end,sync-call=fdatasync)`. Options at their defaults are left out.
     pub fn method_label(&self) -> String {
         let mut opts = Vec::new();
         if let Some(p) = self.populate.filter(|p| *p != Populate::None) {
@@ -56,6 +83,15 @@ impl Case {
         if let Some(s) = self.share.filter(|s| *s != Share::Shared) {
             opts.push(format!("share={s}"));
         }
+        if let Some(s) = self.sync.filter(|s| *s != SyncPolicy::None) {
+            opts.push(format!("sync={s}"));
+        }
+        if let Some(c) = self.sync_call.filter(|c| *c != SyncCall::Fsync) {
+            opts.push(format!("sync-call={c}"));
+        }
+        if let Some(w) = self.size_with.filter(|w| *w != SizeWith::Truncate) {
+            opts.push(format!("size-with={w}"));
+        }
         if opts.is_empty() {
             self.method.name().to_string()
         } else {
@@ -63,36 +99,63 @@ impl Case {
         }
     }
 
-    /// Everything but the method and its options: cases with the same group
-    /// key are compared with each other.
-    pub fn group_key(&self) -> (Pattern, u64, u64, WorkloadKind, CacheState, WarmBy, u64) {
+    /// Everything but the method and its options (for write methods: sync,
+    /// sync call and sizing): cases with the same group key are compared with
+    /// each other.
+    pub fn group_key(&self) -> GroupKey {
         (
             self.pattern,
             self.block_size,
             self.file_size,
             self.workload,
+            self.fill,
+            self.target,
             self.cache,
             self.warm_by,
             self.seed,
         )
     }
 
-    /// A short description of the group, e.g. `seq 16 KiB sum, warm`.
+    /// A short description of the group, e.g. `seq 16 KiB sum, warm`,
+    /// `seq 16 KiB fill pattern, fresh file` or `random 1 B fill zero, overwrite, cold`.
     pub fn group_label(&self) -> String {
         let cache = match (self.cache, self.warm_by) {
             (CacheState::Warm, WarmBy::Seq) => "warm".to_string(),
             (CacheState::Warm, by) => format!("warm (by {by})"),
             (c, _) => c.to_string(),
         };
+        let state = match self.target {
+            None => cache,
+            Some(Target::Fresh) => "fresh file".to_string(),
+            Some(Target::Overwrite) => format!("overwrite, {cache}"),
+        };
+        let workload = match self.fill {
+            Some(fill) => format!("{} {fill}", self.workload),
+            None => self.workload.to_string(),
+        };
         format!(
             "{} {} {}, {}",
             self.pattern,
             crate::size::format_size(self.block_size),
-            self.workload,
-            cache
+            workload,
+            state
         )
     }
 }
+
+/// What [`Case::group_key`] returns: pattern, block size, file size,
+/// workload, fill content, target, cache state, warm-by and seed.
+pub type GroupKey = (
+    Pattern,
+    u64,
+    u64,
+    WorkloadKind,
+    Option<FillContent>,
+    Option<Target>,
+    CacheState,
+    WarmBy,
+    u64,
+);
 
 /// The order in which the trials of a group run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]

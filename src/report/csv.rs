@@ -2,7 +2,8 @@
 //!
 //! Each row repeats its case's factors so that the file can be loaded into a
 //! data frame and grouped without joining anything. Absent values (options of
-//! methods that do not map, vmstat counters that were not read) are empty cells.
+//! methods that do not map or do not write, vmstat counters that were not
+//! read) are empty cells.
 use std::io;
 use std::path::Path;
 
@@ -12,7 +13,7 @@ use crate::results::{CaseResult, RunResults};
 use crate::sample::Sample;
 
 /// The header row, in column order.
-pub const COLUMNS: [&str; 39] = [
+pub const COLUMNS: [&str; 45] = [
     "case_id",
     "method_label",
     "method",
@@ -25,11 +26,17 @@ pub const COLUMNS: [&str; 39] = [
     "populate",
     "advice",
     "share",
+    "sync",
+    "sync_call",
+    "target",
+    "size_with",
+    "fill",
     "run",
     "sequence",
     "wall_ns",
     "setup_ns",
     "teardown_ns",
+    "sync_ns",
     "total_ns",
     "user_ns",
     "sys_ns",
@@ -92,11 +99,17 @@ fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
         opt(c.populate),
         opt(c.advice),
         opt(c.share),
+        opt(c.sync),
+        opt(c.sync_call),
+        opt(c.target),
+        opt(c.size_with),
+        opt(c.fill),
         s.run.to_string(),
         s.sequence.to_string(),
         s.child.wall_ns.to_string(),
         s.child.setup_ns.to_string(),
         s.child.teardown_ns.to_string(),
+        s.child.sync_ns.to_string(),
         s.total_ns.to_string(),
         r.user_ns.to_string(),
         r.sys_ns.to_string(),
@@ -187,6 +200,29 @@ mod tests {
 
         assert_eq!(cell(&header, mmap[0], "populate"), "none");
         assert_eq!(cell(&header, mmap[0], "share"), "shared");
+        assert_eq!(cell(&header, r, "sync"), "", "read does not write");
+        assert_eq!(cell(&header, r, "sync_ns"), "0");
+    }
+
+    #[test]
+    fn write_cases_fill_their_option_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.csv");
+        let mut results = fixtures::results();
+        results.cases[1].case = fixtures::case(crate::method::MethodKind::MmapWrite);
+        results.cases[1].case.sync = Some(crate::method::SyncPolicy::End);
+        results.cases[1].samples[0].child.sync_ns = 1234;
+        write_csv(&results, &path).unwrap();
+        let (header, rows) = read_back(&path);
+        let row = &rows[3];
+        assert_eq!(cell(&header, row, "method"), "mmap-write");
+        assert_eq!(cell(&header, row, "sync"), "end");
+        assert_eq!(cell(&header, row, "sync_call"), "");
+        assert_eq!(cell(&header, row, "target"), "fresh");
+        assert_eq!(cell(&header, row, "size_with"), "truncate");
+        assert_eq!(cell(&header, row, "fill"), "pattern");
+        assert_eq!(cell(&header, row, "workload"), "fill");
+        assert_eq!(cell(&header, row, "sync_ns"), "1234");
     }
 
     #[test]

@@ -27,18 +27,29 @@ pub(crate) fn summary(mean: f64, sd: f64, ci95: Option<(f64, f64)>) -> Summary {
 
 /// A seq 16 KiB sum, warm case over a 1 GiB file.
 pub(crate) fn case(method: MethodKind) -> Case {
+    use crate::workload::{FillContent, WorkloadKind};
     let maps = method.maps_file();
+    let writes = method.writes();
     Case {
         method,
         pattern: Pattern::Seq,
         block_size: 16 << 10,
         file_size: 1 << 30,
-        workload: crate::workload::WorkloadKind::Sum,
+        workload: if writes {
+            WorkloadKind::Fill
+        } else {
+            WorkloadKind::Sum
+        },
         cache: CacheState::Warm,
         warm_by: WarmBy::Seq,
         populate: maps.then_some(Populate::None),
         advice: maps.then_some(Advice::Normal),
         share: maps.then_some(Share::Shared),
+        sync: writes.then_some(crate::method::SyncPolicy::None),
+        sync_call: None,
+        target: writes.then_some(crate::scratch::Target::Fresh),
+        size_with: (method == MethodKind::MmapWrite).then_some(crate::method::SizeWith::Truncate),
+        fill: writes.then_some(FillContent::Pattern),
         seed: 7,
     }
 }
@@ -51,6 +62,7 @@ pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> 
         loop_ns: summary(4.9e8, 1.0e7, Some((4.8e8, 5.0e8))),
         setup_ns: summary(2.5e5, 1.0e4, Some((2.4e5, 2.6e5))),
         teardown_ns: summary(1.0e5, 1.0e4, Some((0.9e5, 1.1e5))),
+        sync_ns: Some(summary(0.0, 0.0, Some((0.0, 0.0)))),
         throughput_bps: summary(2.0e9, 5.0e7, Some((1.9e9, 2.1e9))),
         user_ns: summary(3.0e8, 1.0e7, Some((2.9e8, 3.1e8))),
         sys_ns: summary(1.5e8, 1.0e7, Some((1.4e8, 1.6e8))),
@@ -103,6 +115,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             wall_ns: 500_000_000,
             setup_ns: 250_000,
             teardown_ns: 100_000,
+            sync_ns: 0,
             rusage: Counters {
                 user_ns: 300_000_000,
                 sys_ns: 150_000_000,
@@ -167,6 +180,7 @@ pub(crate) fn results() -> RunResults {
         settings: Settings {
             file: "/tmp/data|file".into(),
             generated: true,
+            scratch_dir: None,
             runs: 3,
             warmup: 1,
             order: OrderPolicy::Alternating,

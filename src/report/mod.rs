@@ -21,7 +21,7 @@ pub mod table;
 pub mod verdict;
 
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 
 pub use self::csv::write_csv;
 pub use html::{render_html, write_html};

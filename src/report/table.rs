@@ -14,12 +14,13 @@ const GB: f64 = 1e9;
 const GIB: f64 = (1u64 << 30) as f64;
 
 /// The column headings, in order.
-pub(crate) const HEADERS: [&str; 11] = [
+pub(crate) const HEADERS: [&str; 12] = [
     "method",
     "GB/s ±95% CI",
     "GiB/s ±95% CI",
     "time ms ±sd",
     "setup ms",
+    "sync ms",
     "user ms",
     "sys ms",
     "faults/MiB",
@@ -91,7 +92,7 @@ pub(crate) fn groups(results: &RunResults) -> Vec<Group<'_>> {
 /// The row of one case.
 pub(crate) fn case_row(case: &CaseResult, results: &RunResults) -> Row {
     match &case.summary {
-        Some(summary) => Row::Measured(summary_cells(&case.label, summary)),
+        Some(summary) => Row::Measured(summary_cells(case, summary)),
         None => {
             let failed = results
                 .failures
@@ -126,7 +127,15 @@ pub(crate) fn outlier_count(summary: &CaseSummary) -> usize {
     flagged.len()
 }
 
-fn summary_cells(label: &str, s: &CaseSummary) -> Vec<String> {
+fn summary_cells(case: &CaseResult, s: &CaseSummary) -> Vec<String> {
+    let syncs = case
+        .case
+        .sync
+        .is_some_and(|p| p != crate::method::SyncPolicy::None);
+    let sync = match &s.sync_ns {
+        Some(sync) if syncs => num(ms(sync.mean), 2),
+        _ => "-".to_string(),
+    };
     let tp = &s.throughput_bps;
     let tp_half = half_width(tp.ci95);
     let faults = s.per_mib.minflt + s.per_mib.majflt;
@@ -140,11 +149,12 @@ fn summary_cells(label: &str, s: &CaseSummary) -> Vec<String> {
         n => n.to_string(),
     };
     vec![
-        label.to_string(),
+        case.label.clone(),
         plus_minus(tp.mean / GB, tp_half.map(|h| h / GB), 2),
         plus_minus(tp.mean / GIB, tp_half.map(|h| h / GIB), 2),
         plus_minus(ms(s.time_ns.mean), Some(ms(s.time_ns.sd)), 2),
         num(ms(s.setup_ns.mean), 2),
+        sync,
         num(ms(s.user_ns.mean), 2),
         num(ms(s.sys_ns.mean), 2),
         faults,
@@ -159,7 +169,8 @@ fn summary_cells(label: &str, s: &CaseSummary) -> Vec<String> {
 ///
 /// Columns: the method label; mean throughput in GB/s and GiB/s with the
 /// half-width of its 95% CI (`±?` when there is none); the compared time in
-/// ms with its sd; setup, user and sys ms (means); minor plus major faults
+/// ms with its sd; setup, sync (`-` for cases that do not sync), user and
+/// sys ms (means); minor plus major faults
 /// per MiB (major shown apart when any); residency before the trial; the
 /// number of runs; and how many runs were flagged as outliers.
 pub fn render_table(results: &RunResults) -> String {

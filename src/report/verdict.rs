@@ -70,10 +70,28 @@ pub fn verdict_line(cmp: &ComparisonResult, results: &RunResults) -> String {
             ratio(r.ci95_high)
         )),
     }
+    // A fresh write target has nothing to read, so device reads during its
+    // trials are other activity on the device (the counters are device-wide):
+    // they are left out of the evidence and the rules.
+    let fresh_write = other.is_some_and(|c| c.case.target == Some(crate::scratch::Target::Fresh));
+    let without_reads = |s: &CaseSummary| CaseSummary {
+        read_amplification: None,
+        device_reads_per_mib: None,
+        device_read_request_bytes: None,
+        ..s.clone()
+    };
     let summaries = (
         other.and_then(|c| c.summary.as_ref()),
         baseline.and_then(|c| c.summary.as_ref()),
     );
+    let stripped = match summaries {
+        (Some(o), Some(b)) if fresh_write => Some((without_reads(o), without_reads(b))),
+        _ => None,
+    };
+    let summaries = match &stripped {
+        Some((o, b)) => (Some(o), Some(b)),
+        None => summaries,
+    };
     match summaries {
         (Some(o), Some(b)) => {
             line.push_str(" — ");
@@ -108,20 +126,29 @@ pub fn verdict_line(cmp: &ComparisonResult, results: &RunResults) -> String {
     line
 }
 
-/// The counters behind a comparison, `other vs baseline`: sys ms/MiB,
-/// faults/MiB (minor + major), major faults/MiB when either side has any,
-/// syscalls/MiB and device bytes read per byte delivered when either side
-/// knows it.
+/// The counters behind a comparison, `other vs baseline`: sync ms when
+/// either side syncs, sys ms/MiB, faults/MiB (minor + major), major
+/// faults/MiB when either side has any, syscalls/MiB and device bytes read
+/// per byte delivered when either side knows it.
 pub fn evidence(other: &CaseSummary, baseline: &CaseSummary) -> String {
     let (o, b) = (&other.per_mib, &baseline.per_mib);
-    let mut parts = vec![
+    let mut parts = Vec::new();
+    let (o_sync, b_sync) = (sync_mean(other), sync_mean(baseline));
+    if o_sync > 0.0 || b_sync > 0.0 {
+        parts.push(format!(
+            "sync {} vs {} ms",
+            num(o_sync / 1e6, 2),
+            num(b_sync / 1e6, 2)
+        ));
+    }
+    parts.extend([
         format!("sys {} vs {} ms/MiB", num(o.sys_ms, 2), num(b.sys_ms, 2)),
         format!(
             "faults {} vs {} /MiB",
             num(o.minflt + o.majflt, 1),
             num(b.minflt + b.majflt, 1)
         ),
-    ];
+    ]);
     if o.majflt > 0.0 || b.majflt > 0.0 {
         parts.push(format!(
             "major faults {} vs {} /MiB",
@@ -154,9 +181,17 @@ pub fn evidence(other: &CaseSummary, baseline: &CaseSummary) -> String {
     parts.join(", ")
 }
 
+/// Mean sync time, ns (0 when the summary has none).
+fn sync_mean(s: &CaseSummary) -> f64 {
+    s.sync_ns.as_ref().map_or(0.0, |s| s.mean)
+}
+
 /// One short clause saying which cost the counters blame, or `None` when no
 /// rule fires. The first rule that fires wins:
 ///
+/// 0. sync: with the `total` metric, the difference in mean sync time
+///    (fsync, fdatasync, msync, measured directly) explains at least
+///    [`SETUP_SHARE`] of the difference in mean time;
 /// 1. read amplification: the slower side reads more than
 ///    [`AMPLIFICATION`]`.0` device bytes per byte and more than
 ///    [`AMPLIFICATION`]`.1` times the faster side's;
@@ -176,6 +211,18 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
     let (f, s) = (&faster.summary.per_mib, &slower.summary.per_mib);
     let far_more = |slow: f64, fast: f64| slow >= FAR * fast && slow - fast >= MIN_PER_MIB;
     let more_sys = s.sys_ms > f.sys_ms;
+    let time_gap = slower.summary.time_ns.mean - faster.summary.time_ns.mean;
+
+    if metric == Metric::Total {
+        let sync_gap = sync_mean(slower.summary) - sync_mean(faster.summary);
+        if time_gap > 0.0 && sync_gap >= SETUP_SHARE * time_gap {
+            return Some(format!(
+                "sync dominates ({} ms more sync; {} ms slower in all)",
+                num(sync_gap / 1e6, 2),
+                num(time_gap / 1e6, 2)
+            ));
+        }
+    }
 
     if let (Some(amp), Some(other_amp)) = (
         slower.summary.read_amplification,
@@ -219,7 +266,6 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
     }
     if metric == Metric::Total {
         let fixed = |x: &CaseSummary| x.setup_ns.mean + x.teardown_ns.mean;
-        let time_gap = slower.summary.time_ns.mean - faster.summary.time_ns.mean;
         let fixed_gap = fixed(slower.summary) - fixed(faster.summary);
         if time_gap > 0.0 && fixed_gap >= SETUP_SHARE * time_gap {
             return Some(format!(
@@ -340,6 +386,48 @@ mod tests {
         let neither = fixtures::case_summary(fixtures::read_per_mib(), None);
         let e = evidence(&neither, &neither);
         assert!(!e.contains("device"), "{e}");
+    }
+
+    #[test]
+    fn sync_is_evidence_and_blamed_when_it_is_most_of_the_gap() {
+        let mut slow = fixtures::case_summary(fixtures::read_per_mib(), None);
+        let fast = fixtures::case_summary(fixtures::read_per_mib(), None);
+        slow.time_ns.mean = fast.time_ns.mean + 10e6;
+        slow.sync_ns = Some(fixtures::summary(8e6, 0.0, None));
+        let e = evidence(&slow, &fast);
+        assert!(e.starts_with("sync 8.00 vs 0.00 ms, sys"), "{e}");
+        assert!(!evidence(&fast, &fast).contains("sync"));
+        let side = |label, summary| Side { label, summary };
+        assert_eq!(
+            explain(
+                side("write", &fast),
+                side("mmap-write(sync=end)", &slow),
+                Metric::Total
+            ),
+            Some("sync dominates (8.00 ms more sync; 10.00 ms slower in all)".to_string())
+        );
+        assert_eq!(
+            explain(
+                side("write", &fast),
+                side("mmap-write(sync=end)", &slow),
+                Metric::Loop
+            ),
+            None,
+            "the loop metric leaves sync out"
+        );
+    }
+
+    #[test]
+    fn fresh_write_comparisons_leave_device_reads_out() {
+        let mut results = fixtures::results();
+        for case in &mut results.cases {
+            let label = case.label.clone();
+            case.case = fixtures::case(crate::method::MethodKind::Pwrite);
+            case.label = label;
+        }
+        let line = &verdict_lines(&results)[0];
+        assert!(!line.contains("device reads"), "{line}");
+        assert!(line.contains("syscalls"), "{line}");
     }
 
     #[test]

@@ -32,6 +32,10 @@ pub struct CaseSummary {
     pub setup_ns: Summary,
     /// Teardown time, ns.
     pub teardown_ns: Summary,
+    /// Sync time (fsync, fdatasync, msync), ns: 0 for cases that do not sync;
+    /// `None` in results written before write methods existed.
+    #[serde(default)]
+    pub sync_ns: Option<Summary>,
     /// Bytes per second over the compared time.
     pub throughput_bps: Summary,
     /// User CPU time, ns.
@@ -158,6 +162,7 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         loop_ns: field(&|s| s.child.wall_ns as f64)?,
         setup_ns: field(&|s| s.child.setup_ns as f64)?,
         teardown_ns: field(&|s| s.child.teardown_ns as f64)?,
+        sync_ns: Some(field(&|s| s.child.sync_ns as f64)?),
         throughput_bps: field(&|s| throughput_bps(s, metric))?,
         user_ns: field(&|s| s.child.rusage.user_ns as f64)?,
         sys_ns: field(&|s| s.child.rusage.sys_ns as f64)?,
@@ -286,6 +291,7 @@ mod tests {
         assert!(close(c.loop_ns.mean, 1_166_666.666_667, 1e-9));
         assert_eq!(c.setup_ns.mean, 200.0);
         assert_eq!(c.teardown_ns.mean, 20.0);
+        assert_eq!(c.sync_ns.as_ref().map(|s| s.mean), Some(0.0));
         assert_eq!(c.user_ns.mean, 1e6);
         assert_eq!(c.sys_ns.mean, 3e6);
         // 1 MiB over 1, 2, 4 ms: 1.048576e9, 5.24288e8, 2.62144e8 B/s;

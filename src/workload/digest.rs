@@ -254,7 +254,7 @@ mod tests {
             assert_eq!(algorithm.name(), name);
             assert_eq!(WorkloadKind::from_str(name, false), Ok(kind));
             assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{name}\""));
-            let mut built = kind.build(4096);
+            let mut built = kind.build(4096, None);
             built.consume(0, b"abc");
             let mut direct = Digest::new(algorithm);
             direct.consume(0, b"abc");

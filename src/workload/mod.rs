@@ -3,15 +3,21 @@
 //! Every workload folds the bytes it claims to touch into a checksum, so the
 //! compiler cannot skip the reads and so that methods can be checked against
 //! each other. Adding a workload is one file plus a line in [`WorkloadKind`].
+//!
+//! Read workloads consume the blocks a read method delivers; the one write
+//! workload, [`Fill`], produces the blocks a write method writes. The plan
+//! pairs read methods with read workloads and write methods with `fill` only.
 use serde::{Deserialize, Serialize};
 
 mod digest;
+mod fill;
 pub mod ppm;
 mod scale;
 mod sum;
 mod touch;
 
 pub use digest::{Digest, DigestAlgorithm};
+pub use fill::{fill, fill_pattern, pattern_byte, pattern_word, Fill, FillContent};
 pub use ppm::{PpmError, PpmHeader};
 pub use scale::{Scale, ScaleFactor, ScaleFactorError};
 pub use sum::{sum_bytes, Sum};
@@ -22,6 +28,14 @@ pub trait Workload {
     /// Consumes one block: `offset` is its place in the file, `data` its bytes
     /// (in the method's buffer, or in place in a mapping).
     fn consume(&mut self, offset: u64, data: &[u8]);
+    /// Produces one block for a write method: fills `out` with the bytes that
+    /// belong at `offset` and folds them into the checksum. Only write
+    /// workloads ([`WorkloadKind::writes`]) produce; the plan never gives a
+    /// read workload to a write method, so reaching this default is a bug.
+    fn produce(&mut self, offset: u64, out: &mut [u8]) {
+        let _ = (offset, out);
+        unreachable!("a read workload was asked to produce bytes for a write method")
+    }
     /// The checksum of everything consumed so far.
     fn checksum(&self) -> u64;
 }
@@ -53,6 +67,9 @@ pub enum WorkloadKind {
     Sha256,
     /// BLAKE3 digest of the blocks in the order delivered (one thread).
     Blake3,
+    /// For write methods: produce each block (zeros or a pattern, chosen
+    /// with `--fill`); the checksum is the sum of the bytes written.
+    Fill,
 }
 
 impl WorkloadKind {
@@ -64,17 +81,26 @@ impl WorkloadKind {
             WorkloadKind::Md5 => "md5",
             WorkloadKind::Sha256 => "sha256",
             WorkloadKind::Blake3 => "blake3",
+            WorkloadKind::Fill => "fill",
         }
     }
 
-    /// Builds a fresh workload for one trial.
-    pub fn build(self, page_size: usize) -> Box<dyn Workload> {
+    /// Whether the workload produces bytes for write methods (rather than
+    /// consuming what read methods deliver).
+    pub fn writes(self) -> bool {
+        matches!(self, WorkloadKind::Fill)
+    }
+
+    /// Builds a fresh workload for one trial; `fill` is the content of the
+    /// `fill` workload (ignored by the others).
+    pub fn build(self, page_size: usize, fill: Option<FillContent>) -> Box<dyn Workload> {
         match self {
             WorkloadKind::Touch => Box::new(Touch::new(page_size)),
             WorkloadKind::Sum => Box::new(Sum::default()),
             WorkloadKind::Md5 => Box::new(Digest::new(DigestAlgorithm::Md5)),
             WorkloadKind::Sha256 => Box::new(Digest::new(DigestAlgorithm::Sha256)),
             WorkloadKind::Blake3 => Box::new(Digest::new(DigestAlgorithm::Blake3)),
+            WorkloadKind::Fill => Box::new(Fill::new(fill.unwrap_or_default())),
         }
     }
 }

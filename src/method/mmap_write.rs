@@ -1,0 +1,166 @@
+//! `mmap-write`: the file mapped `MAP_SHARED` and stored into.
+//!
+//! A fresh target is sized first, in setup, with `ftruncate` (a sparse file:
+//! blocks are allocated when the dirty pages are written back) or `fallocate`
+//! (blocks allocated now). An overwrite target already has its size. The
+//! workload produces each block directly into the mapping. With `--sync each`
+//! every block's pages are `msync(MS_SYNC)`ed after it is stored; with
+//! `--sync end` the whole mapping is, once, on its own clock.
+//!
+//! # Safety
+//! A store into a page the file system cannot back (the disk is full and the
+//! file is sparse, or the file was truncated underneath) raises SIGBUS. That is
+//! why each trial runs in its own process: the signal kills one trial child,
+//! which the runner reports as a failed trial. `--size-with fallocate`
+//! allocates every block before the loop, so a full disk is an error in setup
+//! instead.
+use std::fs::File;
+use std::os::unix::io::AsRawFd;
+
+use serde::{Deserialize, Serialize};
+
+use super::{write_error, LoopCounts, Method, SyncPolicy, SyncTimer};
+use crate::error::{Error, Result};
+use crate::pattern::{BlockOrder, Layout};
+use crate::workload::Workload;
+
+/// How `mmap-write` gives a fresh file its size before mapping it.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum SizeWith {
+    /// ftruncate(): a sparse file, blocks allocated at write-back.
+    #[default]
+    Truncate,
+    /// fallocate(): every block allocated before the main loop.
+    Fallocate,
+}
+
+display_as_value_name!(SizeWith);
+
+/// A writable shared mapping of the whole file.
+pub struct MmapWriteMethod {
+    file: File,
+    layout: Layout,
+    size_with: Option<SizeWith>,
+    sync: SyncPolicy,
+    timer: Box<dyn SyncTimer>,
+    map: Option<memmap2::MmapMut>,
+}
+
+impl MmapWriteMethod {
+    /// A method storing into `file`; `size_with` sizes a fresh (empty) file
+    /// first, `None` for a file that already has its size.
+    pub fn new(
+        file: File,
+        layout: Layout,
+        size_with: Option<SizeWith>,
+        sync: SyncPolicy,
+        timer: Box<dyn SyncTimer>,
+    ) -> Self {
+        MmapWriteMethod {
+            file,
+            layout,
+            size_with,
+            sync,
+            timer,
+            map: None,
+        }
+    }
+}
+
+/// fallocate(fd, 0, 0, len): allocates the blocks and sets the size.
+fn fallocate(file: &File, len: u64) -> std::io::Result<()> {
+    // SAFETY: plain syscall on a valid descriptor.
+    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len as libc::off_t) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+impl Method for MmapWriteMethod {
+    fn setup(&mut self) -> Result<()> {
+        let len = self.layout.file_size;
+        match self.size_with {
+            None => {}
+            Some(SizeWith::Truncate) => self
+                .file
+                .set_len(len)
+                .map_err(|e| write_error(format_args!("ftruncate to {len} bytes"), e))?,
+            Some(SizeWith::Fallocate) => fallocate(&self.file, len).map_err(|e| {
+                if e.raw_os_error() == Some(libc::EOPNOTSUPP) {
+                    Error::Trial(format!(
+                        "fallocate failed: {e}: this file system cannot preallocate; use --size-with truncate"
+                    ))
+                } else {
+                    write_error(format_args!("fallocate of {len} bytes"), e)
+                }
+            })?,
+        }
+        // SAFETY: the file is one faultline created for this trial and no one
+        // else truncates it; if that happened anyway, the SIGBUS ends this
+        // trial's process only (see module docs).
+        let map = unsafe {
+            memmap2::MmapOptions::new()
+                .len(len as usize)
+                .map_mut(&self.file)
+        }
+        .map_err(|e| Error::Trial(format!("mmap (MAP_SHARED, writable) failed: {e}")))?;
+        self.map = Some(map);
+        Ok(())
+    }
+
+    fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts> {
+        let layout = self.layout;
+        let each = self.sync == SyncPolicy::Each;
+        let map = self
+            .map
+            .as_mut()
+            .ok_or(Error::Trial("run before setup".into()))?;
+        let timer = &mut self.timer;
+        let mut counts = LoopCounts::default();
+        order.for_each(|index| {
+            let (offset, len) = layout.block(index);
+            let start = offset as usize;
+            workload.produce(offset, &mut map[start..start + len]);
+            if each {
+                // msync of the pages the block spans (memmap2 aligns the start).
+                timer
+                    .time(&mut || map.flush_range(start, len))
+                    .map_err(|e| write_error("msync", e))?;
+                counts.syscalls += 1;
+            }
+            counts.bytes += len as u64;
+            Ok::<(), Error>(())
+        })?;
+        Ok(counts)
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        if self.sync == SyncPolicy::End {
+            if let Some(map) = &self.map {
+                map.flush().map_err(|e| write_error("msync", e))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn teardown(&mut self) -> Result<()> {
+        self.map = None; // munmap: dirty pages stay in the page cache
+        Ok(())
+    }
+}

@@ -1,0 +1,213 @@
+//! `write` and `pwrite`: system calls that copy each block from a buffer into
+//! the page cache.
+//!
+//! The workload produces each block into one block-sized buffer, which is then
+//! written at the block's offset: `write` moves the file cursor (with an
+//! `lseek` first when the order jumps), `pwrite` names the offset. With
+//! `--sync each` every block is followed by `fsync` or `fdatasync`; with
+//! `--sync end` the whole file is synced once after the loop, on its own clock.
+use std::fs::File;
+use std::io::{Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
+
+use serde::{Deserialize, Serialize};
+
+use super::{prefaulted_buffer, write_error, LoopCounts, Method, SyncTimer};
+use crate::error::{Error, Result};
+use crate::pattern::{BlockOrder, Layout};
+use crate::workload::Workload;
+
+/// When a write method makes its data durable.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyncPolicy {
+    /// Never: the data may still be dirty in the page cache when the trial ends.
+    #[default]
+    None,
+    /// Once, after the main loop: the whole file (msync of the whole mapping for mmap-write).
+    End,
+    /// After every block (msync of the block's pages for mmap-write).
+    Each,
+}
+
+/// The system call `write` and `pwrite` sync with (`mmap-write` always uses msync).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum SyncCall {
+    /// fsync(): data and all metadata.
+    #[default]
+    Fsync,
+    /// fdatasync(): data, and metadata only when needed to read it back (e.g. the size).
+    Fdatasync,
+}
+
+display_as_value_name!(SyncPolicy, SyncCall);
+
+/// Which system call writes each block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    /// write() at the file cursor; lseek() first when the order jumps.
+    Write,
+    /// pwrite() at the block's offset.
+    Pwrite,
+}
+
+/// write()/pwrite() from one block-sized buffer.
+pub struct WriteMethod {
+    file: File,
+    layout: Layout,
+    call: Call,
+    sync: SyncPolicy,
+    sync_call: SyncCall,
+    timer: Box<dyn SyncTimer>,
+    buffer: Vec<u8>,
+}
+
+impl WriteMethod {
+    /// A method writing `file` with `call`, syncing as `sync` and
+    /// `sync_call` say; `timer` times the syncs of `--sync each`.
+    pub fn new(
+        file: File,
+        layout: Layout,
+        call: Call,
+        sync: SyncPolicy,
+        sync_call: SyncCall,
+        timer: Box<dyn SyncTimer>,
+    ) -> Self {
+        WriteMethod {
+            file,
+            layout,
+            call,
+            sync,
+            sync_call,
+            timer,
+            buffer: Vec::new(),
+        }
+    }
+}
+
+/// Runs the sync call on `file`.
+fn sync_file(file: &File, call: SyncCall) -> std::io::Result<()> {
+    match call {
+        SyncCall::Fsync => file.sync_all(),
+        SyncCall::Fdatasync => file.sync_data(),
+    }
+}
+
+fn sync_name(call: SyncCall) -> &'static str {
+    match call {
+        SyncCall::Fsync => "fsync",
+        SyncCall::Fdatasync => "fdatasync",
+    }
+}
+
+impl Method for WriteMethod {
+    fn setup(&mut self) -> Result<()> {
+        self.buffer = prefaulted_buffer(self.layout.block_size as usize);
+        Ok(())
+    }
+
+    fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts> {
+        let layout = self.layout;
+        let sequential = order.is_sequential();
+        let mut counts = LoopCounts::default();
+        let WriteMethod {
+            file,
+            call,
+            sync,
+            sync_call,
+            timer,
+            buffer,
+            ..
+        } = self;
+        let each = *sync == SyncPolicy::Each;
+        order.for_each(|index| {
+            let (offset, len) = layout.block(index);
+            let buf = &mut buffer[..len];
+            workload.produce(offset, buf);
+            let mut done = 0;
+            match call {
+                Call::Write => {
+                    if !sequential {
+                        file.seek(SeekFrom::Start(offset))
+                            .map_err(|e| write_error(format_args!("lseek to byte {offset}"), e))?;
+                        counts.syscalls += 1;
+                    }
+                    while done < len {
+                        let at = offset + done as u64;
+                        let n = file
+                            .write(&buf[done..])
+                            .map_err(|e| write_error(format_args!("write at byte {at}"), e))?;
+                        counts.syscalls += 1;
+                        if n == 0 {
+                            return Err(Error::Trial(format!("write at byte {at} wrote nothing")));
+                        }
+                        done += n;
+                    }
+                }
+                Call::Pwrite => {
+                    while done < len {
+                        let at = offset + done as u64;
+                        let n = file
+                            .write_at(&buf[done..], at)
+                            .map_err(|e| write_error(format_args!("pwrite at byte {at}"), e))?;
+                        counts.syscalls += 1;
+                        if n == 0 {
+                            return Err(Error::Trial(format!("pwrite at byte {at} wrote nothing")));
+                        }
+                        done += n;
+                    }
+                }
+            }
+            if each {
+                let call = *sync_call;
+                timer
+                    .time(&mut || sync_file(file, call))
+                    .map_err(|e| write_error(sync_name(call), e))?;
+                counts.syscalls += 1;
+            }
+            counts.bytes += len as u64;
+            Ok(())
+        })?;
+        Ok(counts)
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        if self.sync == SyncPolicy::End {
+            sync_file(&self.file, self.sync_call)
+                .map_err(|e| write_error(sync_name(self.sync_call), e))?;
+        }
+        Ok(())
+    }
+
+    fn teardown(&mut self) -> Result<()> {
+        self.buffer = Vec::new();
+        Ok(())
+    }
+}
