@@ -16,6 +16,7 @@ pub mod measure;
 pub mod method;
 pub mod pattern;
 pub mod plan;
+pub mod preflight;
 pub mod report;
 pub mod results;
 pub mod runner;

@@ -11,6 +11,8 @@ use crate::error::Result;
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
 
+pub mod aligned;
+pub mod direct;
 mod mmap;
 mod read;
 
@@ -60,6 +62,8 @@ pub enum MethodKind {
     Mmap,
     /// The whole file mapped once; each block is copied into a buffer first.
     MmapCopy,
+    /// pread() with O_DIRECT into a buffer aligned to the device's logical block size.
+    Direct,
 }
 
 impl MethodKind {
@@ -70,6 +74,7 @@ impl MethodKind {
             MethodKind::Pread => "pread",
             MethodKind::Mmap => "mmap",
             MethodKind::MmapCopy => "mmap-copy",
+            MethodKind::Direct => "direct",
         }
     }
 
@@ -85,6 +90,7 @@ impl MethodKind {
             MethodKind::Pread => Box::new(read::ReadMethod::new(file, layout, read::Call::Pread)),
             MethodKind::Mmap => Box::new(mmap::MmapMethod::new(file, layout, mmap, false)),
             MethodKind::MmapCopy => Box::new(mmap::MmapMethod::new(file, layout, mmap, true)),
+            MethodKind::Direct => Box::new(direct::DirectMethod::new(file, layout)),
         }
     }
 }

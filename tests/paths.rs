@@ -1,0 +1,276 @@
+//! The other paths bytes take: O_DIRECT, io_uring, stdio and preadv, run
+//! end to end through the real binary on small files.
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command as StdCommand;
+
+use common::{samples, Scratch};
+use faultline::cache::{CacheState, WarmBy};
+use faultline::method::MethodKind;
+use faultline::pattern::Pattern;
+use faultline::plan::Case;
+use faultline::trial::TrialSpec;
+use faultline::workload::WorkloadKind;
+
+/// Runs faultline and checks: exit code, exactly one line on stderr that
+/// contains every needle, and no panic.
+fn refused(scratch: &Scratch, args: &[&str], needles: &[&str], code: i32) -> String {
+    let out = scratch.run(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "exit code for {args:?}: {stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one line for {args:?}, got: {stderr}");
+    for needle in needles {
+        assert!(
+            lines[0].contains(needle),
+            "{needle:?} not in {:?}",
+            lines[0]
+        );
+    }
+    lines[0].to_string()
+}
+
+/// Runs every method given against `read` over seq, random and
+/// random-replace orders with touch and sum, and checks that every method
+/// gave the same checksum for the same bytes. Returns the method labels seen.
+fn checksums_agree(
+    scratch: &Scratch,
+    file_flags: &[&str],
+    methods: &str,
+    extra: &[&str],
+) -> HashSet<String> {
+    let mut flags = file_flags.to_vec();
+    flags.extend([
+        "--method",
+        methods,
+        "--pattern",
+        "seq,random,random-replace",
+        "--workload",
+        "touch,sum",
+        "--cache",
+        "as-is",
+        "--runs",
+        "1",
+    ]);
+    flags.extend(extra);
+    let results = scratch.run_json(&flags);
+    let mut by_key: HashMap<String, Vec<(String, u64)>> = HashMap::new();
+    let mut labels = HashSet::new();
+    for (case, sample) in samples(&results) {
+        let key = format!(
+            "{} {} {}",
+            case["pattern"], case["block_size"], case["workload"]
+        );
+        let label = case["label"].as_str().unwrap().to_string();
+        labels.insert(label.clone());
+        let checksum = sample["checksum"].as_u64().unwrap();
+        assert_ne!(checksum, 0, "{label} {key}");
+        assert_eq!(sample["bytes"], sample["bytes"].as_u64().unwrap().max(1));
+        by_key.entry(key).or_default().push((label, checksum));
+    }
+    assert!(
+        results["failures"].as_array().unwrap().is_empty(),
+        "{}",
+        results["failures"]
+    );
+    assert!(!by_key.is_empty());
+    for (key, sums) in &by_key {
+        assert!(
+            sums.iter().all(|s| s.1 == sums[0].1),
+            "checksums differ for {key}: {sums:?}"
+        );
+        assert!(sums.len() > 1, "only one method for {key}");
+    }
+    labels
+}
+
+#[test]
+fn direct_agrees_with_read_on_aligned_blocks_and_a_short_last_block() {
+    let scratch = Scratch::new();
+    // 5 MiB + 1000 bytes: the last block is short and not aligned, which
+    // O_DIRECT reads as a short read at the end of the file.
+    let file = scratch.path("odd.bin");
+    let bytes: Vec<u8> = (0..(5u32 << 20) + 1000)
+        .map(|i| (i.wrapping_mul(2654435761) >> 24) as u8)
+        .collect();
+    std::fs::write(&file, &bytes).unwrap();
+    let labels = checksums_agree(
+        &scratch,
+        &["--file", file.to_str().unwrap(), "--block", "4k,64k"],
+        "read,direct",
+        &[],
+    );
+    assert!(labels.contains("direct"));
+}
+
+#[test]
+fn direct_with_a_misaligned_block_is_refused_with_the_alignment() {
+    let scratch = Scratch::new();
+    let line = refused(
+        &scratch,
+        &["--size", "1M", "--method", "read,direct", "--block", "1000"],
+        &[
+            "error: --method direct:",
+            "is not a multiple of",
+            "try 512 or 1024",
+        ],
+        2,
+    );
+    // The device's logical block size, or the stated fallback.
+    assert!(
+        line.contains("logical block size of device") || line.contains("assumed"),
+        "{line}"
+    );
+    let line = refused(
+        &scratch,
+        &["--size", "1M", "--method", "direct", "--block", "100"],
+        &["try 512"],
+        2,
+    );
+    assert!(line.contains("--block 100 is not"), "{line}");
+}
+
+/// A mount of `fstype` that the test unmounts when dropped.
+struct Mount {
+    dir: tempfile::TempDir,
+}
+
+impl Mount {
+    /// Mounts a fresh `fstype` (root only); `None` when that is not possible.
+    fn new(fstype: &str) -> Option<Mount> {
+        if faultline::dataset::current_uid() != 0 {
+            return None;
+        }
+        let dir = tempfile::tempdir().ok()?;
+        let ok = StdCommand::new("mount")
+            .args(["-t", fstype, "none"])
+            .arg(dir.path())
+            .status()
+            .ok()?
+            .success();
+        ok.then_some(Mount { dir })
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = StdCommand::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+fn write_file(path: &Path, len: usize) {
+    let bytes: Vec<u8> = (0..len).map(|i| (i % 253) as u8).collect();
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_file_system_that_refuses_o_direct_is_named() {
+    // ramfs has no direct I/O at all. (tmpfs refused O_DIRECT too until
+    // Linux 6.6, which gave it a trivial direct I/O path.)
+    let Some(mount) = Mount::new("ramfs") else {
+        eprintln!("skipped: needs root to mount ramfs");
+        return;
+    };
+    let file = mount.path("data.bin");
+    write_file(&file, 1 << 20);
+    let scratch = Scratch::new();
+    for method in ["direct", "read,direct"] {
+        refused(
+            &scratch,
+            &[
+                "--file",
+                file.to_str().unwrap(),
+                "--method",
+                method,
+                "--block",
+                "4k",
+                "--cache",
+                "as-is",
+            ],
+            &[
+                "the ramfs file system refuses O_DIRECT",
+                "use --method pread",
+            ],
+            2,
+        );
+    }
+    // The trial refuses it too (a plan resumed elsewhere skips the preflight).
+    let err = faultline::trial::run_trial(&trial_spec(&file, MethodKind::Direct, 1 << 20, 4096))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("O_DIRECT refused") && err.contains("(file system: ramfs)"),
+        "{err}"
+    );
+}
+
+/// A trial spec for running one trial in this process.
+fn trial_spec(path: &Path, method: MethodKind, file_size: u64, block_size: u64) -> TrialSpec {
+    TrialSpec {
+        path: path.to_path_buf(),
+        case: Case {
+            method,
+            pattern: Pattern::Seq,
+            block_size,
+            file_size,
+            workload: WorkloadKind::Sum,
+            cache: CacheState::AsIs,
+            warm_by: WarmBy::Seq,
+            populate: None,
+            advice: None,
+            share: None,
+            seed: 1,
+        },
+    }
+}
+
+#[test]
+fn tmpfs_either_refuses_o_direct_clearly_or_agrees_with_read() {
+    let Some(mount) = Mount::new("tmpfs") else {
+        eprintln!("skipped: needs root to mount tmpfs");
+        return;
+    };
+    let file = mount.path("data.bin");
+    write_file(&file, 1 << 20);
+    let scratch = Scratch::new();
+    let args = [
+        "--file",
+        file.to_str().unwrap(),
+        "--method",
+        "read,direct",
+        "--block",
+        "4k",
+        "--cache",
+        "as-is",
+        "--runs",
+        "1",
+    ];
+    let out = scratch.run(&args).output().unwrap();
+    if out.status.success() {
+        // Linux 6.6 and later: tmpfs accepts O_DIRECT.
+        checksums_agree(
+            &scratch,
+            &["--file", file.to_str().unwrap(), "--block", "4k"],
+            "read,direct",
+            &[],
+        );
+    } else {
+        refused(
+            &scratch,
+            &args,
+            &["the tmpfs file system refuses O_DIRECT"],
+            2,
+        );
+    }
+}
