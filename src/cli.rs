@@ -86,6 +86,9 @@ pub struct RunArgs {
     /// MAP_SHARED or MAP_PRIVATE.
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [Share::Shared])]
     pub share: Vec<Share>,
+    /// stdio's buffer (std's BufReader capacity), 1 byte to 64 MiB [default: 8 KiB].
+    #[arg(long, value_delimiter = ',', value_parser = clap_size)]
+    pub stdio_buffer: Vec<u64>,
     /// Seed of random orders, shuffles and generated content.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -114,7 +117,7 @@ pub struct RunArgs {
     /// and the exports come out as from an uninterrupted run. The plan comes from the journal.
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
         "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
-        "advice", "share", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
+        "advice", "share", "stdio_buffer", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -214,6 +217,7 @@ impl RunArgs {
                                         advice: mmap.map(|m| m.1),
                                         share: mmap.map(|m| m.2),
                                         seed: self.seed,
+                                        io: Default::default(),
                                     });
                                 }
                             }
@@ -222,6 +226,10 @@ impl RunArgs {
                 }
             }
         }
+        let factors = faultline::plan::variants::IoFactors {
+            stdio_buffers: self.stdio_buffer.clone(),
+        };
+        let mut cases = faultline::plan::variants::expand(cases, &factors)?;
         let mut seen = std::collections::HashSet::new();
         cases.retain(|c| seen.insert(c.clone()));
         Ok(Plan {

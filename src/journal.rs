@@ -258,6 +258,7 @@ mod tests {
             advice: None,
             share: None,
             seed: 1,
+            io: Default::default(),
         };
         Header {
             faultline_journal: FORMAT,

@@ -341,6 +341,7 @@ mod tests {
             advice: None,
             share: None,
             seed: 1,
+            io: Default::default(),
         };
         Plan {
             cases: vec![case(MethodKind::Read), case(MethodKind::Mmap)],

@@ -61,7 +61,9 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let order = BlockOrder::new(case.pattern, layout, case.seed)?;
     let mut workload = case.workload.build(page_size());
     let device_stat = device::stat_path(&file);
-    let mut method = case.method.build(file, layout, case.mmap_options());
+    let mut method = case
+        .method
+        .build_with(file, layout, case.mmap_options(), &case.io);
 
     let dev_before = device_stat.as_deref().and_then(device::snapshot);
     let vm_before = vmstat::snapshot().ok();

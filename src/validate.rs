@@ -68,6 +68,7 @@ mod tests {
             advice: None,
             share: None,
             seed: 1,
+            io: Default::default(),
         }
     }
 

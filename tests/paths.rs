@@ -231,6 +231,7 @@ fn trial_spec(path: &Path, method: MethodKind, file_size: u64, block_size: u64) 
             advice: None,
             share: None,
             seed: 1,
+            io: Default::default(),
         },
     }
 }
@@ -273,4 +274,56 @@ fn tmpfs_either_refuses_o_direct_clearly_or_agrees_with_read() {
             2,
         );
     }
+}
+
+#[test]
+fn stdio_agrees_with_read_with_blocks_below_and_above_its_buffer() {
+    let scratch = Scratch::new();
+    let labels = checksums_agree(
+        &scratch,
+        &["--size", "3M", "--block", "4k,12345"],
+        "read,stdio",
+        &["--stdio-buffer", "8k,64k"],
+    );
+    assert!(labels.contains("stdio(buffer=8 KiB)"), "{labels:?}");
+    assert!(labels.contains("stdio(buffer=64 KiB)"), "{labels:?}");
+}
+
+#[test]
+fn stdio_makes_one_read_per_buffer_in_order() {
+    let scratch = Scratch::new();
+    let results = scratch.run_json(&[
+        "--size",
+        "1M",
+        "--method",
+        "stdio",
+        "--pattern",
+        "seq",
+        "--block",
+        "4k",
+        "--stdio-buffer",
+        "64k",
+        "--cache",
+        "as-is",
+        "--runs",
+        "1",
+    ]);
+    for (_, sample) in samples(&results) {
+        // 1 MiB through a 64 KiB buffer: 16 reads, no seeks.
+        assert_eq!(sample["syscalls"], 16);
+    }
+    let case = &results["cases"][0];
+    assert_eq!(case["stdio_buffer"], 65536);
+}
+
+#[test]
+fn out_of_range_method_options_are_refused() {
+    let scratch = Scratch::new();
+    let line = refused(
+        &scratch,
+        &["--size", "1M", "--method", "stdio", "--stdio-buffer", "0"],
+        &["error: --stdio-buffer", "must be between 1 byte and 64 MiB"],
+        2,
+    );
+    println!("{line}");
 }

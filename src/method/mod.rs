@@ -14,9 +14,12 @@ use crate::workload::Workload;
 pub mod aligned;
 pub mod direct;
 mod mmap;
+mod options;
 mod read;
+mod stdio;
 
 pub use mmap::{Advice, MmapOptions, Populate, Share};
+pub use options::{IoOptions, DEFAULT_STDIO_BUFFER};
 
 /// What the main loop did, counted by the method itself (no clocks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +67,8 @@ pub enum MethodKind {
     MmapCopy,
     /// pread() with O_DIRECT into a buffer aligned to the device's logical block size.
     Direct,
+    /// A buffered reader (std's BufReader of --stdio-buffer bytes) read in --block pieces, like C stdio.
+    Stdio,
 }
 
 impl MethodKind {
@@ -75,6 +80,7 @@ impl MethodKind {
             MethodKind::Mmap => "mmap",
             MethodKind::MmapCopy => "mmap-copy",
             MethodKind::Direct => "direct",
+            MethodKind::Stdio => "stdio",
         }
     }
 
@@ -91,6 +97,25 @@ impl MethodKind {
             MethodKind::Mmap => Box::new(mmap::MmapMethod::new(file, layout, mmap, false)),
             MethodKind::MmapCopy => Box::new(mmap::MmapMethod::new(file, layout, mmap, true)),
             MethodKind::Direct => Box::new(direct::DirectMethod::new(file, layout)),
+            MethodKind::Stdio => self.build_with(file, layout, mmap, &IoOptions::default()),
+        }
+    }
+
+    /// [`Self::build`], with the options of the methods that have them.
+    pub fn build_with(
+        self,
+        file: File,
+        layout: Layout,
+        mmap: MmapOptions,
+        io: &IoOptions,
+    ) -> Box<dyn Method> {
+        match self {
+            MethodKind::Stdio => Box::new(stdio::StdioMethod::new(
+                file,
+                layout,
+                io.stdio_buffer.unwrap_or(DEFAULT_STDIO_BUFFER),
+            )),
+            _ => self.build(file, layout, mmap),
         }
     }
 }

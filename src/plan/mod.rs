@@ -2,9 +2,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::cache::{CacheState, WarmBy};
-use crate::method::{Advice, MethodKind, MmapOptions, Populate, Share};
+use crate::method::{Advice, IoOptions, MethodKind, MmapOptions, Populate, Share};
 use crate::pattern::Pattern;
 use crate::workload::WorkloadKind;
+
+pub mod variants;
 
 /// One point in the space of factors.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -31,6 +33,9 @@ pub struct Case {
     pub share: Option<Share>,
     /// Seed of the random orders.
     pub seed: u64,
+    /// Options of the stdio, preadv and uring methods (absent for the others).
+    #[serde(flatten)]
+    pub io: IoOptions,
 }
 
 impl Case {
@@ -56,6 +61,7 @@ impl Case {
         if let Some(s) = self.share.filter(|s| *s != Share::Shared) {
             opts.push(format!("share={s}"));
         }
+        opts.extend(self.io.label_parts());
         if opts.is_empty() {
             self.method.name().to_string()
         } else {

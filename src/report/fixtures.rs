@@ -40,6 +40,7 @@ pub(crate) fn case(method: MethodKind) -> Case {
         advice: maps.then_some(Advice::Normal),
         share: maps.then_some(Share::Shared),
         seed: 7,
+        io: Default::default(),
     }
 }
 

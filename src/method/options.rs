@@ -1,0 +1,31 @@
+//! Options of the `stdio`, `preadv` and `uring` methods, carried by each
+//! [`crate::plan::Case`]. A method's own options are set (`Some`) on its
+//! cases and absent (`None`) on every other method's, as the mmap options are.
+use serde::{Deserialize, Serialize};
+
+use crate::size::format_size;
+
+/// stdio's buffer when `--stdio-buffer` is not given: glibc's BUFSIZ.
+pub const DEFAULT_STDIO_BUFFER: u64 = 8 << 10;
+
+/// Options of the methods that have them beyond the block size.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct IoOptions {
+    /// `stdio`: the buffered reader's capacity in bytes.
+    #[serde(default)]
+    pub stdio_buffer: Option<u64>,
+}
+
+impl IoOptions {
+    /// The options as they appear in a method label, e.g. `buffer=8 KiB`.
+    /// The defining option of each method is always shown.
+    pub fn label_parts(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        if let Some(b) = self.stdio_buffer {
+            parts.push(format!("buffer={}", format_size(b)));
+        }
+        parts
+    }
+}
