@@ -89,6 +89,9 @@ pub struct RunArgs {
     /// stdio's buffer (std's BufReader capacity), 1 byte to 64 MiB [default: 8 KiB].
     #[arg(long, value_delimiter = ',', value_parser = clap_size)]
     pub stdio_buffer: Vec<u64>,
+    /// preadv: consecutive blocks per call, each into its own buffer, 1 to 1024 [default: 4].
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub iov: Vec<u32>,
     /// Seed of random orders, shuffles and generated content.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -117,7 +120,7 @@ pub struct RunArgs {
     /// and the exports come out as from an uninterrupted run. The plan comes from the journal.
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
         "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
-        "advice", "share", "stdio_buffer", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
+        "advice", "share", "stdio_buffer", "iov", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -228,6 +231,7 @@ impl RunArgs {
         }
         let factors = faultline::plan::variants::IoFactors {
             stdio_buffers: self.stdio_buffer.clone(),
+            iovs: self.iov.clone(),
         };
         let mut cases = faultline::plan::variants::expand(cases, &factors)?;
         let mut seen = std::collections::HashSet::new();

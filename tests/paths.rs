@@ -326,4 +326,53 @@ fn out_of_range_method_options_are_refused() {
         2,
     );
     println!("{line}");
+    refused(
+        &scratch,
+        &[
+            "--size", "128M", "--method", "preadv", "--block", "64M", "--iov", "32",
+        ],
+        &["error: --iov 32 with --block 64 MiB needs 2 GiB of buffers"],
+        2,
+    );
+    refused(
+        &scratch,
+        &["--method", "preadv", "--iov", "0"],
+        &["--iov", "0 is not in 1..=1024"],
+        2,
+    );
+}
+
+#[test]
+fn preadv_agrees_with_read_and_reads_n_blocks_per_call_in_order() {
+    let scratch = Scratch::new();
+    let labels = checksums_agree(
+        &scratch,
+        &["--size", "3M", "--block", "4k,12345"],
+        "read,preadv",
+        &["--iov", "1,7"],
+    );
+    assert!(
+        labels.contains("preadv(iov=1)") && labels.contains("preadv(iov=7)"),
+        "{labels:?}"
+    );
+    let results = scratch.run_json(&[
+        "--size",
+        "1M",
+        "--method",
+        "preadv",
+        "--pattern",
+        "seq",
+        "--block",
+        "4k",
+        "--iov",
+        "16",
+        "--cache",
+        "as-is",
+        "--runs",
+        "1",
+    ]);
+    for (_, sample) in samples(&results) {
+        // 256 blocks, 16 per call.
+        assert_eq!(sample["syscalls"], 16);
+    }
 }

@@ -15,11 +15,13 @@ pub mod aligned;
 pub mod direct;
 mod mmap;
 mod options;
+mod preadv;
 mod read;
 mod stdio;
 
 pub use mmap::{Advice, MmapOptions, Populate, Share};
 pub use options::{IoOptions, DEFAULT_STDIO_BUFFER};
+pub use preadv::{DEFAULT_IOV, MAX_IOV};
 
 /// What the main loop did, counted by the method itself (no clocks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -69,6 +71,8 @@ pub enum MethodKind {
     Direct,
     /// A buffered reader (std's BufReader of --stdio-buffer bytes) read in --block pieces, like C stdio.
     Stdio,
+    /// preadv() of up to --iov consecutive blocks per call, each block into its own buffer.
+    Preadv,
 }
 
 impl MethodKind {
@@ -81,6 +85,7 @@ impl MethodKind {
             MethodKind::MmapCopy => "mmap-copy",
             MethodKind::Direct => "direct",
             MethodKind::Stdio => "stdio",
+            MethodKind::Preadv => "preadv",
         }
     }
 
@@ -97,7 +102,9 @@ impl MethodKind {
             MethodKind::Mmap => Box::new(mmap::MmapMethod::new(file, layout, mmap, false)),
             MethodKind::MmapCopy => Box::new(mmap::MmapMethod::new(file, layout, mmap, true)),
             MethodKind::Direct => Box::new(direct::DirectMethod::new(file, layout)),
-            MethodKind::Stdio => self.build_with(file, layout, mmap, &IoOptions::default()),
+            MethodKind::Stdio | MethodKind::Preadv => {
+                self.build_with(file, layout, mmap, &IoOptions::default())
+            }
         }
     }
 
@@ -114,6 +121,11 @@ impl MethodKind {
                 file,
                 layout,
                 io.stdio_buffer.unwrap_or(DEFAULT_STDIO_BUFFER),
+            )),
+            MethodKind::Preadv => Box::new(preadv::PreadvMethod::new(
+                file,
+                layout,
+                io.iov.unwrap_or(DEFAULT_IOV),
             )),
             _ => self.build(file, layout, mmap),
         }

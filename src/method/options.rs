@@ -16,6 +16,9 @@ pub struct IoOptions {
     /// `stdio`: the buffered reader's capacity in bytes.
     #[serde(default)]
     pub stdio_buffer: Option<u64>,
+    /// `preadv`: blocks per call.
+    #[serde(default)]
+    pub iov: Option<u32>,
 }
 
 impl IoOptions {
@@ -25,6 +28,9 @@ impl IoOptions {
         let mut parts = Vec::new();
         if let Some(b) = self.stdio_buffer {
             parts.push(format!("buffer={}", format_size(b)));
+        }
+        if let Some(n) = self.iov {
+            parts.push(format!("iov={n}"));
         }
         parts
     }

@@ -9,11 +9,17 @@ use crate::size::format_size;
 /// Largest stdio buffer.
 pub const MAX_STDIO_BUFFER: u64 = 64 << 20;
 
+/// Most memory the buffers of one trial may take (`--iov` or `--depth`
+/// buffers of one block each).
+pub const MAX_BUFFERS: u64 = 1 << 30;
+
 /// The values given for each option.
 #[derive(Clone, Debug, Default)]
 pub struct IoFactors {
     /// `--stdio-buffer`.
     pub stdio_buffers: Vec<u64>,
+    /// `--iov` (clap keeps it within 1 to [`crate::method::MAX_IOV`]).
+    pub iovs: Vec<u32>,
 }
 
 /// Replaces each case by one case per combination of its method's options,
@@ -32,25 +38,61 @@ pub fn expand(cases: Vec<Case>, factors: &IoFactors) -> Result<Vec<Case>> {
     let mut out = Vec::with_capacity(cases.len());
     for case in cases {
         for io in options_of(case.method, factors) {
-            out.push(Case { io, ..case.clone() });
+            let case = Case { io, ..case.clone() };
+            check_buffers(&case)?;
+            out.push(case);
         }
     }
     Ok(out)
 }
 
+/// Refuses a case whose buffers would take more than [`MAX_BUFFERS`].
+fn check_buffers(case: &Case) -> Result<()> {
+    let Some((flag, count)) = case.io.iov.map(|n| ("--iov", n)) else {
+        return Ok(());
+    };
+    let bytes = u64::from(count).saturating_mul(case.block_size);
+    if bytes > MAX_BUFFERS {
+        return Err(Error::Plan(format!(
+            "{flag} {count} with --block {} needs {} of buffers; keep {flag} × --block at or below {}",
+            format_size(case.block_size),
+            format_size(bytes),
+            format_size(MAX_BUFFERS)
+        )));
+    }
+    Ok(())
+}
+
+/// `values`, or `default` alone when none was given.
+fn or_default<T: Copy>(values: &[T], default: T) -> Vec<T> {
+    if values.is_empty() {
+        vec![default]
+    } else {
+        values.to_vec()
+    }
+}
+
 /// Every combination of the options of `method`.
 fn options_of(method: MethodKind, factors: &IoFactors) -> Vec<IoOptions> {
-    let or_default = |v: &[u64], d: u64| if v.is_empty() { vec![d] } else { v.to_vec() };
+    let none = IoOptions::default();
     match method {
         MethodKind::Stdio => {
             or_default(&factors.stdio_buffers, crate::method::DEFAULT_STDIO_BUFFER)
                 .into_iter()
                 .map(|b| IoOptions {
                     stdio_buffer: Some(b),
+                    ..none
                 })
                 .collect()
         }
-        _ => vec![IoOptions::default()],
+        MethodKind::Preadv => or_default(&factors.iovs, crate::method::DEFAULT_IOV)
+            .into_iter()
+            .map(|n| IoOptions {
+                iov: Some(n),
+                ..none
+            })
+            .collect(),
+        _ => vec![none],
     }
 }
 
@@ -82,11 +124,13 @@ mod tests {
     fn options_multiply_only_their_own_method_in_order() {
         let factors = IoFactors {
             stdio_buffers: vec![4096, 65536],
+            iovs: vec![1, 8],
         };
         let cases = expand(
             vec![
                 case(MethodKind::Read),
                 case(MethodKind::Stdio),
+                case(MethodKind::Preadv),
                 case(MethodKind::Mmap),
             ],
             &factors,
@@ -99,11 +143,18 @@ mod tests {
                 "read",
                 "stdio(buffer=4 KiB)",
                 "stdio(buffer=64 KiB)",
+                "preadv(iov=1)",
+                "preadv(iov=8)",
                 "mmap"
             ]
         );
-        let defaults = expand(vec![case(MethodKind::Stdio)], &IoFactors::default()).unwrap();
+        let defaults = expand(
+            vec![case(MethodKind::Stdio), case(MethodKind::Preadv)],
+            &IoFactors::default(),
+        )
+        .unwrap();
         assert_eq!(defaults[0].io.stdio_buffer, Some(8192));
+        assert_eq!(defaults[1].io.iov, Some(4));
     }
 
     #[test]
@@ -111,10 +162,22 @@ mod tests {
         for b in [0, MAX_STDIO_BUFFER + 1] {
             let factors = IoFactors {
                 stdio_buffers: vec![b],
+                ..IoFactors::default()
             };
             let err = expand(vec![case(MethodKind::Read)], &factors).unwrap_err();
             assert!(matches!(err, Error::Plan(_)), "{err}");
             assert!(err.to_string().contains("--stdio-buffer"));
         }
+        let mut big = case(MethodKind::Preadv);
+        big.block_size = 64 << 20;
+        let factors = IoFactors {
+            iovs: vec![32],
+            ..IoFactors::default()
+        };
+        let err = expand(vec![big], &factors).unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "--iov 32 with --block 64 MiB needs 2 GiB of buffers; keep --iov × --block at or below 1 GiB"
+        );
     }
 }
