@@ -5,7 +5,7 @@ use clap::{Args, Parser, Subcommand};
 
 use faultline::cache::{CacheState, WarmBy};
 use faultline::error::Error;
-use faultline::method::{Advice, MethodKind, Populate, Share};
+use faultline::method::{Advice, MethodKind, Populate, Share, Switch};
 use faultline::pattern::Pattern;
 use faultline::plan::{Case, Metric, OrderPolicy, Plan};
 use faultline::size::clap_size;
@@ -92,6 +92,12 @@ pub struct RunArgs {
     /// preadv: consecutive blocks per call, each into its own buffer, 1 to 1024 [default: 4].
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub iov: Vec<u32>,
+    /// io_uring: reads in flight (uring, uring-direct), 1 to 256 [default: 1].
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub depth: Vec<u32>,
+    /// io_uring: read into registered (fixed) buffers. Alone it means on; `off,on` measures both.
+    #[arg(long, value_delimiter = ',', value_enum, num_args = 0..=1, default_missing_value = "on")]
+    pub uring_registered: Vec<Switch>,
     /// Seed of random orders, shuffles and generated content.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -120,7 +126,7 @@ pub struct RunArgs {
     /// and the exports come out as from an uninterrupted run. The plan comes from the journal.
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
         "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
-        "advice", "share", "stdio_buffer", "iov", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
+        "advice", "share", "stdio_buffer", "iov", "depth", "uring_registered", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -232,6 +238,8 @@ impl RunArgs {
         let factors = faultline::plan::variants::IoFactors {
             stdio_buffers: self.stdio_buffer.clone(),
             iovs: self.iov.clone(),
+            depths: self.depth.clone(),
+            registered: self.uring_registered.iter().map(|s| s.on()).collect(),
         };
         let mut cases = faultline::plan::variants::expand(cases, &factors)?;
         let mut seen = std::collections::HashSet::new();

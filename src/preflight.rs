@@ -7,6 +7,9 @@
 //!   the user's file, or on the data directory before the test files exist.
 //! - O_DIRECT methods: the file system must accept O_DIRECT; checked on the
 //!   files once they exist, by opening each read-only with O_DIRECT.
+//! - io_uring methods: the kernel must let this process set up a ring
+//!   (ENOSYS without io_uring; EPERM under kernel.io_uring_disabled or a
+//!   seccomp policy); checked by setting one up.
 //!
 //! The trial child checks the same things again, so a plan resumed from a
 //! journal on another machine still fails clearly, one trial at a time.
@@ -24,6 +27,10 @@ use crate::plan::Plan;
 /// Checks what can be checked before the files exist. `target` is the
 /// user's file, or the data directory the test files will be written to.
 pub fn check_plan(plan: &Plan, target: &Path) -> Result<()> {
+    if plan.cases.iter().any(|c| c.method.uses_uring()) {
+        io_uring::IoUring::new(1)
+            .map_err(|e| Error::Plan(crate::method::uring::unavailable(&e)))?;
+    }
     let mut alignment = None;
     for case in &plan.cases {
         if case.method.direct_io() {

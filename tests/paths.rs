@@ -376,3 +376,222 @@ fn preadv_agrees_with_read_and_reads_n_blocks_per_call_in_order() {
         assert_eq!(sample["syscalls"], 16);
     }
 }
+
+#[test]
+fn uring_agrees_with_read_at_depths_1_and_32_with_and_without_registered_buffers() {
+    let scratch = Scratch::new();
+    let labels = checksums_agree(
+        &scratch,
+        &["--size", "3M", "--block", "4k,12345"],
+        "read,uring",
+        &["--depth", "1,32", "--uring-registered", "off,on"],
+    );
+    for label in [
+        "uring(depth=1)",
+        "uring(depth=32)",
+        "uring(depth=1,registered)",
+        "uring(depth=32,registered)",
+    ] {
+        assert!(labels.contains(label), "{label} missing from {labels:?}");
+    }
+}
+
+#[test]
+fn uring_direct_agrees_with_read_at_depths_1_and_32() {
+    let scratch = Scratch::new();
+    let file = scratch.path("odd.bin");
+    // A short, unaligned last block, read by O_DIRECT as a short read at the end.
+    write_file(&file, (3 << 20) + 777);
+    let labels = checksums_agree(
+        &scratch,
+        &["--file", file.to_str().unwrap(), "--block", "4k,64k"],
+        "read,uring-direct,direct",
+        &["--depth", "1,32", "--uring-registered"],
+    );
+    assert!(
+        labels.contains("uring-direct(depth=32,registered)"),
+        "{labels:?}"
+    );
+    refused(
+        &scratch,
+        &[
+            "--size",
+            "1M",
+            "--method",
+            "uring-direct",
+            "--block",
+            "1000",
+        ],
+        &["error: --method uring-direct:", "not a multiple of"],
+        2,
+    );
+}
+
+#[test]
+fn digests_agree_across_every_method_in_a_random_order() {
+    // Digests depend on the order of the bytes, so this checks that uring
+    // at depth 32 hands blocks over in submission order. Cold, so that the
+    // device completes reads out of order.
+    let scratch = Scratch::new();
+    let results = scratch.run_json(&[
+        "--size",
+        "2M",
+        "--method",
+        "read,direct,uring,uring-direct,stdio,preadv,mmap",
+        "--depth",
+        "32",
+        "--pattern",
+        "random,random-replace",
+        "--block",
+        "4k",
+        "--workload",
+        "sha256",
+        "--cache",
+        "cold",
+        "--runs",
+        "1",
+    ]);
+    let mut by_pattern: HashMap<String, HashSet<u64>> = HashMap::new();
+    for (case, sample) in samples(&results) {
+        by_pattern
+            .entry(case["pattern"].to_string())
+            .or_default()
+            .insert(sample["checksum"].as_u64().unwrap());
+    }
+    assert_eq!(by_pattern.len(), 2);
+    for (pattern, sums) in by_pattern {
+        assert_eq!(sums.len(), 1, "{pattern}: {sums:?}");
+    }
+}
+
+#[test]
+fn uring_depth_32_keeps_many_reads_per_system_call() {
+    let scratch = Scratch::new();
+    let results = scratch.run_json(&[
+        "--size",
+        "1M",
+        "--method",
+        "uring",
+        "--depth",
+        "1,32",
+        "--pattern",
+        "seq",
+        "--block",
+        "4k",
+        "--cache",
+        "as-is",
+        "--runs",
+        "1",
+    ]);
+    for (case, sample) in samples(&results) {
+        let calls = sample["syscalls"].as_u64().unwrap();
+        match case["depth"].as_u64().unwrap() {
+            1 => assert_eq!(calls, 256, "one io_uring_enter per block"),
+            32 => assert!(calls < 256 / 4, "{calls} io_uring_enter calls at depth 32"),
+            d => panic!("depth {d}"),
+        }
+    }
+}
+
+#[test]
+fn out_of_range_depths_are_refused() {
+    let scratch = Scratch::new();
+    refused(
+        &scratch,
+        &["--method", "uring", "--depth", "0"],
+        &["--depth", "0 is not in 1..=256"],
+        2,
+    );
+    refused(
+        &scratch,
+        &["--method", "uring", "--depth", "257"],
+        &["257 is not in 1..=256"],
+        2,
+    );
+}
+
+/// Makes io_uring_setup fail with EPERM in this process and its children,
+/// as a container runtime's seccomp profile does.
+fn forbid_io_uring() -> std::io::Result<()> {
+    const LD_W_ABS: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+    const JEQ_K: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+    const RET_K: u16 = 0x06; // BPF_RET | BPF_K
+    let filter = [
+        // seccomp_data.nr is at offset 0.
+        libc::sock_filter {
+            code: LD_W_ABS,
+            jt: 0,
+            jf: 0,
+            k: 0,
+        },
+        libc::sock_filter {
+            code: JEQ_K,
+            jt: 0,
+            jf: 1,
+            k: libc::SYS_io_uring_setup as u32,
+        },
+        libc::sock_filter {
+            code: RET_K,
+            jt: 0,
+            jf: 0,
+            k: libc::SECCOMP_RET_ERRNO | libc::EPERM as u32,
+        },
+        libc::sock_filter {
+            code: RET_K,
+            jt: 0,
+            jf: 0,
+            k: libc::SECCOMP_RET_ALLOW,
+        },
+    ];
+    let prog = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_ptr() as *mut _,
+    };
+    // SAFETY: prctl with valid arguments; `prog` outlives the calls.
+    unsafe {
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
+            || libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER,
+                &prog as *const _,
+            ) != 0
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn a_seccomp_policy_that_refuses_io_uring_is_explained() {
+    use std::os::unix::process::CommandExt;
+    let scratch = Scratch::new();
+    let mut cmd = StdCommand::new(assert_cmd::cargo::cargo_bin("faultline"));
+    cmd.arg("run")
+        .arg("--data-dir")
+        .arg(scratch.data_dir())
+        .args(["--size", "1M", "--method", "read,uring", "--runs", "1"]);
+    // SAFETY: forbid_io_uring only calls prctl, which is async-signal-safe.
+    unsafe { cmd.pre_exec(forbid_io_uring) };
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].starts_with(
+            "error: io_uring is not available: io_uring_setup failed (Operation not permitted"
+        ),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].contains("seccomp") && lines[0].ends_with("use --method pread or direct instead"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        !scratch.data_dir().exists(),
+        "refused before generating anything"
+    );
+}

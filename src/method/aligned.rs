@@ -125,6 +125,11 @@ impl AlignedBuf {
         self.layout.size()
     }
 
+    /// The start of the buffer, for I/O the kernel completes later.
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
     /// The bytes, writable.
     pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
         // SAFETY: `ptr` is valid for `len` initialised bytes while `self`

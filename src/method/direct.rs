@@ -22,7 +22,7 @@ impl MethodKind {
     /// Whether the method reads with O_DIRECT, so that the block size must
     /// be a multiple of the device's logical block size.
     pub fn direct_io(self) -> bool {
-        matches!(self, MethodKind::Direct)
+        matches!(self, MethodKind::Direct | MethodKind::UringDirect)
     }
 }
 

@@ -18,10 +18,12 @@ mod options;
 mod preadv;
 mod read;
 mod stdio;
+pub mod uring;
 
 pub use mmap::{Advice, MmapOptions, Populate, Share};
-pub use options::{IoOptions, DEFAULT_STDIO_BUFFER};
+pub use options::{IoOptions, Switch, DEFAULT_STDIO_BUFFER};
 pub use preadv::{DEFAULT_IOV, MAX_IOV};
+pub use uring::{DEFAULT_DEPTH, MAX_DEPTH};
 
 /// What the main loop did, counted by the method itself (no clocks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +75,10 @@ pub enum MethodKind {
     Stdio,
     /// preadv() of up to --iov consecutive blocks per call, each block into its own buffer.
     Preadv,
+    /// io_uring reads with --depth reads in flight, delivered in order.
+    Uring,
+    /// io_uring reads with O_DIRECT into aligned buffers.
+    UringDirect,
 }
 
 impl MethodKind {
@@ -86,6 +92,8 @@ impl MethodKind {
             MethodKind::Direct => "direct",
             MethodKind::Stdio => "stdio",
             MethodKind::Preadv => "preadv",
+            MethodKind::Uring => "uring",
+            MethodKind::UringDirect => "uring-direct",
         }
     }
 
@@ -102,9 +110,10 @@ impl MethodKind {
             MethodKind::Mmap => Box::new(mmap::MmapMethod::new(file, layout, mmap, false)),
             MethodKind::MmapCopy => Box::new(mmap::MmapMethod::new(file, layout, mmap, true)),
             MethodKind::Direct => Box::new(direct::DirectMethod::new(file, layout)),
-            MethodKind::Stdio | MethodKind::Preadv => {
-                self.build_with(file, layout, mmap, &IoOptions::default())
-            }
+            MethodKind::Stdio
+            | MethodKind::Preadv
+            | MethodKind::Uring
+            | MethodKind::UringDirect => self.build_with(file, layout, mmap, &IoOptions::default()),
         }
     }
 
@@ -126,6 +135,13 @@ impl MethodKind {
                 file,
                 layout,
                 io.iov.unwrap_or(DEFAULT_IOV),
+            )),
+            MethodKind::Uring | MethodKind::UringDirect => Box::new(uring::UringMethod::new(
+                file,
+                layout,
+                io.depth.unwrap_or(DEFAULT_DEPTH),
+                io.registered.unwrap_or(false),
+                self == MethodKind::UringDirect,
             )),
             _ => self.build(file, layout, mmap),
         }

@@ -19,6 +19,41 @@ pub struct IoOptions {
     /// `preadv`: blocks per call.
     #[serde(default)]
     pub iov: Option<u32>,
+    /// `uring`, `uring-direct`: reads in flight.
+    #[serde(default)]
+    pub depth: Option<u32>,
+    /// `uring`, `uring-direct`: whether the buffers are registered with the ring.
+    #[serde(default)]
+    pub registered: Option<bool>,
+}
+
+/// An option given as off, on, or both (`--uring-registered off,on`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Switch {
+    /// Off.
+    Off,
+    /// On.
+    On,
+}
+
+impl Switch {
+    /// Whether it is on.
+    pub fn on(self) -> bool {
+        self == Switch::On
+    }
 }
 
 impl IoOptions {
@@ -28,6 +63,12 @@ impl IoOptions {
         let mut parts = Vec::new();
         if let Some(b) = self.stdio_buffer {
             parts.push(format!("buffer={}", format_size(b)));
+        }
+        if let Some(d) = self.depth {
+            parts.push(format!("depth={d}"));
+        }
+        if self.registered == Some(true) {
+            parts.push("registered".to_string());
         }
         if let Some(n) = self.iov {
             parts.push(format!("iov={n}"));

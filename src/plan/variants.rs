@@ -20,6 +20,10 @@ pub struct IoFactors {
     pub stdio_buffers: Vec<u64>,
     /// `--iov` (clap keeps it within 1 to [`crate::method::MAX_IOV`]).
     pub iovs: Vec<u32>,
+    /// `--depth` (clap keeps it within 1 to [`crate::method::MAX_DEPTH`]).
+    pub depths: Vec<u32>,
+    /// `--uring-registered`: off, on, or both.
+    pub registered: Vec<bool>,
 }
 
 /// Replaces each case by one case per combination of its method's options,
@@ -48,7 +52,8 @@ pub fn expand(cases: Vec<Case>, factors: &IoFactors) -> Result<Vec<Case>> {
 
 /// Refuses a case whose buffers would take more than [`MAX_BUFFERS`].
 fn check_buffers(case: &Case) -> Result<()> {
-    let Some((flag, count)) = case.io.iov.map(|n| ("--iov", n)) else {
+    let given = case.io.iov.map(|n| ("--iov", n));
+    let Some((flag, count)) = given.or(case.io.depth.map(|d| ("--depth", d))) else {
         return Ok(());
     };
     let bytes = u64::from(count).saturating_mul(case.block_size);
@@ -92,6 +97,19 @@ fn options_of(method: MethodKind, factors: &IoFactors) -> Vec<IoOptions> {
                 ..none
             })
             .collect(),
+        MethodKind::Uring | MethodKind::UringDirect => {
+            let registered = or_default(&factors.registered, false);
+            or_default(&factors.depths, crate::method::DEFAULT_DEPTH)
+                .into_iter()
+                .flat_map(|d| {
+                    registered.iter().map(move |&r| IoOptions {
+                        depth: Some(d),
+                        registered: Some(r),
+                        ..none
+                    })
+                })
+                .collect()
+        }
         _ => vec![none],
     }
 }
@@ -125,12 +143,15 @@ mod tests {
         let factors = IoFactors {
             stdio_buffers: vec![4096, 65536],
             iovs: vec![1, 8],
+            depths: vec![1, 32],
+            registered: vec![false, true],
         };
         let cases = expand(
             vec![
                 case(MethodKind::Read),
                 case(MethodKind::Stdio),
                 case(MethodKind::Preadv),
+                case(MethodKind::UringDirect),
                 case(MethodKind::Mmap),
             ],
             &factors,
@@ -145,16 +166,28 @@ mod tests {
                 "stdio(buffer=64 KiB)",
                 "preadv(iov=1)",
                 "preadv(iov=8)",
+                "uring-direct(depth=1)",
+                "uring-direct(depth=1,registered)",
+                "uring-direct(depth=32)",
+                "uring-direct(depth=32,registered)",
                 "mmap"
             ]
         );
         let defaults = expand(
-            vec![case(MethodKind::Stdio), case(MethodKind::Preadv)],
+            vec![
+                case(MethodKind::Stdio),
+                case(MethodKind::Preadv),
+                case(MethodKind::Uring),
+            ],
             &IoFactors::default(),
         )
         .unwrap();
         assert_eq!(defaults[0].io.stdio_buffer, Some(8192));
         assert_eq!(defaults[1].io.iov, Some(4));
+        assert_eq!(
+            (defaults[2].io.depth, defaults[2].io.registered),
+            (Some(1), Some(false))
+        );
     }
 
     #[test]
@@ -179,5 +212,13 @@ mod tests {
             err,
             "--iov 32 with --block 64 MiB needs 2 GiB of buffers; keep --iov × --block at or below 1 GiB"
         );
+        let mut deep = case(MethodKind::Uring);
+        deep.block_size = 16 << 20;
+        let factors = IoFactors {
+            depths: vec![64, 65],
+            ..IoFactors::default()
+        };
+        let err = expand(vec![deep], &factors).unwrap_err().to_string();
+        assert!(err.starts_with("--depth 65 with --block 16 MiB"), "{err}");
     }
 }
