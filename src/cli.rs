@@ -98,6 +98,10 @@ pub struct RunArgs {
     /// io_uring: read into registered (fixed) buffers. Alone it means on; `off,on` measures both.
     #[arg(long, value_delimiter = ',', value_enum, num_args = 0..=1, default_missing_value = "on")]
     pub uring_registered: Vec<Switch>,
+    /// Record every operation's latency (p50, p90, p99, p99.9, max). Alone it means on;
+    /// `off,on` runs both, side by side, which shows what recording costs.
+    #[arg(long, value_delimiter = ',', value_enum, num_args = 0..=1, default_missing_value = "on")]
+    pub latency: Vec<Switch>,
     /// Seed of random orders, shuffles and generated content.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -126,7 +130,7 @@ pub struct RunArgs {
     /// and the exports come out as from an uninterrupted run. The plan comes from the journal.
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
         "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
-        "advice", "share", "stdio_buffer", "iov", "depth", "uring_registered", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
+        "advice", "share", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -227,6 +231,7 @@ impl RunArgs {
                                         share: mmap.map(|m| m.2),
                                         seed: self.seed,
                                         io: Default::default(),
+                                        latency: false,
                                     });
                                 }
                             }
@@ -240,6 +245,7 @@ impl RunArgs {
             iovs: self.iov.clone(),
             depths: self.depth.clone(),
             registered: self.uring_registered.iter().map(|s| s.on()).collect(),
+            latency: self.latency.iter().map(|s| s.on()).collect(),
         };
         let mut cases = faultline::plan::variants::expand(cases, &factors)?;
         let mut seen = std::collections::HashSet::new();

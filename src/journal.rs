@@ -259,6 +259,7 @@ mod tests {
             share: None,
             seed: 1,
             io: Default::default(),
+            latency: false,
         };
         Header {
             faultline_journal: FORMAT,

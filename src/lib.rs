@@ -12,6 +12,7 @@ pub mod cache;
 pub mod dataset;
 pub mod error;
 pub mod journal;
+pub mod latency;
 pub mod measure;
 pub mod method;
 pub mod pattern;

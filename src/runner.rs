@@ -342,6 +342,7 @@ mod tests {
             share: None,
             seed: 1,
             io: Default::default(),
+            latency: false,
         };
         Plan {
             cases: vec![case(MethodKind::Read), case(MethodKind::Mmap)],

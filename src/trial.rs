@@ -65,13 +65,21 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         .method
         .build_with(file, layout, case.mmap_options(), &case.io);
 
+    // Made (and its pages touched) before anything is measured.
+    let mut latency = case.latency.then(crate::latency::Recorder::new);
+
     let dev_before = device_stat.as_deref().and_then(device::snapshot);
     let vm_before = vmstat::snapshot().ok();
     let ru_before = rusage::snapshot();
     let t0 = Instant::now();
     method.setup().map_err(|e| on_filesystem(e, &spec.path))?;
     let t1 = Instant::now();
-    let counts = method.run(&order, workload.as_mut())?;
+    let counts = crate::latency::run_main_loop(
+        method.as_mut(),
+        &order,
+        workload.as_mut(),
+        latency.as_mut(),
+    )?;
     let t2 = Instant::now();
     method.teardown()?;
     let t3 = Instant::now();
@@ -104,6 +112,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         bytes: counts.bytes,
         syscalls: counts.syscalls,
         checksum,
+        latency: latency.and_then(|r| r.percentiles()),
     })
 }
 

@@ -69,6 +69,7 @@ mod tests {
             share: None,
             seed: 1,
             io: Default::default(),
+            latency: false,
         }
     }
 

@@ -232,6 +232,7 @@ fn trial_spec(path: &Path, method: MethodKind, file_size: u64, block_size: u64) 
             share: None,
             seed: 1,
             io: Default::default(),
+            latency: false,
         },
     }
 }
@@ -593,5 +594,97 @@ fn a_seccomp_policy_that_refuses_io_uring_is_explained() {
     assert!(
         !scratch.data_dir().exists(),
         "refused before generating anything"
+    );
+}
+
+#[test]
+fn latency_is_recorded_per_block_for_every_method_only_when_asked() {
+    let scratch = Scratch::new();
+    let csv = scratch.path("samples.csv");
+    let out = scratch
+        .run(&[
+            "--size",
+            "2M",
+            "--method",
+            "read,mmap,direct,uring,stdio,preadv",
+            "--depth",
+            "32",
+            "--pattern",
+            "seq,random",
+            "--block",
+            "16k",
+            "--cache",
+            "as-is",
+            "--runs",
+            "2",
+            "--latency",
+            "off,on",
+            "--export-json",
+        ])
+        .arg(scratch.path("out.json"))
+        .arg("--export-csv")
+        .arg(&csv)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let header = stdout.lines().next().unwrap();
+    assert!(
+        header.contains("p50 µs") && header.contains("p99 µs"),
+        "{header}"
+    );
+    assert!(
+        stdout.contains("read(latency)") && stdout.contains("uring(depth=32,latency)"),
+        "{stdout}"
+    );
+    let results = common::read_json(&scratch.path("out.json"));
+    let mut with = 0;
+    for (case, sample) in samples(&results) {
+        let latency = &sample["latency"];
+        if case["latency"] == false {
+            assert!(latency.is_null(), "{}: {latency}", case["label"]);
+            continue;
+        }
+        with += 1;
+        // 2 MiB in 16 KiB blocks: 128 operations.
+        assert_eq!(latency["ops"], 128, "{}", case["label"]);
+        let p: Vec<u64> = ["p50_ns", "p90_ns", "p99_ns", "p999_ns"]
+            .iter()
+            .map(|k| latency[k].as_u64().unwrap())
+            .collect();
+        let max = latency["max_ns"].as_u64().unwrap();
+        assert!(
+            p[0] > 0 && p.windows(2).all(|w| w[0] <= w[1]),
+            "{}: {latency}",
+            case["label"]
+        );
+        // The histogram rounds up by at most 0.1%.
+        assert!(
+            p[3] as f64 <= max as f64 * 1.001,
+            "{}: {latency}",
+            case["label"]
+        );
+        // Every operation lies inside the main loop.
+        assert!(
+            max <= sample["wall_ns"].as_u64().unwrap(),
+            "{}",
+            case["label"]
+        );
+        let summary = &case["summary"]["latency"];
+        assert_eq!(summary["trials"], 2, "{}", case["label"]);
+    }
+    assert_eq!(with, 6 * 2 * 2, "every method, both patterns, both runs");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert!(text.lines().next().unwrap().contains("latency_p99_ns"));
+    // The wrapper changes no checksum.
+    checksums_agree(
+        &scratch,
+        &["--size", "1M", "--block", "4k"],
+        "read,mmap,uring",
+        &["--latency", "off,on"],
     );
 }

@@ -36,6 +36,9 @@ pub struct Case {
     /// Options of the stdio, preadv and uring methods (absent for the others).
     #[serde(flatten)]
     pub io: IoOptions,
+    /// Whether each trial records every operation's latency (`--latency`).
+    #[serde(default)]
+    pub latency: bool,
 }
 
 impl Case {
@@ -62,6 +65,9 @@ impl Case {
             opts.push(format!("share={s}"));
         }
         opts.extend(self.io.label_parts());
+        if self.latency {
+            opts.push("latency".to_string());
+        }
         if opts.is_empty() {
             self.method.name().to_string()
         } else {

@@ -1,6 +1,6 @@
 //! The option lists of the stdio, preadv and uring methods, multiplied into
 //! the cases of the methods they belong to (as the mmap options multiply
-//! only the mapping methods).
+//! only the mapping methods), and `--latency`, which multiplies every case.
 use crate::error::{Error, Result};
 use crate::method::{IoOptions, MethodKind};
 use crate::plan::Case;
@@ -24,6 +24,8 @@ pub struct IoFactors {
     pub depths: Vec<u32>,
     /// `--uring-registered`: off, on, or both.
     pub registered: Vec<bool>,
+    /// `--latency`: off, on, or both (it applies to every method).
+    pub latency: Vec<bool>,
 }
 
 /// Replaces each case by one case per combination of its method's options,
@@ -40,11 +42,18 @@ pub fn expand(cases: Vec<Case>, factors: &IoFactors) -> Result<Vec<Case>> {
         }
     }
     let mut out = Vec::with_capacity(cases.len());
+    let latencies = or_default(&factors.latency, false);
     for case in cases {
         for io in options_of(case.method, factors) {
-            let case = Case { io, ..case.clone() };
-            check_buffers(&case)?;
-            out.push(case);
+            for &latency in &latencies {
+                let case = Case {
+                    io,
+                    latency,
+                    ..case.clone()
+                };
+                check_buffers(&case)?;
+                out.push(case);
+            }
         }
     }
     Ok(out)
@@ -135,6 +144,7 @@ mod tests {
             share: None,
             seed: 1,
             io: IoOptions::default(),
+            latency: false,
         }
     }
 
@@ -145,6 +155,7 @@ mod tests {
             iovs: vec![1, 8],
             depths: vec![1, 32],
             registered: vec![false, true],
+            latency: Vec::new(),
         };
         let cases = expand(
             vec![
@@ -188,6 +199,31 @@ mod tests {
             (defaults[2].io.depth, defaults[2].io.registered),
             (Some(1), Some(false))
         );
+        assert!(defaults.iter().all(|c| !c.latency));
+    }
+
+    #[test]
+    fn latency_off_and_on_multiplies_every_case_within_its_group() {
+        let factors = IoFactors {
+            latency: vec![false, true],
+            ..IoFactors::default()
+        };
+        let cases = expand(
+            vec![case(MethodKind::Read), case(MethodKind::Uring)],
+            &factors,
+        )
+        .unwrap();
+        let labels: Vec<String> = cases.iter().map(Case::method_label).collect();
+        assert_eq!(
+            labels,
+            [
+                "read",
+                "read(latency)",
+                "uring(depth=1)",
+                "uring(depth=1,latency)"
+            ]
+        );
+        assert!(cases.iter().all(|c| c.group_key() == cases[0].group_key()));
     }
 
     #[test]
@@ -220,5 +256,21 @@ mod tests {
         };
         let err = expand(vec![deep], &factors).unwrap_err().to_string();
         assert!(err.starts_with("--depth 65 with --block 16 MiB"), "{err}");
+    }
+
+    #[test]
+    fn cases_saved_before_these_options_existed_still_load() {
+        // A case as journals and exports held it before stdio, preadv, uring and --latency.
+        let old = r#"{"method":"read","pattern":"seq","block_size":4096,"file_size":1048576,
+            "workload":"sum","cache":"warm","warm_by":"seq","populate":null,"advice":null,
+            "share":null,"seed":1}"#;
+        let case: Case = serde_json::from_str(old).unwrap();
+        assert_eq!(case.io, IoOptions::default());
+        assert!(!case.latency);
+        let mut new = super::tests::case(MethodKind::Uring);
+        new.io.depth = Some(32);
+        new.latency = true;
+        let back: Case = serde_json::from_str(&serde_json::to_string(&new).unwrap()).unwrap();
+        assert_eq!(back, new);
     }
 }

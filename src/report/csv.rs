@@ -12,7 +12,7 @@ use crate::results::{CaseResult, RunResults};
 use crate::sample::Sample;
 
 /// The header row, in column order.
-pub const COLUMNS: [&str; 39] = [
+pub const COLUMNS: [&str; 50] = [
     "case_id",
     "method_label",
     "method",
@@ -25,6 +25,11 @@ pub const COLUMNS: [&str; 39] = [
     "populate",
     "advice",
     "share",
+    "stdio_buffer",
+    "iov",
+    "depth",
+    "uring_registered",
+    "latency",
     "run",
     "sequence",
     "wall_ns",
@@ -48,6 +53,12 @@ pub const COLUMNS: [&str; 39] = [
     "residency_source",
     "cache_prepared_by",
     "cache_reached",
+    "latency_ops",
+    "latency_p50_ns",
+    "latency_p90_ns",
+    "latency_p99_ns",
+    "latency_p999_ns",
+    "latency_max_ns",
     "pgfault",
     "pgmajfault",
     "pgpgin",
@@ -92,6 +103,11 @@ fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
         opt(c.populate),
         opt(c.advice),
         opt(c.share),
+        opt(c.io.stdio_buffer),
+        opt(c.io.iov),
+        opt(c.io.depth),
+        opt(c.io.registered),
+        c.latency.to_string(),
         s.run.to_string(),
         s.sequence.to_string(),
         s.child.wall_ns.to_string(),
@@ -116,6 +132,15 @@ fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
         s.cache_prepared_by.clone(),
         s.cache_reached.to_string(),
     ];
+    let latency = s.child.latency;
+    row.extend([
+        opt(latency.map(|l| l.ops)),
+        opt(latency.map(|l| l.p50_ns)),
+        opt(latency.map(|l| l.p90_ns)),
+        opt(latency.map(|l| l.p99_ns)),
+        opt(latency.map(|l| l.p999_ns)),
+        opt(latency.map(|l| l.max_ns)),
+    ]);
     row.extend(VMSTAT.iter().map(|k| opt(s.child.vmstat.get(*k))));
     row
 }
@@ -185,8 +210,49 @@ mod tests {
             "absent vmstat counters are empty"
         );
 
+        assert_eq!(
+            cell(&header, r, "depth"),
+            "",
+            "read has no io_uring options"
+        );
+        assert_eq!(cell(&header, r, "latency"), "false");
+        assert_eq!(
+            cell(&header, r, "latency_p99_ns"),
+            "",
+            "no latency recorded"
+        );
         assert_eq!(cell(&header, mmap[0], "populate"), "none");
         assert_eq!(cell(&header, mmap[0], "share"), "shared");
+    }
+
+    #[test]
+    fn method_options_and_latency_have_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.csv");
+        let mut results = fixtures::results();
+        let case = &mut results.cases[1];
+        case.case.io.depth = Some(32);
+        case.case.io.registered = Some(true);
+        case.case.latency = true;
+        case.samples[0].child.latency = Some(crate::latency::LatencyPercentiles {
+            ops: 65_536,
+            p50_ns: 1_500,
+            p90_ns: 2_000,
+            p99_ns: 9_000,
+            p999_ns: 40_000,
+            max_ns: 700_000,
+        });
+        write_csv(&results, &path).unwrap();
+        let (header, rows) = read_back(&path);
+        let row = &rows[3];
+        assert_eq!(cell(&header, row, "depth"), "32");
+        assert_eq!(cell(&header, row, "uring_registered"), "true");
+        assert_eq!(cell(&header, row, "latency"), "true");
+        assert_eq!(cell(&header, row, "latency_ops"), "65536");
+        assert_eq!(cell(&header, row, "latency_p50_ns"), "1500");
+        assert_eq!(cell(&header, row, "latency_p999_ns"), "40000");
+        assert_eq!(cell(&header, row, "latency_max_ns"), "700000");
+        assert_eq!(cell(&header, &rows[4], "latency_p50_ns"), "");
     }
 
     #[test]

@@ -41,6 +41,7 @@ pub(crate) fn case(method: MethodKind) -> Case {
         share: maps.then_some(Share::Shared),
         seed: 7,
         io: Default::default(),
+        latency: false,
     }
 }
 
@@ -61,6 +62,7 @@ pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> 
         device_read_request_bytes: None,
         residency_before: 0.9996,
         residency_after: 1.0,
+        latency: None,
     }
 }
 
@@ -120,6 +122,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             bytes: 1 << 30,
             syscalls: 65_536,
             checksum: 0xdead_beef,
+            latency: None,
         },
         residency_before: 1.0,
         residency_after: 1.0,
