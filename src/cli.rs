@@ -5,7 +5,9 @@ use clap::{Args, Parser, Subcommand};
 
 use faultline::cache::{CacheState, WarmBy};
 use faultline::error::Error;
-use faultline::method::{Advice, MethodKind, Populate, Share, SizeWith, SyncCall, SyncPolicy};
+use faultline::method::{
+    Advice, MethodKind, Populate, Share, SizeWith, Switch, SyncCall, SyncPolicy,
+};
 use faultline::pattern::Pattern;
 use faultline::plan::{Case, Metric, OrderPolicy, Plan};
 use faultline::scratch::Target;
@@ -125,6 +127,22 @@ pub struct RunArgs {
     /// MAP_SHARED or MAP_PRIVATE.
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [Share::Shared])]
     pub share: Vec<Share>,
+    /// stdio's buffer (std's BufReader capacity), 1 byte to 64 MiB [default: 8 KiB].
+    #[arg(long, value_delimiter = ',', value_parser = clap_size)]
+    pub stdio_buffer: Vec<u64>,
+    /// preadv: consecutive blocks per call, each into its own buffer, 1 to 1024 [default: 4].
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub iov: Vec<u32>,
+    /// io_uring: reads in flight (uring, uring-direct), 1 to 256 [default: 1].
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub depth: Vec<u32>,
+    /// io_uring: read into registered (fixed) buffers. Alone it means on; `off,on` measures both.
+    #[arg(long, value_delimiter = ',', value_enum, num_args = 0..=1, default_missing_value = "on")]
+    pub uring_registered: Vec<Switch>,
+    /// Record every operation's latency (p50, p90, p99, p99.9, max). Alone it means on;
+    /// `off,on` runs both, side by side, which shows what recording costs.
+    #[arg(long, value_delimiter = ',', value_enum, num_args = 0..=1, default_missing_value = "on")]
+    pub latency: Vec<Switch>,
     /// Seed of random orders, shuffles and generated content.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -153,7 +171,7 @@ pub struct RunArgs {
     /// and the exports come out as from an uninterrupted run. The plan comes from the journal.
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
         "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
-        "advice", "share", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
+        "advice", "share", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -358,6 +376,8 @@ impl RunArgs {
                                                     size_with: write.and_then(|w| w.2),
                                                     fill,
                                                     seed: self.seed,
+                                                    io: Default::default(),
+                                                    latency: false,
                                                 });
                                             }
                                         }
@@ -369,6 +389,14 @@ impl RunArgs {
                 }
             }
         }
+        let factors = faultline::plan::variants::IoFactors {
+            stdio_buffers: self.stdio_buffer.clone(),
+            iovs: self.iov.clone(),
+            depths: self.depth.clone(),
+            registered: self.uring_registered.iter().map(|s| s.on()).collect(),
+            latency: self.latency.iter().map(|s| s.on()).collect(),
+        };
+        let mut cases = faultline::plan::variants::expand(cases, &factors)?;
         let mut seen = std::collections::HashSet::new();
         cases.retain(|c| seen.insert(c.clone()));
         Ok(Plan {

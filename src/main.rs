@@ -258,6 +258,10 @@ fn setup_fresh(args: &RunArgs) -> anyhow::Result<Setup> {
         None => args.sizes(),
     };
     let plan = args.plan(&sizes)?;
+    let target = user_file
+        .as_ref()
+        .map_or(dir.as_path(), |d| d.path.as_path());
+    faultline::preflight::check_plan(&plan, target)?;
     let rewrites = plan
         .cases
         .iter()
@@ -287,6 +291,7 @@ fn setup_fresh(args: &RunArgs) -> anyhow::Result<Setup> {
             }
         }
     }
+    faultline::preflight::check_files(&plan, &files)?;
     let exports = exports_of(args);
     let command_line: Vec<String> = std::env::args().collect();
     let header = journal::Header {

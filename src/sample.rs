@@ -34,6 +34,9 @@ pub struct ChildReport {
     pub syscalls: u64,
     /// The workload's checksum.
     pub checksum: u64,
+    /// Per-operation latency percentiles, when the case asked for them.
+    #[serde(default)]
+    pub latency: Option<crate::latency::LatencyPercentiles>,
 }
 
 /// getrusage() counters (deltas).

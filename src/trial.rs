@@ -133,8 +133,12 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         layout,
         case.mmap_options(),
         case.write_options(),
+        &case.io,
         Box::new(loop_syncs.clone()),
     );
+
+    // Made (and its pages touched) before anything is measured.
+    let mut latency = case.latency.then(crate::latency::Recorder::new);
 
     let dev_before = device_stat.as_deref().and_then(device::snapshot);
     let vm_before = vmstat::snapshot().ok();
@@ -142,7 +146,12 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let t0 = Instant::now();
     method.setup().map_err(|e| on_filesystem(e, &spec.path))?;
     let t1 = Instant::now();
-    let counts = method.run(&order, workload.as_mut())?;
+    let counts = crate::latency::run_main_loop(
+        method.as_mut(),
+        &order,
+        workload.as_mut(),
+        latency.as_mut(),
+    )?;
     let t2 = Instant::now();
     // Only a case that syncs reads the sync clock, so sync_ns is 0 otherwise.
     let t3 = if case.write_options().sync == crate::method::SyncPolicy::End {
@@ -184,6 +193,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         bytes: counts.bytes,
         syscalls: counts.syscalls,
         checksum,
+        latency: latency.and_then(|r| r.percentiles()),
     })
 }
 

@@ -14,13 +14,22 @@ use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
 
+pub mod aligned;
+pub mod direct;
 mod mmap;
 mod mmap_write;
+mod options;
+mod preadv;
 mod read;
+mod stdio;
+pub mod uring;
 mod write;
 
 pub use mmap::{Advice, MmapOptions, Populate, Share};
 pub use mmap_write::SizeWith;
+pub use options::{IoOptions, Switch, DEFAULT_STDIO_BUFFER};
+pub use preadv::{DEFAULT_IOV, MAX_IOV};
+pub use uring::{DEFAULT_DEPTH, MAX_DEPTH};
 pub use write::{SyncCall, SyncPolicy};
 
 /// What the main loop did, counted by the method itself (no clocks).
@@ -110,6 +119,16 @@ pub enum MethodKind {
     Pwrite,
     /// The whole file mapped MAP_SHARED and stored into (a fresh file is sized first).
     MmapWrite,
+    /// pread() with O_DIRECT into a buffer aligned to the device's logical block size.
+    Direct,
+    /// A buffered reader (std's BufReader of --stdio-buffer bytes) read in --block pieces, like C stdio.
+    Stdio,
+    /// preadv() of up to --iov consecutive blocks per call, each block into its own buffer.
+    Preadv,
+    /// io_uring reads with --depth reads in flight, delivered in order.
+    Uring,
+    /// io_uring reads with O_DIRECT into aligned buffers.
+    UringDirect,
 }
 
 impl MethodKind {
@@ -123,6 +142,11 @@ impl MethodKind {
             MethodKind::Write => "write",
             MethodKind::Pwrite => "pwrite",
             MethodKind::MmapWrite => "mmap-write",
+            MethodKind::Direct => "direct",
+            MethodKind::Stdio => "stdio",
+            MethodKind::Preadv => "preadv",
+            MethodKind::Uring => "uring",
+            MethodKind::UringDirect => "uring-direct",
         }
     }
 
@@ -155,6 +179,7 @@ impl MethodKind {
         layout: Layout,
         mmap: MmapOptions,
         write: WriteOptions,
+        io: &IoOptions,
         timer: Box<dyn SyncTimer>,
     ) -> Box<dyn Method> {
         use write::{Call, WriteMethod};
@@ -185,6 +210,24 @@ impl MethodKind {
                 write.size_with,
                 write.sync,
                 timer,
+            )),
+            MethodKind::Direct => Box::new(direct::DirectMethod::new(file, layout)),
+            MethodKind::Stdio => Box::new(stdio::StdioMethod::new(
+                file,
+                layout,
+                io.stdio_buffer.unwrap_or(DEFAULT_STDIO_BUFFER),
+            )),
+            MethodKind::Preadv => Box::new(preadv::PreadvMethod::new(
+                file,
+                layout,
+                io.iov.unwrap_or(DEFAULT_IOV),
+            )),
+            MethodKind::Uring | MethodKind::UringDirect => Box::new(uring::UringMethod::new(
+                file,
+                layout,
+                io.depth.unwrap_or(DEFAULT_DEPTH),
+                io.registered.unwrap_or(false),
+                self == MethodKind::UringDirect,
             )),
         }
     }

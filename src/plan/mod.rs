@@ -3,11 +3,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::cache::{CacheState, WarmBy};
 use crate::method::{
-    Advice, MethodKind, MmapOptions, Populate, Share, SizeWith, SyncCall, SyncPolicy, WriteOptions,
+    Advice, IoOptions, MethodKind, MmapOptions, Populate, Share, SizeWith, SyncCall, SyncPolicy,
+    WriteOptions,
 };
 use crate::pattern::Pattern;
 use crate::scratch::Target;
 use crate::workload::{FillContent, WorkloadKind};
+
+pub mod variants;
 
 /// One point in the space of factors.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -49,6 +52,12 @@ pub struct Case {
     pub fill: Option<FillContent>,
     /// Seed of the random orders.
     pub seed: u64,
+    /// Options of the stdio, preadv and uring methods (absent for the others).
+    #[serde(flatten)]
+    pub io: IoOptions,
+    /// Whether each trial records every operation's latency (`--latency`).
+    #[serde(default)]
+    pub latency: bool,
 }
 
 impl Case {
@@ -91,6 +100,10 @@ impl Case {
         }
         if let Some(w) = self.size_with.filter(|w| *w != SizeWith::Truncate) {
             opts.push(format!("size-with={w}"));
+        }
+        opts.extend(self.io.label_parts());
+        if self.latency {
+            opts.push("latency".to_string());
         }
         if opts.is_empty() {
             self.method.name().to_string()

@@ -13,7 +13,7 @@ use crate::results::{CaseResult, RunResults};
 use crate::sample::Sample;
 
 /// The header row, in column order.
-pub const COLUMNS: [&str; 45] = [
+pub const COLUMNS: [&str; 56] = [
     "case_id",
     "method_label",
     "method",
@@ -31,6 +31,11 @@ pub const COLUMNS: [&str; 45] = [
     "target",
     "size_with",
     "fill",
+    "stdio_buffer",
+    "iov",
+    "depth",
+    "uring_registered",
+    "latency",
     "run",
     "sequence",
     "wall_ns",
@@ -55,6 +60,12 @@ pub const COLUMNS: [&str; 45] = [
     "residency_source",
     "cache_prepared_by",
     "cache_reached",
+    "latency_ops",
+    "latency_p50_ns",
+    "latency_p90_ns",
+    "latency_p99_ns",
+    "latency_p999_ns",
+    "latency_max_ns",
     "pgfault",
     "pgmajfault",
     "pgpgin",
@@ -104,6 +115,11 @@ fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
         opt(c.target),
         opt(c.size_with),
         opt(c.fill),
+        opt(c.io.stdio_buffer),
+        opt(c.io.iov),
+        opt(c.io.depth),
+        opt(c.io.registered),
+        c.latency.to_string(),
         s.run.to_string(),
         s.sequence.to_string(),
         s.child.wall_ns.to_string(),
@@ -129,6 +145,15 @@ fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
         s.cache_prepared_by.clone(),
         s.cache_reached.to_string(),
     ];
+    let latency = s.child.latency;
+    row.extend([
+        opt(latency.map(|l| l.ops)),
+        opt(latency.map(|l| l.p50_ns)),
+        opt(latency.map(|l| l.p90_ns)),
+        opt(latency.map(|l| l.p99_ns)),
+        opt(latency.map(|l| l.p999_ns)),
+        opt(latency.map(|l| l.max_ns)),
+    ]);
     row.extend(VMSTAT.iter().map(|k| opt(s.child.vmstat.get(*k))));
     row
 }
@@ -198,6 +223,17 @@ mod tests {
             "absent vmstat counters are empty"
         );
 
+        assert_eq!(
+            cell(&header, r, "depth"),
+            "",
+            "read has no io_uring options"
+        );
+        assert_eq!(cell(&header, r, "latency"), "false");
+        assert_eq!(
+            cell(&header, r, "latency_p99_ns"),
+            "",
+            "no latency recorded"
+        );
         assert_eq!(cell(&header, mmap[0], "populate"), "none");
         assert_eq!(cell(&header, mmap[0], "share"), "shared");
         assert_eq!(cell(&header, r, "sync"), "", "read does not write");
@@ -223,6 +259,36 @@ mod tests {
         assert_eq!(cell(&header, row, "fill"), "pattern");
         assert_eq!(cell(&header, row, "workload"), "fill");
         assert_eq!(cell(&header, row, "sync_ns"), "1234");
+    }
+
+    #[test]
+    fn method_options_and_latency_have_columns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.csv");
+        let mut results = fixtures::results();
+        let case = &mut results.cases[1];
+        case.case.io.depth = Some(32);
+        case.case.io.registered = Some(true);
+        case.case.latency = true;
+        case.samples[0].child.latency = Some(crate::latency::LatencyPercentiles {
+            ops: 65_536,
+            p50_ns: 1_500,
+            p90_ns: 2_000,
+            p99_ns: 9_000,
+            p999_ns: 40_000,
+            max_ns: 700_000,
+        });
+        write_csv(&results, &path).unwrap();
+        let (header, rows) = read_back(&path);
+        let row = &rows[3];
+        assert_eq!(cell(&header, row, "depth"), "32");
+        assert_eq!(cell(&header, row, "uring_registered"), "true");
+        assert_eq!(cell(&header, row, "latency"), "true");
+        assert_eq!(cell(&header, row, "latency_ops"), "65536");
+        assert_eq!(cell(&header, row, "latency_p50_ns"), "1500");
+        assert_eq!(cell(&header, row, "latency_p999_ns"), "40000");
+        assert_eq!(cell(&header, row, "latency_max_ns"), "700000");
+        assert_eq!(cell(&header, &rows[4], "latency_p50_ns"), "");
     }
 
     #[test]

@@ -51,6 +51,8 @@ pub(crate) fn case(method: MethodKind) -> Case {
         size_with: (method == MethodKind::MmapWrite).then_some(crate::method::SizeWith::Truncate),
         fill: writes.then_some(FillContent::Pattern),
         seed: 7,
+        io: Default::default(),
+        latency: false,
     }
 }
 
@@ -72,6 +74,7 @@ pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> 
         device_read_request_bytes: None,
         residency_before: 0.9996,
         residency_after: 1.0,
+        latency: None,
     }
 }
 
@@ -132,6 +135,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             bytes: 1 << 30,
             syscalls: 65_536,
             checksum: 0xdead_beef,
+            latency: None,
         },
         residency_before: 1.0,
         residency_after: 1.0,

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::atomic::write_atomically;
 use super::fmt::MISSING;
-use super::table::{case_row, groups, outlier_count, Row, HEADERS, OUTLIER_NOTE};
+use super::table::{case_row, groups, headers, outlier_count, Row, OUTLIER_NOTE};
 use super::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::error::Result;
 use crate::results::RunResults;
@@ -39,18 +39,19 @@ pub fn render_markdown(results: &RunResults) -> String {
     if results.cases.is_empty() {
         out.push_str("No cases.\n\n");
     }
+    let headers = headers(results);
     for group in groups(results) {
         out.push_str(&format!("### {}\n\n", escape(&group.heading)));
-        push_row(&mut out, HEADERS.iter().map(|h| h.to_string()));
+        push_row(&mut out, headers.iter().map(|h| h.to_string()));
         push_row(
             &mut out,
-            (0..HEADERS.len()).map(|i| if i == 0 { ":---" } else { "---:" }.to_string()),
+            (0..headers.len()).map(|i| if i == 0 { ":---" } else { "---:" }.to_string()),
         );
         for case in group.cases {
             match case_row(case, results) {
                 Row::Measured(cells) => push_row(&mut out, cells),
                 Row::Empty { label, note } => {
-                    let blanks = std::iter::repeat_n(String::new(), HEADERS.len() - 2);
+                    let blanks = std::iter::repeat_n(String::new(), headers.len() - 2);
                     push_row(&mut out, [label, note].into_iter().chain(blanks));
                 }
             }
@@ -192,6 +193,7 @@ pub(super) fn shell_word(w: &str) -> String {
 mod tests {
     use super::*;
     use crate::report::fixtures;
+    use crate::report::table::HEADERS;
 
     #[test]
     fn has_every_section_and_the_tables() {

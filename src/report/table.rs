@@ -29,6 +29,31 @@ pub(crate) const HEADERS: [&str; 12] = [
     "outliers",
 ];
 
+/// The latency columns, shown when some case recorded latency (`--latency`):
+/// the means over the trials of each trial's median and 99th percentile.
+pub(crate) const LATENCY_HEADERS: [&str; 2] = ["p50 µs", "p99 µs"];
+
+/// Where the latency columns go: before "resident before".
+const LATENCY_AT: usize = HEADERS.len() - 3; // the last three: resident before, n, outliers
+
+/// Whether the table has the latency columns.
+pub(crate) fn shows_latency(results: &RunResults) -> bool {
+    results
+        .cases
+        .iter()
+        .any(|c| c.summary.as_ref().is_some_and(|s| s.latency.is_some()))
+}
+
+/// The column headings of this table: [`HEADERS`], with the latency
+/// columns when some case recorded latency.
+pub(crate) fn headers(results: &RunResults) -> Vec<&'static str> {
+    let mut h = HEADERS.to_vec();
+    if shows_latency(results) {
+        h.splice(LATENCY_AT..LATENCY_AT, LATENCY_HEADERS);
+    }
+    h
+}
+
 /// What the footnote under a table with outliers says.
 pub(crate) const OUTLIER_NOTE: &str =
     "outliers: runs whose time or throughput the MAD test flagged (modified Z-score > 3.5)";
@@ -92,7 +117,13 @@ pub(crate) fn groups(results: &RunResults) -> Vec<Group<'_>> {
 /// The row of one case.
 pub(crate) fn case_row(case: &CaseResult, results: &RunResults) -> Row {
     match &case.summary {
-        Some(summary) => Row::Measured(summary_cells(case, summary)),
+        Some(summary) => {
+            let mut cells = summary_cells(case, summary);
+            if shows_latency(results) {
+                cells.splice(LATENCY_AT..LATENCY_AT, latency_cells(summary));
+            }
+            Row::Measured(cells)
+        }
         None => {
             let failed = results
                 .failures
@@ -164,6 +195,17 @@ fn summary_cells(case: &CaseResult, s: &CaseSummary) -> Vec<String> {
     ]
 }
 
+/// Mean p50 and p99 latency in µs, or `-` without latency.
+fn latency_cells(s: &CaseSummary) -> [String; 2] {
+    match &s.latency {
+        Some(l) => [num(l.p50_ns.mean / 1e3, 1), num(l.p99_ns.mean / 1e3, 1)],
+        None => [
+            super::fmt::MISSING.to_string(),
+            super::fmt::MISSING.to_string(),
+        ],
+    }
+}
+
 /// Renders the results as an aligned plain-text table, one row per case,
 /// under a heading line per group.
 ///
@@ -172,7 +214,9 @@ fn summary_cells(case: &CaseResult, s: &CaseSummary) -> Vec<String> {
 /// ms with its sd; setup, sync (`-` for cases that do not sync), user and
 /// sys ms (means); minor plus major faults
 /// per MiB (major shown apart when any); residency before the trial; the
-/// number of runs; and how many runs were flagged as outliers.
+/// number of runs; and how many runs were flagged as outliers. With
+/// `--latency`, the mean p50 and p99 operation latency in µs come before
+/// the residency.
 pub fn render_table(results: &RunResults) -> String {
     let groups = groups(results);
     let rows: Vec<Vec<Row>> = groups
@@ -181,7 +225,8 @@ pub fn render_table(results: &RunResults) -> String {
         .collect();
 
     let indent = "  ";
-    let mut widths: Vec<usize> = HEADERS.iter().map(|h| width(h)).collect();
+    let headers = headers(results);
+    let mut widths: Vec<usize> = headers.iter().map(|h| width(h)).collect();
     for row in rows.iter().flatten() {
         match row {
             Row::Measured(cells) => {
@@ -195,7 +240,7 @@ pub fn render_table(results: &RunResults) -> String {
     }
 
     let mut out = String::new();
-    let header: Vec<String> = HEADERS.iter().map(|h| h.to_string()).collect();
+    let header: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
     push_line(&mut out, &header, &widths, "");
     let mut any_outliers = false;
     for (group, rows) in groups.iter().zip(&rows) {
@@ -377,5 +422,58 @@ mod tests {
         );
         assert_eq!(groups[2].heading, "seq 16 KiB sum, warm; 1 MiB file");
         assert!(render_table(&results).contains("1 MiB file"));
+    }
+
+    #[test]
+    fn latency_columns_appear_only_when_some_case_recorded_latency() {
+        use crate::stats::latency::LatencySummary;
+        let plain = fixtures::results();
+        assert!(!render_table(&plain).contains("p50 µs"));
+        assert_eq!(headers(&plain), HEADERS);
+
+        let mut results = fixtures::results();
+        let summary = results.cases[1].summary.as_mut().unwrap();
+        summary.latency = Some(LatencySummary {
+            trials: 3,
+            p50_ns: fixtures::summary(2_500.0, 10.0, None),
+            p90_ns: fixtures::summary(4_000.0, 10.0, None),
+            p99_ns: fixtures::summary(81_250.0, 10.0, None),
+            p999_ns: fixtures::summary(120_000.0, 10.0, None),
+            max_ns: fixtures::summary(900_000.0, 10.0, None),
+        });
+        let table = render_table(&results);
+        let header = table.lines().next().unwrap();
+        assert!(
+            header.contains("faults/MiB  p50 µs  p99 µs  resident before"),
+            "{header}"
+        );
+        let mmap = table
+            .lines()
+            .find(|l| l.trim_start().starts_with("mmap "))
+            .unwrap();
+        let cells = |line: &str| -> Vec<String> {
+            line.split("  ")
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(String::from)
+                .collect()
+        };
+        assert_eq!(
+            cells(mmap)[LATENCY_AT..LATENCY_AT + 2],
+            ["2.5", "81.2"],
+            "{mmap}"
+        );
+        let read = table
+            .lines()
+            .find(|l| l.trim_start().starts_with("read"))
+            .unwrap();
+        assert_eq!(
+            cells(read)[LATENCY_AT..LATENCY_AT + 2],
+            ["-", "-"],
+            "read has no latency: {read}"
+        );
+        assert_eq!(headers(&results).len(), HEADERS.len() + 2);
+        let md = crate::report::render_markdown(&results);
+        assert!(md.contains("| p50 µs | p99 µs | resident before |"), "{md}");
     }
 }

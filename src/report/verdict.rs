@@ -243,10 +243,19 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
     ) {
         if far_more(slow_requests, fast_requests) {
             let kib = |x: &CaseSummary| opt_num(x.device_read_request_bytes.map(|b| b / 1024.0), 0);
+            if fast_requests <= 0.0 {
+                return Some(format!(
+                    "device reads dominate: {} makes {} device reads per MiB ({} KiB each) where {} makes none",
+                    slower.label,
+                    num(slow_requests, 1),
+                    kib(slower.summary),
+                    faster.label
+                ));
+            }
             return Some(format!(
                 "device request count dominates: {} makes {}× as many device reads ({} KiB each against {} KiB)",
                 slower.label,
-                num(slow_requests / fast_requests.max(f64::MIN_POSITIVE), 0),
+                num(slow_requests / fast_requests, 0),
                 kib(slower.summary),
                 kib(faster.summary)
             ));
@@ -611,6 +620,25 @@ mod tests {
         );
         assert!(evidence(&fast, &slow)
             .contains("device requests 8.0 vs 256.0 /MiB (128 vs 4 KiB each)"));
+        // A side that reads nothing from the device is said so, not divided by.
+        let mut cached = fast.clone();
+        cached.device_reads_per_mib = Some(0.0);
+        let clause = explain(
+            Side {
+                label: "read",
+                summary: &cached,
+            },
+            Side {
+                label: "direct",
+                summary: &slow,
+            },
+            Metric::Loop,
+        )
+        .unwrap();
+        assert_eq!(
+            clause,
+            "device reads dominate: direct makes 256.0 device reads per MiB (4 KiB each) where read makes none"
+        );
         // Equal request counts: the rule stays silent.
         fast.device_reads_per_mib = Some(250.0);
         let clause = explain(

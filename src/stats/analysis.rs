@@ -57,6 +57,9 @@ pub struct CaseSummary {
     pub residency_before: f64,
     /// Mean residency after the trial, 0 to 1.
     pub residency_after: f64,
+    /// Latency percentiles across the trials, when they were recorded (`--latency`).
+    #[serde(default)]
+    pub latency: Option<super::latency::LatencySummary>,
 }
 
 /// Mean counters per MiB delivered to the workload.
@@ -170,6 +173,7 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         read_amplification,
         residency_before: finite_mean(samples.iter().map(|s| s.residency_before))?,
         residency_after: finite_mean(samples.iter().map(|s| s.residency_after))?,
+        latency: super::latency::summarize_latency(samples),
     })
 }
 

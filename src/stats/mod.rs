@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod compare;
+pub mod latency;
 pub mod outliers;
 pub mod summary;
 

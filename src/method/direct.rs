@@ -1,0 +1,199 @@
+//! `direct`: pread() with O_DIRECT into a buffer aligned to the device's
+//! logical block size, so the page cache is bypassed in both directions:
+//! nothing is copied out of it and nothing is left in it.
+//!
+//! O_DIRECT is switched on during setup with `fcntl(F_SETFL)`, which the
+//! kernel refuses exactly as it refuses `open(O_DIRECT)`: with EINVAL on a
+//! file system that cannot do direct I/O (ramfs, procfs, sysfs; tmpfs before
+//! Linux 6.6). Each block is read with its length rounded up to the
+//! alignment, so a short last block is a short read that ends at the end of
+//! the file, which is what O_DIRECT allows.
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{FileExt, MetadataExt};
+
+use super::aligned::{AlignedBuf, Alignment};
+use super::{LoopCounts, Method, MethodKind};
+use crate::error::{Error, Result};
+use crate::pattern::{BlockOrder, Layout};
+use crate::workload::Workload;
+
+impl MethodKind {
+    /// Whether the method reads with O_DIRECT, so that the block size must
+    /// be a multiple of the device's logical block size.
+    pub fn direct_io(self) -> bool {
+        matches!(self, MethodKind::Direct | MethodKind::UringDirect)
+    }
+}
+
+/// Turns O_DIRECT on for `file` and returns the alignment its reads need.
+/// Fails with a message that says what to do when the file system refuses
+/// O_DIRECT or `block_size` breaks the alignment.
+pub(crate) fn enable_direct(file: &File, block_size: u64) -> Result<Alignment> {
+    let fd = file.as_raw_fd();
+    // SAFETY: F_GETFL/F_SETFL on a descriptor this process owns.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_DIRECT) } < 0 {
+        return Err(refused_error(std::io::Error::last_os_error()));
+    }
+    let dev = file
+        .metadata()
+        .map_err(|e| Error::Trial(format!("stat failed: {e}")))?
+        .dev();
+    let alignment = Alignment::of_device(dev);
+    if let Some(why) = misaligned(block_size, &alignment) {
+        return Err(Error::Trial(why));
+    }
+    Ok(alignment)
+}
+
+/// The error for a file system that will not do O_DIRECT (the trial adds
+/// the file system's name).
+pub(crate) fn refused_error(e: std::io::Error) -> Error {
+    if e.raw_os_error() == Some(libc::EINVAL) {
+        Error::Trial(format!(
+            "O_DIRECT refused ({e}): this file system cannot do direct I/O; \
+             use --method pread or uring, or put the file on a disk file system"
+        ))
+    } else {
+        Error::Trial(format!("turning on O_DIRECT failed: {e}"))
+    }
+}
+
+/// Why `block_size` cannot be read with O_DIRECT under `alignment`, if it cannot.
+///
+/// Every block starts at a multiple of the block size, so a block size that
+/// is a multiple of the alignment aligns every offset and every length too.
+pub fn misaligned(block_size: u64, alignment: &Alignment) -> Option<String> {
+    if block_size.is_multiple_of(alignment.bytes) {
+        return None;
+    }
+    let down = block_size / alignment.bytes * alignment.bytes;
+    let up = alignment.round_up(block_size);
+    let suggestion = if down == 0 {
+        format!("try {up}")
+    } else {
+        format!("try {down} or {up}")
+    };
+    Some(format!(
+        "O_DIRECT needs every block's offset and length aligned to {alignment}, \
+         and --block {block_size} is not a multiple of {}; {suggestion}",
+        alignment.bytes
+    ))
+}
+
+/// O_DIRECT pread() into one aligned block-sized buffer.
+pub struct DirectMethod {
+    file: File,
+    layout: Layout,
+    alignment: Option<Alignment>,
+    buffer: Option<AlignedBuf>,
+}
+
+impl DirectMethod {
+    /// A method reading `file` with O_DIRECT.
+    pub fn new(file: File, layout: Layout) -> Self {
+        DirectMethod {
+            file,
+            layout,
+            alignment: None,
+            buffer: None,
+        }
+    }
+}
+
+/// Buffer alignment: the device's, but at least a page.
+pub(crate) fn buffer_alignment(alignment: &Alignment) -> usize {
+    (alignment.bytes as usize).max(crate::trial::page_size())
+}
+
+impl Method for DirectMethod {
+    fn setup(&mut self) -> Result<()> {
+        let alignment = enable_direct(&self.file, self.layout.block_size)?;
+        let len = alignment.round_up(self.layout.block_size) as usize;
+        self.buffer = Some(AlignedBuf::new(len, buffer_alignment(&alignment)));
+        self.alignment = Some(alignment);
+        Ok(())
+    }
+
+    fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts> {
+        let layout = self.layout;
+        let (Some(buffer), Some(alignment)) = (self.buffer.as_mut(), self.alignment.as_ref())
+        else {
+            return Err(Error::Trial("run before setup".into()));
+        };
+        let buffer = buffer.as_mut_slice();
+        let file = &self.file;
+        let mut counts = LoopCounts::default();
+        order.for_each(|index| {
+            let (offset, len) = layout.block(index);
+            let request = alignment.round_up(len as u64) as usize;
+            let filled = read_block(file, &mut buffer[..request], offset, len, &mut counts)?;
+            debug_assert!(filled >= len);
+            workload.consume(offset, &buffer[..len]);
+            counts.bytes += len as u64;
+            Ok::<(), Error>(())
+        })?;
+        Ok(counts)
+    }
+
+    fn teardown(&mut self) -> Result<()> {
+        self.buffer = None;
+        Ok(())
+    }
+}
+
+/// Reads at least `want` bytes at `offset` into `buf` (its length is the
+/// aligned request), resuming after short reads; returns the bytes read.
+fn read_block(
+    file: &File,
+    buf: &mut [u8],
+    offset: u64,
+    want: usize,
+    counts: &mut LoopCounts,
+) -> Result<usize> {
+    let mut filled = 0;
+    while filled < want {
+        let at = offset + filled as u64;
+        let n = file.read_at(&mut buf[filled..], at).map_err(|e| {
+            Error::Trial(format!(
+                "O_DIRECT read of {} bytes at byte {at} failed: {e}",
+                buf.len() - filled
+            ))
+        })?;
+        counts.syscalls += 1;
+        if n == 0 {
+            return Err(Error::Trial(format!(
+                "the file ended early at byte {at} (was it truncated?)"
+            )));
+        }
+        filled += n;
+    }
+    Ok(filled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn misalignment_names_the_alignment_and_suggests_sizes() {
+        let a = Alignment {
+            bytes: 512,
+            device: Some("254:0".into()),
+        };
+        assert_eq!(misaligned(4096, &a), None);
+        assert_eq!(misaligned(512, &a), None);
+        let why = misaligned(1000, &a).unwrap();
+        assert!(
+            why.contains("512 bytes (the logical block size of device 254:0)"),
+            "{why}"
+        );
+        assert!(
+            why.contains("--block 1000 is not a multiple of 512"),
+            "{why}"
+        );
+        assert!(why.ends_with("try 512 or 1024"), "{why}");
+        assert!(misaligned(100, &a).unwrap().ends_with("try 512"));
+    }
+}

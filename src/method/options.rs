@@ -1,0 +1,78 @@
+//! Options of the `stdio`, `preadv` and `uring` methods, carried by each
+//! [`crate::plan::Case`]. A method's own options are set (`Some`) on its
+//! cases and absent (`None`) on every other method's, as the mmap options are.
+use serde::{Deserialize, Serialize};
+
+use crate::size::format_size;
+
+/// stdio's buffer when `--stdio-buffer` is not given: glibc's BUFSIZ.
+pub const DEFAULT_STDIO_BUFFER: u64 = 8 << 10;
+
+/// Options of the methods that have them beyond the block size.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct IoOptions {
+    /// `stdio`: the buffered reader's capacity in bytes.
+    #[serde(default)]
+    pub stdio_buffer: Option<u64>,
+    /// `preadv`: blocks per call.
+    #[serde(default)]
+    pub iov: Option<u32>,
+    /// `uring`, `uring-direct`: reads in flight.
+    #[serde(default)]
+    pub depth: Option<u32>,
+    /// `uring`, `uring-direct`: whether the buffers are registered with the ring.
+    #[serde(default)]
+    pub registered: Option<bool>,
+}
+
+/// An option given as off, on, or both (`--uring-registered off,on`).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Switch {
+    /// Off.
+    Off,
+    /// On.
+    On,
+}
+
+impl Switch {
+    /// Whether it is on.
+    pub fn on(self) -> bool {
+        self == Switch::On
+    }
+}
+
+impl IoOptions {
+    /// The options as they appear in a method label, e.g. `buffer=8 KiB`.
+    /// The defining option of each method is always shown.
+    pub fn label_parts(&self) -> Vec<String> {
+        let mut parts = Vec::new();
+        if let Some(b) = self.stdio_buffer {
+            parts.push(format!("buffer={}", format_size(b)));
+        }
+        if let Some(d) = self.depth {
+            parts.push(format!("depth={d}"));
+        }
+        if self.registered == Some(true) {
+            parts.push("registered".to_string());
+        }
+        if let Some(n) = self.iov {
+            parts.push(format!("iov={n}"));
+        }
+        parts
+    }
+}
