@@ -189,3 +189,66 @@ fn a_torn_journal_line_is_skipped_with_a_warning() {
     );
     assert_eq!(replay.entries.len(), 4);
 }
+
+#[test]
+fn ctrl_c_during_a_write_run_leaves_no_file_behind() {
+    let scratch = Scratch::new();
+    let dir = tempfile::tempdir().unwrap();
+    let journal = scratch.path("run.journal");
+    // 1-byte random pwrites of 4 MiB: slow enough to interrupt mid-trial.
+    let run = Command::new(assert_cmd::cargo::cargo_bin!("faultline"))
+        .args([
+            "run",
+            "--method",
+            "pwrite",
+            "--size",
+            "4M",
+            "--pattern",
+            "random",
+            "--block",
+            "1",
+            "--runs",
+            "3",
+        ])
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("--data-dir")
+        .arg(scratch.data_dir())
+        .arg("--journal")
+        .arg(&journal)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until a trial is writing: faultline's private directory holds a file.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let writing = || {
+        std::fs::read_dir(dir.path()).unwrap().flatten().any(|sub| {
+            sub.path().is_dir()
+                && std::fs::read_dir(sub.path())
+                    .map(|mut d| d.next().is_some())
+                    .unwrap_or(false)
+        })
+    };
+    while !writing() {
+        assert!(Instant::now() < deadline, "no write trial started");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    kill(Pid::from_raw(run.id() as i32), Signal::SIGINT).unwrap();
+    let out = run.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        left.is_empty(),
+        "the half-written file and faultline's directory are gone: {left:?}"
+    );
+}
