@@ -147,6 +147,24 @@ impl Preparer {
     }
 }
 
+impl Preparer {
+    /// Tops up a state that [`Preparer::prepare`] did not fully reach: a
+    /// warm file is read again without evicting first (only missing pages
+    /// cost anything; `seq` re-reads sequentially, the others page by page),
+    /// a cold one is evicted again. Returns what was done, e.g. `+top-up`.
+    pub fn top_up(&self, dataset: &Dataset, state: CacheState, by: WarmBy) -> Result<String> {
+        let io = |op| move |e| Error::io(op, &dataset.path, e);
+        let file = File::open(&dataset.path).map_err(io("open"))?;
+        match (state, by) {
+            (CacheState::AsIs, _) => return Ok(String::new()),
+            (CacheState::Cold, _) => evict(&file).map_err(io("evict"))?,
+            (CacheState::Warm, WarmBy::Seq) => warm_sequentially(&file).map_err(io("read"))?,
+            (CacheState::Warm, _) => warm_randomly(&file, dataset.size).map_err(io("read"))?,
+        }
+        Ok("+top-up".into())
+    }
+}
+
 /// Reads the file whole with 1 MiB read() calls (the kernel's read-ahead then
 /// builds large folios).
 fn warm_sequentially(mut file: &File) -> std::io::Result<()> {
@@ -189,3 +207,48 @@ fn rewrite(dataset: &Dataset) -> Result<()> {
 }
 
 display_as_value_name!(CacheState, WarmBy);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::residency;
+
+    #[test]
+    fn top_up_restores_a_partly_evicted_warm_file_and_re_evicts_a_cold_one() {
+        let dir = tempfile::tempdir_in(std::env::current_dir().unwrap()).unwrap();
+        let dataset = crate::dataset::ensure_generated(dir.path(), 4 << 20, 3, |_| {}).unwrap();
+        let preparer = Preparer { drop_caches: false };
+        let file = File::open(&dataset.path).unwrap();
+        let fraction = || residency::measure(&file).unwrap().fraction();
+        for by in [WarmBy::Seq, WarmBy::Random] {
+            preparer.prepare(&dataset, CacheState::Warm, by).unwrap();
+            // Take the second half away, as page reclaim might.
+            // SAFETY: plain syscall on a valid descriptor.
+            let rc = unsafe {
+                libc::posix_fadvise(
+                    file.as_raw_fd(),
+                    2 << 20,
+                    2 << 20,
+                    libc::POSIX_FADV_DONTNEED,
+                )
+            };
+            assert_eq!(rc, 0);
+            assert!(fraction() < 0.6, "half evicted: {}", fraction());
+            assert_eq!(
+                preparer.top_up(&dataset, CacheState::Warm, by).unwrap(),
+                "+top-up"
+            );
+            assert!(fraction() >= WARM_MIN, "topped up by {by}: {}", fraction());
+        }
+        preparer
+            .top_up(&dataset, CacheState::Cold, WarmBy::Seq)
+            .unwrap();
+        assert!(fraction() <= COLD_MAX);
+        assert_eq!(
+            preparer
+                .top_up(&dataset, CacheState::AsIs, WarmBy::Seq)
+                .unwrap(),
+            ""
+        );
+    }
+}

@@ -250,22 +250,49 @@ pub fn user_file(path: &Path) -> Result<Dataset> {
 }
 
 /// Removes the files faultline created in `dir` (generated datasets and
-/// leftover temporaries) and in `dir/runs` (run journals), recognised by
-/// name; never anything else, and never a directory.
+/// leftover temporaries), in `dir/runs` (run journals) and in `dir/scratch`
+/// (write targets). A file must have faultline's name, belong to this user,
+/// and carry faultline's marker: a dataset holds the bytes its name's seed
+/// makes, a journal starts with a faultline journal header. Nothing else is
+/// touched, and never a directory.
 pub fn clean(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
-    let generated = |name: &str| {
-        (name.starts_with(PREFIX) && name.ends_with(DATA_SUFFIX)) || name.starts_with(TEMP_PREFIX)
+    let dataset = |path: &Path, name: &str| {
+        if name.starts_with(TEMP_PREFIX) {
+            return true; // a partial file under faultline's temporary name
+        }
+        parse_generated_name(name).is_some_and(|(size, seed)| {
+            fs::metadata(path).is_ok_and(|m| m.len() == size) && content_matches(path, size, seed)
+        })
     };
-    let journal = |name: &str| name.starts_with("faultline-run-") && name.ends_with(".journal");
-    remove_matching(dir, &generated, &mut removed)?;
+    let journal = |path: &Path, name: &str| {
+        name.starts_with("faultline-run-")
+            && name.ends_with(".journal")
+            && crate::journal::read(path).is_ok()
+    };
+    let scratch = |_: &Path, name: &str| {
+        (name.starts_with("faultline-fresh-") || name.starts_with("faultline-overwrite-"))
+            && name.ends_with(DATA_SUFFIX)
+    };
+    remove_matching(dir, &dataset, &mut removed)?;
     remove_matching(&dir.join("runs"), &journal, &mut removed)?;
+    remove_matching(&dir.join(crate::scratch::SUBDIR), &scratch, &mut removed)?;
     Ok(removed)
+}
+
+/// The (size, seed) a generated file's name promises.
+fn parse_generated_name(name: &str) -> Option<(u64, u64)> {
+    let middle = name.strip_prefix(PREFIX)?.strip_suffix(DATA_SUFFIX)?;
+    let (size, seed) = middle.split_once('-')?;
+    if seed.len() != 16 {
+        return None;
+    }
+    Some((size.parse().ok()?, u64::from_str_radix(seed, 16).ok()?))
 }
 
 fn remove_matching(
     dir: &Path,
-    ours: &dyn Fn(&str) -> bool,
+    ours: &dyn Fn(&Path, &str) -> bool,
     removed: &mut Vec<PathBuf>,
 ) -> Result<()> {
     let entries = match fs::read_dir(dir) {
@@ -275,10 +302,14 @@ fn remove_matching(
     };
     for entry in entries {
         let entry = entry.map_err(|e| Error::io("list", dir, e))?;
-        let is_file = entry.file_type().map(|t| t.is_file()).unwrap_or(false);
-        if is_file && ours(&entry.file_name().to_string_lossy()) {
-            fs::remove_file(entry.path()).map_err(|e| Error::io("remove", entry.path(), e))?;
-            removed.push(entry.path());
+        let path = entry.path();
+        // A regular file of this user's with one link: never a directory,
+        // a symlink, a device, or someone else's file.
+        let owned = fs::symlink_metadata(&path)
+            .is_ok_and(|m| m.is_file() && m.uid() == current_uid() && m.nlink() == 1);
+        if owned && ours(&path, &entry.file_name().to_string_lossy()) {
+            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+            removed.push(path);
         }
     }
     Ok(())
@@ -371,11 +402,27 @@ mod tests {
         fs::create_dir(dir.path().join("faultline-sub.data")).unwrap();
         fs::create_dir(dir.path().join("runs")).unwrap();
         let journal = dir.path().join("runs").join("faultline-run-1-2.journal");
-        fs::write(&journal, b"{}\n").unwrap();
+        crate::journal::Journal::create(&journal, &crate::journal::tests::header()).unwrap();
+        // Faultline's names without faultline's marker are left alone.
+        fs::write(
+            dir.path().join("runs").join("faultline-run-3-4.journal"),
+            b"{}\n",
+        )
+        .unwrap();
+        fs::write(dir.path().join(generated_name(4096, 2)), vec![0u8; 4096]).unwrap();
         fs::write(dir.path().join("runs").join("other.journal"), b"").unwrap();
         let removed = clean(dir.path()).unwrap();
         assert_eq!(removed, vec![a.path.clone(), journal]);
         assert!(dir.path().join("runs").join("other.journal").exists());
+        assert!(dir
+            .path()
+            .join("runs")
+            .join("faultline-run-3-4.journal")
+            .exists());
+        assert!(
+            dir.path().join(generated_name(4096, 2)).exists(),
+            "not its seed's bytes"
+        );
         assert!(dir.path().join("precious.txt").exists());
         assert!(dir.path().join("faultline-sub.data").exists());
     }

@@ -242,7 +242,7 @@ pub fn read_from(mut reader: impl BufRead, path: &Path) -> Result<Replay> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::method::MethodKind;
     use crate::plan::{Metric, OrderPolicy};

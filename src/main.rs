@@ -127,8 +127,7 @@ fn print_env(
 
 fn clean(dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
     let dir = data_dir(dir);
-    let mut removed = dataset::clean(&dir)?;
-    removed.extend(dataset::clean(&dir.join(faultline::scratch::SUBDIR))?);
+    let removed = dataset::clean(&dir)?;
     for path in &removed {
         println!("removed {}", path.display());
     }
