@@ -122,6 +122,17 @@ fn run_args(args: &ReproduceArgs, preset: &str, several: bool) -> anyhow::Result
         unreachable!("parsed a run command");
     };
     run.data_dir = args.data_dir.clone();
+    // One journal per preset, named after it (runs in the same second would
+    // otherwise share a name).
+    let runs = crate::data_dir(args.data_dir.clone()).join("runs");
+    faultline::dataset::ensure_private_dir(&runs)?;
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    run.journal = Some(runs.join(format!(
+        "faultline-reproduce-{preset}-{stamp}-{}.journal",
+        std::process::id()
+    )));
     run.drop_caches = args.drop_caches;
     run.export_json = args.export_json.as_deref().map(|p| {
         if several {
