@@ -150,7 +150,7 @@ impl Preset for Dillon2004 {
         }
         Plan {
             cases,
-            runs: scale.runs(3, 5),
+            runs: scale.runs(5, 5),
             warmup: 0,
             order: OrderPolicy::Alternating,
             metric: Metric::Total,

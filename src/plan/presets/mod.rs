@@ -270,3 +270,63 @@ pub fn ratio_cell(r: Option<&crate::stats::RatioEstimate>) -> String {
 pub fn ratio_point(x: f64, r: &crate::stats::RatioEstimate) -> crate::report::plot::Point {
     (x, r.ratio, Some((r.ci95_low, r.ci95_high)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_claim_compares_cases_of_its_plan_at_every_scale() {
+        for preset in all() {
+            for scale in [
+                Scale::QUICK,
+                Scale {
+                    full: true,
+                    scale_down: 1,
+                },
+                Scale {
+                    full: false,
+                    scale_down: 256,
+                },
+            ] {
+                let plan = preset.plan(scale);
+                assert!(!plan.cases.is_empty(), "{}", preset.name());
+                let mut unique = plan.cases.clone();
+                unique.sort();
+                unique.dedup();
+                assert_eq!(
+                    unique.len(),
+                    plan.cases.len(),
+                    "{} repeats a case",
+                    preset.name()
+                );
+                for claim in preset.claims(&plan) {
+                    assert!(!claim.pairs.is_empty(), "{}: {}", preset.name(), claim.text);
+                    for (b, o) in &claim.pairs {
+                        assert!(plan.cases.contains(b), "{}: {}", preset.name(), claim.text);
+                        assert!(plan.cases.contains(o), "{}: {}", preset.name(), claim.text);
+                    }
+                }
+                assert!(!preset.published().is_empty());
+                assert!(!preset.fidelity().is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn full_scale_uses_the_original_sizes() {
+        let full = Scale {
+            full: true,
+            scale_down: 1,
+        };
+        let largest = |name: &str| {
+            let plan = find(name).unwrap().plan(full);
+            plan.cases.iter().map(|c| c.file_size).max().unwrap()
+        };
+        assert_eq!(largest("fedorova2019"), 4 << 30);
+        assert_eq!(largest("dillon2004"), 1_462_726_660);
+        assert_eq!(largest("write2020"), 1000 << 20);
+        assert_eq!(largest("liege2018"), 160_000_000);
+        assert!(find("sun2002").is_none(), "no placeholder");
+    }
+}

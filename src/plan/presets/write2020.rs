@@ -75,7 +75,7 @@ impl Preset for Write2020 {
         let (w, m) = cases(size);
         Plan {
             cases: vec![w, m],
-            runs: scale.runs(5, 10),
+            runs: scale.runs(10, 10),
             warmup: 0,
             order: OrderPolicy::Alternating,
             metric: Metric::Total,
