@@ -49,6 +49,8 @@ pub enum Command {
     },
     /// Write one self-contained HTML report (verdicts, plots, tables) from a run's JSON export.
     Report(ReportArgs),
+    /// Replay a published study (or `all`) and check its claims on this machine.
+    Reproduce(crate::reproduce_cmd::ReproduceArgs),
     /// Runs one trial (internal: the runner re-executes itself with this).
     #[command(name = "__trial", hide = true)]
     Trial,

@@ -23,6 +23,7 @@ macro_rules! display_as_value_name {
 }
 
 pub mod cache;
+pub mod claims;
 pub mod dataset;
 pub mod error;
 pub mod journal;

@@ -1,6 +1,7 @@
 //! The `faultline` command: options, then plan, then run, then report.
 mod cli;
 mod report_cmd;
+mod reproduce_cmd;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
         Command::Env { file, data_dir } => print_env(file, data_dir),
         Command::Clean { data_dir } => clean(data_dir),
         Command::Report(args) => report_cmd::run(&args),
+        Command::Reproduce(args) => reproduce_cmd::run(&args),
     };
     match result {
         Ok(code) => code,
@@ -249,14 +251,29 @@ fn journal_path(args: &RunArgs, dir: &std::path::Path) -> anyhow::Result<std::pa
 }
 
 fn setup_fresh(args: &RunArgs) -> anyhow::Result<Setup> {
+    setup_fresh_plan(args, None)
+}
+
+/// [`setup_fresh`] with the plan `given` (a preset's) instead of the one the
+/// flags describe.
+fn setup_fresh_plan(args: &RunArgs, given: Option<Plan>) -> anyhow::Result<Setup> {
     let dir = data_dir(args.data_dir.clone());
     // Check the file and the plan before generating anything.
     let user_file = args.file.as_deref().map(dataset::user_file).transpose()?;
-    let sizes = match &user_file {
-        Some(d) => vec![d.size],
-        None => args.sizes(),
+    let sizes = match (&user_file, &given) {
+        (Some(d), _) => vec![d.size],
+        (None, Some(plan)) => {
+            let mut sizes: Vec<u64> = plan.cases.iter().map(|c| c.file_size).collect();
+            sizes.sort_unstable();
+            sizes.dedup();
+            sizes
+        }
+        (None, None) => args.sizes(),
     };
-    let plan = args.plan(&sizes)?;
+    let plan = match given {
+        Some(plan) => plan,
+        None => args.plan(&sizes)?,
+    };
     let target = user_file
         .as_ref()
         .map_or(dir.as_path(), |d| d.path.as_path());
@@ -405,6 +422,12 @@ fn setup_resumed(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Setup
 }
 
 fn execute(setup: Setup, args: &RunArgs) -> anyhow::Result<ExitCode> {
+    Ok(execute_with_results(setup, args)?.0)
+}
+
+/// Runs a plan (journal, exports, table and verdict lines) and hands back
+/// the results with the exit code.
+fn execute_with_results(setup: Setup, args: &RunArgs) -> anyhow::Result<(ExitCode, RunResults)> {
     let Setup {
         plan,
         files,
@@ -524,8 +547,8 @@ fn execute(setup: Setup, args: &RunArgs) -> anyhow::Result<ExitCode> {
              resume with: faultline run --resume {journal_path}",
             raw.samples.len()
         );
-        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        return Ok((ExitCode::from(EXIT_INTERRUPTED), results));
     }
     eprintln!("journal: {journal_path}");
-    Ok(ExitCode::SUCCESS)
+    Ok((ExitCode::SUCCESS, results))
 }

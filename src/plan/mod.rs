@@ -10,6 +10,7 @@ use crate::pattern::Pattern;
 use crate::scratch::Target;
 use crate::workload::{FillContent, WorkloadKind};
 
+pub mod presets;
 pub mod variants;
 
 /// One point in the space of factors.

@@ -335,6 +335,84 @@ fn push_fields(out: &mut String, headings: [&str; 2], value: &impl serde::Serial
     out.push_str("</tbody>\n</table></div>\n");
 }
 
+/// Renders the report of `faultline reproduce`: one section per preset with
+/// the published and measured tables, each claim's verdict, the fidelity
+/// and machine notes, and the plots.
+pub fn render_preset_html(outcomes: &[super::preset::PresetOutcome]) -> String {
+    let mut out = String::with_capacity(64 * 1024);
+    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    out.push_str(&format!(
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n",
+        escape(CONTENT_SECURITY_POLICY)
+    ));
+    out.push_str("<title>faultline reproductions</title>\n<style>");
+    out.push_str(STYLE);
+    out.push_str(
+        "</style>\n</head>\n<body>\n<header>\n<h1>faultline reproductions</h1>\n<p class=\"lede\">\
+         Published studies replayed on this machine: their numbers beside faultline's, and \
+         whether each claim holds.</p>\n<nav>",
+    );
+    for o in outcomes {
+        out.push_str(&format!("<a href=\"#preset-{0}\">{0}</a>", escape(&o.name)));
+    }
+    out.push_str("</nav>\n</header>\n<main>\n");
+    for o in outcomes {
+        out.push_str(&format!(
+            "<section class=\"preset\" id=\"preset-{0}\">\n<h2>{0}</h2>\n<p>{1}</p>\n",
+            escape(&o.name),
+            escape(&o.source)
+        ));
+        out.push_str("<h3>Published and measured</h3>\n");
+        for t in o.published.iter().chain(&o.measured) {
+            push_preset_table(&mut out, t);
+        }
+        out.push_str("<h3>Claims</h3>\n<ul class=\"lines\">\n");
+        for c in &o.claims {
+            out.push_str(&format!(
+                "<li class=\"claim {0}\"><span class=\"badge\">{0}</span> <strong>{1}</strong><br>{2}</li>\n",
+                c.verdict.word(),
+                escape(&c.claim),
+                escape(&c.explanation)
+            ));
+        }
+        out.push_str("</ul>\n<h3>Fidelity notes</h3>\n<ul class=\"lines\">\n");
+        for n in &o.fidelity {
+            out.push_str(&format!("<li>{}</li>\n", escape(n)));
+        }
+        out.push_str("</ul>\n<h3>This machine</h3>\n<ul class=\"lines\">\n");
+        for n in &o.machine {
+            out.push_str(&format!("<li>{}</li>\n", escape(n)));
+        }
+        out.push_str("</ul>\n");
+        for plot in &o.plots {
+            push_plot(&mut out, plot);
+        }
+        out.push_str("</section>\n");
+    }
+    out.push_str("</main>\n</body>\n</html>\n");
+    out
+}
+
+/// One preset table, caption included.
+fn push_preset_table(out: &mut String, t: &crate::plan::presets::Table) {
+    out.push_str(&format!(
+        "<div class=\"scroll\"><table>\n<caption>{}</caption>\n<thead><tr>",
+        escape(&t.caption)
+    ));
+    for c in &t.columns {
+        out.push_str(&format!("<th scope=\"col\">{}</th>", escape(c)));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in &t.rows {
+        out.push_str("<tr>");
+        for cell in row {
+            out.push_str(&format!("<td>{}</td>", escape(cell)));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table></div>\n");
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

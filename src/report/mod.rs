@@ -17,6 +17,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod plot;
+pub mod preset;
 pub mod table;
 pub mod verdict;
 

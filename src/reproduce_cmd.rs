@@ -1,0 +1,157 @@
+//! `faultline reproduce`: replays a published study's experiment through
+//! the same run loop as `faultline run`, then sets the study's tables beside
+//! the measured ones and checks each of its claims.
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Args, Parser};
+
+use faultline::error::Error;
+use faultline::plan::presets::{self, Preset, Scale};
+use faultline::report::preset::PresetOutcome;
+
+use crate::cli::{Cli, Command, RunArgs};
+
+/// Studies that are described but wait for a workload or option faultline
+/// does not have yet.
+const PENDING: [(&str, &str); 1] = [(
+    "sun2002",
+    "needs the scale workload and threads, which are not wired in yet",
+)];
+
+/// Flags of `faultline reproduce`.
+#[derive(Debug, Args)]
+pub struct ReproduceArgs {
+    /// The study: dillon2004, liege2018, fedorova2019, write2020, or all.
+    #[arg(value_name = "PRESET")]
+    pub preset: String,
+    /// Smaller sizes and fewer runs (the default; `all` takes a few minutes).
+    #[arg(long, conflicts_with = "full")]
+    pub quick: bool,
+    /// The original sizes and run counts (can take hours).
+    #[arg(long)]
+    pub full: bool,
+    /// Write an HTML report with every preset's tables, verdicts and plots.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Export the results as JSON (with `all`: one file per preset, `<stem>-<preset>.json`).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Continue an interrupted reproduction from its journal (one preset at a time).
+    #[arg(long, value_name = "JOURNAL")]
+    pub resume: Option<PathBuf>,
+    /// Cold cache by dropping all caches (root) instead of evicting the file.
+    #[arg(long)]
+    pub drop_caches: bool,
+    /// faultline's data directory.
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+    /// Divides every file size (test-only).
+    #[arg(long, hide = true, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub scale_down: u64,
+}
+
+/// Runs `faultline reproduce`.
+pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
+    let chosen: Vec<Box<dyn Preset>> = if args.preset == "all" {
+        presets::all()
+    } else if let Some(p) = presets::find(&args.preset) {
+        vec![p]
+    } else if let Some((name, why)) = PENDING.iter().find(|(n, _)| *n == args.preset) {
+        return Err(Error::Plan(format!(
+            "{name} {why}; try one of: {}",
+            presets::names().join(", ")
+        ))
+        .into());
+    } else {
+        return Err(Error::Plan(format!(
+            "no preset {:?}; choose one of: {}, all",
+            args.preset,
+            presets::names().join(", ")
+        ))
+        .into());
+    };
+    if args.resume.is_some() && chosen.len() > 1 {
+        return Err(Error::Plan(
+            "--resume continues one preset's journal: name the preset, not all".into(),
+        )
+        .into());
+    }
+    let scale = Scale {
+        full: args.full,
+        scale_down: args.scale_down,
+    };
+    let mut outcomes = Vec::new();
+    let mut code = ExitCode::SUCCESS;
+    for preset in &chosen {
+        eprintln!("reproducing {} ({})", preset.name(), preset.source());
+        let run_args = run_args(args, preset.name(), chosen.len() > 1)?;
+        let setup = match &args.resume {
+            Some(path) => crate::setup_resumed(&run_args, path)?,
+            None => crate::setup_fresh_plan(&run_args, Some(preset.plan(scale)))?,
+        };
+        let (c, results) = crate::execute_with_results(setup, &run_args)?;
+        let outcome = PresetOutcome::build(preset.as_ref(), &results);
+        println!("{}", outcome.render_text());
+        outcomes.push(outcome);
+        if c != ExitCode::SUCCESS {
+            code = c;
+            break;
+        }
+    }
+    println!("Verdicts:");
+    for o in &outcomes {
+        for c in &o.claims {
+            println!("  {}: {} — {}", o.name, c.verdict, c.claim);
+        }
+    }
+    if let Some(path) = &args.report {
+        let html = faultline::report::html::render_preset_html(&outcomes);
+        faultline::report::atomic::write_atomically(path, |w| {
+            std::io::Write::write_all(w, html.as_bytes())
+        })?;
+        eprintln!("report: {}", path.display());
+    }
+    Ok(code)
+}
+
+/// The `run` flags a preset's run uses: defaults, plus the data directory,
+/// cache dropping and exports asked for here.
+fn run_args(args: &ReproduceArgs, preset: &str, several: bool) -> anyhow::Result<RunArgs> {
+    let Command::Run(mut run) = Cli::try_parse_from(["faultline", "run"])?.command else {
+        unreachable!("parsed a run command");
+    };
+    run.data_dir = args.data_dir.clone();
+    // One journal per preset, named after it (runs in the same second would
+    // otherwise share a name).
+    let runs = crate::data_dir(args.data_dir.clone()).join("runs");
+    faultline::dataset::ensure_private_dir(&runs)?;
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    run.journal = Some(runs.join(format!(
+        "faultline-reproduce-{preset}-{stamp}-{}.journal",
+        std::process::id()
+    )));
+    run.drop_caches = args.drop_caches;
+    run.export_json = args.export_json.as_deref().map(|p| {
+        if several {
+            per_preset(p, preset)
+        } else {
+            p.to_path_buf()
+        }
+    });
+    Ok(*run)
+}
+
+/// `dir/stem-preset.ext` for `dir/stem.ext`.
+fn per_preset(path: &Path, preset: &str) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map_or("results".into(), |s| s.to_string_lossy());
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}-{preset}.{}", ext.to_string_lossy()),
+        None => format!("{stem}-{preset}"),
+    };
+    path.with_file_name(name)
+}
