@@ -25,6 +25,7 @@ macro_rules! display_as_value_name {
 pub mod cache;
 pub mod dataset;
 pub mod error;
+pub mod image;
 pub mod journal;
 pub mod latency;
 pub mod measure;
@@ -39,6 +40,7 @@ pub mod sample;
 pub mod scratch;
 pub mod size;
 pub mod stats;
+pub mod threads;
 pub mod trial;
 pub mod validate;
 pub mod workload;

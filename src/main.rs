@@ -252,8 +252,15 @@ fn setup_fresh(args: &RunArgs) -> anyhow::Result<Setup> {
     let dir = data_dir(args.data_dir.clone());
     // Check the file and the plan before generating anything.
     let user_file = args.file.as_deref().map(dataset::user_file).transpose()?;
+    if let (true, Some(d)) = (args.scales(), &user_file) {
+        faultline::image::check_user_image(&d.path)?;
+    }
     let sizes = match &user_file {
         Some(d) => vec![d.size],
+        None if args.scales() => {
+            let (w, h) = args.image_size();
+            vec![faultline::image::image_len(w, h)]
+        }
         None => args.sizes(),
     };
     let plan = args.plan(&sizes)?;
@@ -277,6 +284,14 @@ fn setup_fresh(args: &RunArgs) -> anyhow::Result<Setup> {
     match user_file {
         Some(d) => {
             files.insert(d.size, d);
+        }
+        None if args.scales() => {
+            let (w, h) = args.image_size();
+            let image = faultline::image::ensure_image(&dir, w, h, args.seed, |p| {
+                eprintln!("generating {} ...", p.display())
+            })
+            .context("preparing the test image")?;
+            files.insert(image.size, image);
         }
         None => {
             for size in sizes {
@@ -465,6 +480,7 @@ fn execute(setup: Setup, args: &RunArgs) -> anyhow::Result<ExitCode> {
         trial_timeout: args.trial_timeout.map(Duration::from_secs_f64),
         stop: Arc::clone(&stop),
         scratch: scratch.clone(),
+        keep_output: args.keep_output.clone(),
     };
     let trials = plan.cases.len() as u64 * u64::from(plan.runs + plan.warmup);
     let progress = indicatif::ProgressBar::with_draw_target(
