@@ -512,7 +512,8 @@ impl RunArgs {
         for &file_size in file_sizes {
             if let Some(&b) = self.block.iter().find(|&&b| b != file_size) {
                 return Err(Error::Plan(format!(
-                    "--workload scale reads the whole image as one block ({file_size} bytes);                      --block {} cannot be used with it (leave --block out)",
+                    "--workload scale reads the whole image as one block ({file_size} bytes); \
+                     --block {} cannot be used with it (leave --block out)",
                     faultline::size::format_size(b)
                 )));
             }

@@ -7,8 +7,9 @@
 //! descriptors) is done before the threads start, so that no thread waits on
 //! the barrier for a sibling that already failed.
 //!
-//! All threads wait on one [`Barrier`] with the trial's own thread; the
-//! trial's time runs from the barrier's release to the last thread's finish.
+//! All threads wait on one [`Barrier`]; the trial's time runs from the
+//! barrier's release (the first thread to read the clock after it) to the
+//! last thread's finish, so it is never less than any thread's own time.
 //! Each thread's own time covers its setup, main loop and teardown (as the
 //! 2002 study timed get-the-bytes, scale, free), so a threaded trial reports
 //! all of it as its main-loop time (`wall_ns`) and 0 for setup and teardown.
@@ -125,7 +126,7 @@ pub fn split(order: &BlockOrder, parts: usize) -> Vec<BlockOrder> {
 /// What the threads of one trial measured.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ThreadedRun {
-    /// From the barrier's release to the last thread's finish, ns.
+    /// From the first thread's start after the barrier to the last thread's finish, ns.
     pub elapsed_ns: u64,
     /// Each thread's own setup + loop + teardown, ns.
     pub thread_ns: Vec<u64>,
@@ -160,14 +161,14 @@ pub fn run(case: &Case, path: &std::path::Path, page_size: usize) -> Result<Thre
     let files = (0..n)
         .map(|_| File::open(path).map_err(|e| Error::io("open", path, e)))
         .collect::<Result<Vec<File>>>()?;
-    let barrier = Barrier::new(n + 1);
+    let barrier = Barrier::new(n);
     type ThreadResult = Result<(
-        u64,
+        (Instant, Instant),
         u64,
         crate::method::LoopCounts,
         Option<(u32, u32, Vec<u8>)>,
     )>;
-    let (start, results, end) = std::thread::scope(|scope| {
+    let results = std::thread::scope(|scope| {
         let handles: Vec<_> = files
             .into_iter()
             .zip(&orders)
@@ -188,34 +189,34 @@ pub fn run(case: &Case, path: &std::path::Path, page_size: usize) -> Result<Thre
                     method.setup()?;
                     let counts = method.run(order, workload.as_mut())?;
                     method.teardown()?;
-                    let ns = t0.elapsed().as_nanos() as u64;
+                    let t1 = Instant::now();
                     if let Some(e) = workload.error() {
                         return Err(Error::Trial(e));
                     }
                     let image = workload.scaled_image().map(|(w, h, p)| (w, h, p.to_vec()));
-                    Ok((ns, std::hint::black_box(workload.checksum()), counts, image))
+                    let checksum = std::hint::black_box(workload.checksum());
+                    Ok(((t0, t1), checksum, counts, image))
                 })
             })
             .collect();
-        barrier.wait();
-        let start = Instant::now();
-        let results: Vec<ThreadResult> = handles
+        handles
             .into_iter()
             .map(|h| {
                 h.join()
                     .unwrap_or_else(|_| Err(Error::Trial("a trial thread panicked".into())))
             })
-            .collect();
-        (start, results, Instant::now())
+            .collect::<Vec<ThreadResult>>()
     });
-    let mut run = ThreadedRun {
-        elapsed_ns: (end - start).as_nanos() as u64,
-        ..Default::default()
-    };
+    let mut run = ThreadedRun::default();
     let mut checksums = Vec::with_capacity(n);
+    let mut span: Option<(Instant, Instant)> = None;
     for (t, result) in results.into_iter().enumerate() {
-        let (ns, checksum, counts, image) = result?;
-        run.thread_ns.push(ns);
+        let ((t0, t1), checksum, counts, image) = result?;
+        run.thread_ns.push((t1 - t0).as_nanos() as u64);
+        span = Some(match span {
+            None => (t0, t1),
+            Some((a, b)) => (a.min(t0), b.max(t1)),
+        });
         checksums.push(checksum);
         run.bytes += counts.bytes;
         run.syscalls += counts.syscalls;
@@ -223,6 +224,7 @@ pub fn run(case: &Case, path: &std::path::Path, page_size: usize) -> Result<Thre
             run.image = image;
         }
     }
+    run.elapsed_ns = span.map_or(0, |(a, b)| (b - a).as_nanos() as u64);
     run.checksum = combine(threads.mode, &checksums)?;
     let expected = order.bytes(layout)
         * match threads.mode {
