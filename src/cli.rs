@@ -162,6 +162,10 @@ pub struct RunArgs {
     /// How threads share the work: split the blocks between them, or each run the whole workload.
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [ThreadMode::Split])]
     pub thread_mode: Vec<ThreadMode>,
+    /// Trial processes run at once on the same file, released together, 1 to 64
+    /// (each reports its peak RSS and PSS).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub procs: Option<u32>,
     /// Seed of random orders, shuffles and generated content.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -406,6 +410,7 @@ impl RunArgs {
                                                     latency: false,
                                                     scale: None,
                                                     threads: None,
+                                                    procs: None,
                                                 });
                                             }
                                         }
@@ -557,8 +562,15 @@ impl RunArgs {
                     let case = Case {
                         scale,
                         threads,
+                        procs: self.procs.filter(|&n| n > 1),
                         ..case.clone()
                     };
+                    if case.procs.is_some() && case.method.writes() {
+                        return Err(Error::Plan(format!(
+                            "--procs is for read methods; {} writes (one writer per file)",
+                            case.method
+                        )));
+                    }
                     if let Some(why) = faultline::threads::refusal(&case) {
                         return Err(Error::Plan(why));
                     }

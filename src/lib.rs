@@ -33,6 +33,7 @@ pub mod method;
 pub mod pattern;
 pub mod plan;
 pub mod preflight;
+pub mod procs;
 pub mod report;
 pub mod results;
 pub mod runner;

@@ -193,7 +193,10 @@ pub fn run(
                 case: case.clone(),
                 keep_output: options.keep_output.clone(),
             };
-            let outcome = spawn_trial(options, &spec);
+            let outcome = match case.procs {
+                Some(n) if n > 1 => crate::procs::run_together(&options.exe, &spec, n),
+                _ => spawn_trial(options, &spec),
+            };
             if options.stop.load(Ordering::SeqCst) {
                 // Interrupted mid-trial: the child was stopped too, so this
                 // trial is neither a sample nor a failure; --resume reruns it.

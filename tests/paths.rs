@@ -240,6 +240,7 @@ fn trial_spec(path: &Path, method: MethodKind, file_size: u64, block_size: u64) 
             latency: false,
             scale: None,
             threads: None,
+            procs: None,
         },
         keep_output: None,
     }

@@ -65,6 +65,9 @@ pub struct Case {
     /// Threads in the trial and how they share the work (absent: one thread).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<Threads>,
+    /// Trial processes run at once on the same file (`--procs`; absent: one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub procs: Option<u32>,
 }
 
 impl Case {
@@ -140,6 +143,7 @@ impl Case {
             self.seed,
             self.scale,
             self.threads,
+            self.procs,
         )
     }
 
@@ -168,6 +172,9 @@ impl Case {
         if let Some(t) = self.threads {
             workload.push_str(&format!(", {} threads {}", t.count, t.mode));
         }
+        if let Some(n) = self.procs {
+            workload.push_str(&format!(", {n} processes"));
+        }
         format!(
             "{} {} {}, {}",
             self.pattern,
@@ -179,8 +186,8 @@ impl Case {
 }
 
 /// What [`Case::group_key`] returns: pattern, block size, file size,
-/// workload, fill content, target, cache state, warm-by, seed, scale factor
-/// and threads.
+/// workload, fill content, target, cache state, warm-by, seed, scale factor,
+/// threads and processes.
 pub type GroupKey = (
     Pattern,
     u64,
@@ -193,6 +200,7 @@ pub type GroupKey = (
     u64,
     Option<ScaleFactor>,
     Option<Threads>,
+    Option<u32>,
 );
 
 /// The order in which the trials of a group run.

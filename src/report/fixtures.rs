@@ -55,6 +55,7 @@ pub(crate) fn case(method: MethodKind) -> Case {
         latency: false,
         scale: None,
         threads: None,
+        procs: None,
     }
 }
 
@@ -139,6 +140,8 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             checksum: 0xdead_beef,
             latency: None,
             thread_ns: Vec::new(),
+            pss_kib: None,
+            procs: Vec::new(),
         },
         residency_before: 1.0,
         residency_after: 1.0,
