@@ -195,6 +195,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
         "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
         "advice", "share", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
+        "factor", "enlarge", "image", "threads", "thread_mode", "procs",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].

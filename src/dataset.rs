@@ -275,7 +275,7 @@ pub fn clean(dir: &Path) -> Result<Vec<PathBuf>> {
         }
         parse_generated_name(name).is_some_and(|(size, seed)| {
             fs::metadata(path).is_ok_and(|m| m.len() == size) && content_matches(path, size, seed)
-        })
+        }) || crate::image::is_generated_image(path, name)
     };
     let journal = |path: &Path, name: &str| {
         name.starts_with("faultline-run-")

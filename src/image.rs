@@ -23,6 +23,29 @@ pub fn image_len(width: u32, height: u32) -> u64 {
     format!("P6\n{width} {height}\n255\n").len() as u64 + u64::from(width) * u64::from(height) * 3
 }
 
+/// Whether `path` (named `name`) is an image [`ensure_image`] generated:
+/// faultline's image name, and exactly the bytes that name promises (the
+/// marker `clean` needs before it removes a file).
+pub fn is_generated_image(path: &Path, name: &str) -> bool {
+    let Some(middle) = name
+        .strip_prefix(dataset::PREFIX)
+        .and_then(|n| n.strip_prefix("image-"))
+        .and_then(|n| n.strip_suffix(".ppm"))
+    else {
+        return false;
+    };
+    let Some((size, seed)) = middle.split_once('-') else {
+        return false;
+    };
+    let (Ok((w, h)), Ok(seed)) = (parse_image_size(size), u64::from_str_radix(seed, 16)) else {
+        return false;
+    };
+    let len = image_len(w, h);
+    len <= MAX_IMAGE_BYTES + 64
+        && fs::metadata(path).is_ok_and(|m| m.len() == len)
+        && fs::read(path).is_ok_and(|have| have == generate(w, h, seed))
+}
+
 /// Parses `WxH` (e.g. `1280x1024`), both sides at least 1.
 pub fn parse_image_size(s: &str) -> std::result::Result<(u32, u32), String> {
     let bad = || format!("invalid image size {s:?}: use WIDTHxHEIGHT, e.g. 1280x1024");
@@ -138,8 +161,18 @@ mod tests {
         assert_eq!(bytes, generate(37, 23, 5));
         assert_eq!(a.size, bytes.len() as u64);
         assert_eq!(image_len(37, 23), a.size);
-        fs::write(&a.path, b"P6 1 1 255\n...").unwrap();
+        let name = a.path.file_name().unwrap().to_str().unwrap().to_string();
+        assert!(is_generated_image(&a.path, &name));
+        let removed = dataset::clean(dir.path()).unwrap();
+        assert_eq!(removed, vec![a.path.clone()], "clean removes it");
         ensure_image(dir.path(), 37, 23, 5, |_| generated += 1).unwrap();
-        assert_eq!(generated, 2, "a modified image is regenerated");
+        assert_eq!(generated, 2);
+        fs::write(&a.path, b"P6 1 1 255\n...").unwrap();
+        assert!(
+            !is_generated_image(&a.path, &name),
+            "not what its name promises"
+        );
+        ensure_image(dir.path(), 37, 23, 5, |_| generated += 1).unwrap();
+        assert_eq!(generated, 3, "a modified image is regenerated");
     }
 }
