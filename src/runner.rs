@@ -45,6 +45,9 @@ pub struct RunnerOptions {
     pub stop: Arc<AtomicBool>,
     /// Where write methods write; `None` when the plan has no write case.
     pub scratch: Option<Arc<Scratch>>,
+    /// Where `scale` trials write their scaled image (`--keep-output`; the
+    /// last trial's stays).
+    pub keep_output: Option<PathBuf>,
 }
 
 /// What the trials produced, before any statistics.
@@ -188,8 +191,12 @@ pub fn run(
             let spec = TrialSpec {
                 path: dataset.path.clone(),
                 case: case.clone(),
+                keep_output: options.keep_output.clone(),
             };
-            let outcome = spawn_trial(options, &spec);
+            let outcome = match case.procs {
+                Some(n) if n > 1 => crate::procs::run_together(&options.exe, &spec, n),
+                _ => spawn_trial(options, &spec),
+            };
             if options.stop.load(Ordering::SeqCst) {
                 // Interrupted mid-trial: the child was stopped too, so this
                 // trial is neither a sample nor a failure; --resume reruns it.

@@ -37,6 +37,19 @@ pub struct ChildReport {
     /// Per-operation latency percentiles, when the case asked for them.
     #[serde(default)]
     pub latency: Option<crate::latency::LatencyPercentiles>,
+    /// Each thread's own time (setup + loop + teardown), ns, when the case
+    /// runs on threads (`--threads`); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thread_ns: Vec<u64>,
+    /// Proportional set size of the trial process (KiB, from
+    /// /proc/self/smaps_rollup), read after the main loop and before
+    /// teardown, so a mapping's pages still count; only with `--procs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pss_kib: Option<u64>,
+    /// With `--procs N`: each process's own figures (the sample's other
+    /// fields are those of the slowest process); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub procs: Vec<crate::procs::ProcStat>,
 }
 
 /// getrusage() counters (deltas).

@@ -7,7 +7,7 @@
 //! Counters span setup + loop + sync + teardown.
 use std::cell::Cell;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -37,6 +37,10 @@ pub struct TrialSpec {
     pub path: PathBuf,
     /// The case to run.
     pub case: Case,
+    /// Where to write the scaled image (`scale` only, `--keep-output`),
+    /// after the timed section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_output: Option<PathBuf>,
 }
 
 /// The system's page size.
@@ -120,12 +124,16 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
             spec.path.display(),
         )));
     }
+    if case.threads.is_some() {
+        drop(file);
+        return run_threaded_trial(spec);
+    }
     let layout = Layout {
         file_size: case.file_size,
         block_size: case.block_size,
     };
     let order = BlockOrder::new(case.pattern, layout, case.seed)?;
-    let mut workload = case.workload.build(page_size(), case.fill);
+    let mut workload = case.build_workload(page_size());
     let device_stat = device::stat_path(&file);
     let loop_syncs = LoopSyncs::default();
     let mut method = case.method.build(
@@ -139,6 +147,9 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
 
     // Made (and its pages touched) before anything is measured.
     let mut latency = case.latency.then(crate::latency::Recorder::new);
+    if case.procs.is_some() {
+        crate::procs::ready_and_wait()?;
+    }
 
     let dev_before = device_stat.as_deref().and_then(device::snapshot);
     let vm_before = vmstat::snapshot().ok();
@@ -160,12 +171,35 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     } else {
         t2
     };
+    // Before teardown, so that a mapping's pages are still counted, and once
+    // every process has finished its loop, so that they are all mapped at
+    // once; outside every clock.
+    let pss_kib = if case.procs.is_some() {
+        crate::procs::ready_and_wait()?;
+        let pss = crate::procs::own_pss_kib();
+        // No process unmaps before every process has read its PSS.
+        crate::procs::ready_and_wait()?;
+        pss
+    } else {
+        None
+    };
+    let teardown_start = if pss_kib.is_some() {
+        Instant::now()
+    } else {
+        t3
+    };
     method.teardown()?;
     let t4 = Instant::now();
     let ru_after = rusage::snapshot();
     let vm_after = vmstat::snapshot().ok();
     let dev_after = device_stat.as_deref().and_then(device::snapshot);
 
+    if let Some(e) = workload.error() {
+        return Err(Error::Trial(e));
+    }
+    if let (Some(path), Some((w, h, pixels))) = (&spec.keep_output, workload.scaled_image()) {
+        crate::image::write_ppm_atomically(path, w, h, pixels)?;
+    }
     let checksum = std::hint::black_box(workload.checksum());
     let expected = order.bytes(layout);
     if counts.bytes != expected {
@@ -179,7 +213,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         wall_ns: ((t2 - t1).as_nanos() as u64).saturating_sub(in_loop_sync_ns),
         setup_ns: (t1 - t0).as_nanos() as u64,
         sync_ns: (t3 - t2).as_nanos() as u64 + in_loop_sync_ns,
-        teardown_ns: (t4 - t3).as_nanos() as u64,
+        teardown_ns: (t4 - teardown_start).as_nanos() as u64,
         rusage: ru_after.delta_since(&ru_before),
         max_rss_kib: ru_after.max_rss_kib(),
         vmstat: match (vm_before, vm_after) {
@@ -194,6 +228,62 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         syscalls: counts.syscalls,
         checksum,
         latency: latency.and_then(|r| r.percentiles()),
+        thread_ns: Vec::new(),
+        pss_kib,
+        procs: Vec::new(),
+    })
+}
+
+/// Runs a case on its threads ([`crate::threads`]): the whole of each
+/// thread's setup, loop and teardown is its main-loop time, so `wall_ns` is
+/// the time from the barrier's release to the last thread's finish and setup
+/// and teardown are 0. Counters span all the threads.
+fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
+    let case = &spec.case;
+    if case.procs.is_some() {
+        crate::procs::ready_and_wait()?;
+    }
+    let device_stat = File::open(&spec.path)
+        .ok()
+        .and_then(|f| device::stat_path(&f));
+    let dev_before = device_stat.as_deref().and_then(device::snapshot);
+    let vm_before = vmstat::snapshot().ok();
+    let ru_before = rusage::snapshot();
+    let run = crate::threads::run(case, &spec.path, page_size())?;
+    if case.procs.is_some() {
+        // The second and third meeting points of crate::procs (no PSS: the
+        // threads tore down already).
+        crate::procs::ready_and_wait()?;
+        crate::procs::ready_and_wait()?;
+    }
+    let ru_after = rusage::snapshot();
+    let vm_after = vmstat::snapshot().ok();
+    let dev_after = device_stat.as_deref().and_then(device::snapshot);
+    if let (Some(path), Some((w, h, pixels))) = (&spec.keep_output, &run.image) {
+        crate::image::write_ppm_atomically(path, *w, *h, pixels)?;
+    }
+    Ok(ChildReport {
+        wall_ns: run.elapsed_ns,
+        setup_ns: 0,
+        sync_ns: 0,
+        teardown_ns: 0,
+        rusage: ru_after.delta_since(&ru_before),
+        max_rss_kib: ru_after.max_rss_kib(),
+        vmstat: match (vm_before, vm_after) {
+            (Some(before), Some(after)) => after.delta_since(&before),
+            _ => Default::default(),
+        },
+        device: match (dev_before, dev_after) {
+            (Some(before), Some(after)) => Some(after.delta_since(&before)),
+            _ => None,
+        },
+        bytes: run.bytes,
+        syscalls: run.syscalls,
+        checksum: run.checksum,
+        latency: None,
+        thread_ns: run.thread_ns,
+        pss_kib: None,
+        procs: Vec::new(),
     })
 }
 
@@ -216,9 +306,11 @@ fn on_filesystem(error: Error, path: &std::path::Path) -> Error {
 /// ignored, so that a write past RLIMIT_FSIZE is an EFBIG error, reported.
 pub fn child_main() -> i32 {
     crate::scratch::ignore_file_size_signal();
+    // One line: with --procs the runner keeps stdin open to release the
+    // processes together (see crate::procs).
     let mut input = String::new();
     let result = std::io::stdin()
-        .read_to_string(&mut input)
+        .read_line(&mut input)
         .map_err(|e| Error::Trial(format!("reading the trial spec: {e}")))
         .and_then(|_| {
             serde_json::from_str::<TrialSpec>(&input)

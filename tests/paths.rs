@@ -238,7 +238,11 @@ fn trial_spec(path: &Path, method: MethodKind, file_size: u64, block_size: u64) 
             seed: 1,
             io: Default::default(),
             latency: false,
+            scale: None,
+            threads: None,
+            procs: None,
         },
+        keep_output: None,
     }
 }
 

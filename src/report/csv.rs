@@ -13,7 +13,7 @@ use crate::results::{CaseResult, RunResults};
 use crate::sample::Sample;
 
 /// The header row, in column order.
-pub const COLUMNS: [&str; 56] = [
+pub const COLUMNS: [&str; 62] = [
     "case_id",
     "method_label",
     "method",
@@ -66,6 +66,12 @@ pub const COLUMNS: [&str; 56] = [
     "latency_p99_ns",
     "latency_p999_ns",
     "latency_max_ns",
+    "scale_factor",
+    "threads",
+    "thread_mode",
+    "thread_ns_max",
+    "procs",
+    "proc_pss_kib",
     "pgfault",
     "pgmajfault",
     "pgpgin",
@@ -153,6 +159,18 @@ fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
         opt(latency.map(|l| l.p99_ns)),
         opt(latency.map(|l| l.p999_ns)),
         opt(latency.map(|l| l.max_ns)),
+        opt(c.scale),
+        opt(c.threads.map(|t| t.count)),
+        opt(c.threads.map(|t| t.mode)),
+        opt(s.child.thread_ns.iter().max()),
+        opt(c.procs),
+        // Each process's PSS, `;`-separated (a cell of its own, not a column each).
+        s.child
+            .procs
+            .iter()
+            .map(|p| p.pss_kib.map_or(String::new(), |k| k.to_string()))
+            .collect::<Vec<_>>()
+            .join(";"),
     ]);
     row.extend(VMSTAT.iter().map(|k| opt(s.child.vmstat.get(*k))));
     row

@@ -53,6 +53,9 @@ pub(crate) fn case(method: MethodKind) -> Case {
         seed: 7,
         io: Default::default(),
         latency: false,
+        scale: None,
+        threads: None,
+        procs: None,
     }
 }
 
@@ -136,6 +139,9 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             syscalls: 65_536,
             checksum: 0xdead_beef,
             latency: None,
+            thread_ns: Vec::new(),
+            pss_kib: None,
+            procs: Vec::new(),
         },
         residency_before: 1.0,
         residency_after: 1.0,

@@ -1,0 +1,119 @@
+//! `--threads`: split covers every block once, replicate agrees with one
+//! thread, and each thread's time is reported within the trial's.
+mod common;
+
+use common::{samples, Scratch};
+
+#[test]
+fn split_and_replicate_checksums_equal_the_one_thread_checksum() {
+    let s = Scratch::new();
+    for workload in ["sum", "touch"] {
+        let json = s.run_json(&[
+            "--size",
+            "1M",
+            "--block",
+            "4k",
+            "--pattern",
+            "seq,random",
+            "--method",
+            "read,pread,mmap",
+            "--workload",
+            workload,
+            "--threads",
+            "1,2,3",
+            "--thread-mode",
+            "split,replicate",
+            "--cache",
+            "warm",
+            "--runs",
+            "1",
+        ]);
+        let all = samples(&json);
+        // 2 patterns x 3 methods x (1 thread + 2 counts x 2 modes)
+        assert_eq!(all.len(), 2 * 3 * 5);
+        let one = all
+            .iter()
+            .find(|(c, _)| c["threads"].is_null())
+            .map(|(_, s)| s["checksum"].clone())
+            .unwrap();
+        assert_ne!(one, 0);
+        for (case, sample) in &all {
+            assert_eq!(sample["checksum"], one, "{workload} {}", case["label"]);
+            let Some(t) = case["threads"].as_object() else {
+                assert!(sample.get("thread_ns").is_none());
+                continue;
+            };
+            let n = t["count"].as_u64().unwrap() as usize;
+            let per: Vec<u64> = sample["thread_ns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            assert_eq!(per.len(), n);
+            assert!(per.iter().all(|&ns| ns > 0));
+            let total = sample["total_ns"].as_u64().unwrap();
+            assert!(total >= *per.iter().max().unwrap(), "{total} vs {per:?}");
+            let bytes = sample["bytes"].as_u64().unwrap();
+            let expected = match t["mode"].as_str().unwrap() {
+                "split" => 1 << 20,
+                _ => n as u64 * (1 << 20),
+            };
+            assert_eq!(bytes, expected, "{}", case["label"]);
+        }
+    }
+}
+
+#[test]
+fn digests_replicate_but_refuse_split() {
+    let s = Scratch::new();
+    let json = s.run_json(&[
+        "--size",
+        "256k",
+        "--block",
+        "16k",
+        "--method",
+        "read,mmap",
+        "--workload",
+        "md5",
+        "--threads",
+        "1,4",
+        "--thread-mode",
+        "replicate",
+        "--cache",
+        "warm",
+        "--runs",
+        "1",
+    ]);
+    let sums: Vec<_> = samples(&json)
+        .iter()
+        .map(|(_, s)| s["checksum"].clone())
+        .collect();
+    assert_eq!(sums.len(), 4);
+    assert!(sums.iter().all(|c| *c == sums[0]), "{sums:?}");
+
+    let out = s
+        .run(&["--size", "256k", "--workload", "md5", "--threads", "2"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("--thread-mode split needs a workload"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn threads_are_refused_for_write_methods() {
+    let s = Scratch::new();
+    let out = s
+        .run(&["--size", "256k", "--method", "write", "--threads", "2"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--threads is for read methods"), "{stderr}");
+}
