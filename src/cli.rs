@@ -12,7 +12,8 @@ use faultline::pattern::Pattern;
 use faultline::plan::{Case, Metric, OrderPolicy, Plan};
 use faultline::scratch::Target;
 use faultline::size::clap_size;
-use faultline::workload::{FillContent, WorkloadKind};
+use faultline::threads::{ThreadMode, Threads};
+use faultline::workload::{FillContent, ScaleFactor, WorkloadKind};
 
 /// Largest block a trial may use.
 pub const MAX_BLOCK: u64 = 64 << 20;
@@ -145,6 +146,24 @@ pub struct RunArgs {
     /// `off,on` runs both, side by side, which shows what recording costs.
     #[arg(long, value_delimiter = ',', value_enum, num_args = 0..=1, default_missing_value = "on")]
     pub latency: Vec<Switch>,
+    /// `scale` workload: factors, each a case; k reduces by k, -k enlarges by k (e.g. 2,3,4,8).
+    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    pub factor: Vec<ScaleFactor>,
+    /// `scale` workload: every --factor enlarges (2 means -2).
+    #[arg(long)]
+    pub enlarge: bool,
+    /// `scale` workload: size of the generated PPM image, WIDTHxHEIGHT [default: 1280x1024].
+    #[arg(long, value_name = "WxH", value_parser = faultline::image::parse_image_size, conflicts_with = "file")]
+    pub image: Option<(u32, u32)>,
+    /// `scale` workload: write the scaled image of the last trial to FILE (a P6 PPM).
+    #[arg(long, value_name = "FILE")]
+    pub keep_output: Option<PathBuf>,
+    /// Threads per trial, 1 to 1024 (each list entry is a case).
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Vec<u32>,
+    /// How threads share the work: split the blocks between them, or each run the whole workload.
+    #[arg(long, value_delimiter = ',', value_enum, default_values_t = [ThreadMode::Split])]
+    pub thread_mode: Vec<ThreadMode>,
     /// Seed of random orders, shuffles and generated content.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -315,8 +334,15 @@ impl RunArgs {
         self.check_combinations()?;
         let workloads = self.workloads();
         let mut cases = Vec::new();
+        self.check_scale(file_sizes)?;
         for &file_size in file_sizes {
-            for (pattern, block_size) in self.pattern_blocks() {
+            let pairs = if self.scales() {
+                // The image is one block, read in one go.
+                vec![(Pattern::Seq, file_size)]
+            } else {
+                self.pattern_blocks()
+            };
+            for (pattern, block_size) in pairs {
                 if block_size == 0 {
                     return Err(Error::Plan("--block must be at least 1 byte".into()));
                 }
@@ -380,6 +406,8 @@ impl RunArgs {
                                                     seed: self.seed,
                                                     io: Default::default(),
                                                     latency: false,
+                                                    scale: None,
+                                                    threads: None,
                                                 });
                                             }
                                         }
@@ -398,7 +426,8 @@ impl RunArgs {
             registered: self.uring_registered.iter().map(|s| s.on()).collect(),
             latency: self.latency.iter().map(|s| s.on()).collect(),
         };
-        let mut cases = faultline::plan::variants::expand(cases, &factors)?;
+        let cases = faultline::plan::variants::expand(cases, &factors)?;
+        let mut cases = self.expand_scale_and_threads(cases)?;
         let mut seen = std::collections::HashSet::new();
         cases.retain(|c| seen.insert(c.clone()));
         Ok(Plan {
@@ -424,6 +453,121 @@ impl RunArgs {
             }
         }
         out
+    }
+}
+
+impl RunArgs {
+    /// Whether the run scales images (`--workload scale`).
+    pub fn scales(&self) -> bool {
+        self.workload.contains(&WorkloadKind::Scale)
+    }
+
+    /// The size of the generated image.
+    pub fn image_size(&self) -> (u32, u32) {
+        self.image.unwrap_or(faultline::image::DEFAULT_IMAGE)
+    }
+
+    /// The scale factors: as given (all enlarging with --enlarge), or 2.
+    fn factors(&self) -> Vec<ScaleFactor> {
+        if self.factor.is_empty() {
+            let k = 2;
+            return vec![if self.enlarge {
+                ScaleFactor::Enlarge(k)
+            } else {
+                ScaleFactor::Reduce(k)
+            }];
+        }
+        self.factor
+            .iter()
+            .map(|&f| match f {
+                ScaleFactor::Reduce(k) if self.enlarge => ScaleFactor::Enlarge(k),
+                f => f,
+            })
+            .collect()
+    }
+
+    /// Refuses the flags that do not go with `scale`, and the scale flags without it.
+    fn check_scale(&self, file_sizes: &[u64]) -> Result<(), Error> {
+        if !self.scales() {
+            let stray = [
+                ("--factor", !self.factor.is_empty()),
+                ("--enlarge", self.enlarge),
+                ("--image", self.image.is_some()),
+                ("--keep-output", self.keep_output.is_some()),
+            ];
+            if let Some((flag, _)) = stray.iter().find(|(_, given)| *given) {
+                return Err(Error::Plan(format!("{flag} is for --workload scale")));
+            }
+            return Ok(());
+        }
+        if self.workload.len() > 1 {
+            return Err(Error::Plan(
+                "--workload scale runs alone: its file is an image read as one block".into(),
+            ));
+        }
+        if !self.size.is_empty() {
+            return Err(Error::Plan(
+                "--workload scale reads a PPM image: give --image WxH (generated) or --file, not --size"
+                    .into(),
+            ));
+        }
+        for &file_size in file_sizes {
+            if let Some(&b) = self.block.iter().find(|&&b| b != file_size) {
+                return Err(Error::Plan(format!(
+                    "--workload scale reads the whole image as one block ({file_size} bytes);                      --block {} cannot be used with it (leave --block out)",
+                    faultline::size::format_size(b)
+                )));
+            }
+        }
+        if self.pattern.iter().any(|&p| p != Pattern::Seq) {
+            return Err(Error::Plan(
+                "--workload scale reads the whole image as one block, so it has no block order; leave --pattern out".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Multiplies the cases by the scale factors (scale cases) and by the
+    /// threads and thread modes; refuses a case that cannot run on threads.
+    fn expand_scale_and_threads(&self, cases: Vec<Case>) -> Result<Vec<Case>, Error> {
+        let mut out = Vec::new();
+        let factors = self.factors();
+        let threads: Vec<Option<Threads>> = if self.threads.is_empty() {
+            vec![None]
+        } else {
+            let mut v = Vec::new();
+            for &count in &self.threads {
+                if count <= 1 {
+                    v.push(None);
+                    continue;
+                }
+                for &mode in &self.thread_mode {
+                    v.push(Some(Threads { count, mode }));
+                }
+            }
+            v
+        };
+        for case in cases {
+            let scales: Vec<Option<ScaleFactor>> = if case.workload == WorkloadKind::Scale {
+                factors.iter().copied().map(Some).collect()
+            } else {
+                vec![None]
+            };
+            for &scale in &scales {
+                for &threads in &threads {
+                    let case = Case {
+                        scale,
+                        threads,
+                        ..case.clone()
+                    };
+                    if let Some(why) = faultline::threads::refusal(&case) {
+                        return Err(Error::Plan(why));
+                    }
+                    out.push(case);
+                }
+            }
+        }
+        Ok(out)
     }
 }
 

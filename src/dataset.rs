@@ -147,14 +147,30 @@ pub fn ensure_generated(
         Err(_) => {}
     }
     on_generate(&path);
-    let temp = dir.join(format!(
-        "{TEMP_PREFIX}{}-{}",
-        std::process::id(),
-        generated_name(size, seed)
-    ));
+    write_atomically(dir, &generated_name(size, seed), |file| {
+        write_content(file, size, seed)
+    })
+    .map(|path| Dataset {
+        path,
+        size,
+        seed: Some(seed),
+    })
+}
+
+/// Writes `dir/name` atomically: `write` fills a new temporary file of
+/// faultline's (O_EXCL, mode 0600) in `dir`, which is synced and renamed over
+/// `name`, so a crash or a full disk never leaves a partial file under the
+/// real name. The temporary is removed on failure. Returns the final path.
+pub fn write_atomically(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> Result<PathBuf> {
+    let path = dir.join(name);
+    let temp = dir.join(format!("{TEMP_PREFIX}{}-{name}", std::process::id()));
     let result = (|| {
         let mut file = create_new(&temp)?;
-        write_content(&mut file, size, seed).map_err(|e| Error::io("write", &temp, e))?;
+        write(&mut file).map_err(|e| Error::io("write", &temp, e))?;
         file.sync_all().map_err(|e| Error::io("sync", &temp, e))?;
         fs::rename(&temp, &path).map_err(|e| Error::io("rename", &temp, e))?;
         if let Ok(d) = File::open(dir) {
@@ -165,11 +181,7 @@ pub fn ensure_generated(
     if result.is_err() {
         let _ = fs::remove_file(&temp);
     }
-    result.map(|()| Dataset {
-        path,
-        size,
-        seed: Some(seed),
-    })
+    result.map(|()| path)
 }
 
 /// Checks a generated file against its seed at 16 places spread over the

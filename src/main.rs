@@ -260,6 +260,9 @@ fn setup_fresh_plan(args: &RunArgs, given: Option<Plan>) -> anyhow::Result<Setup
     let dir = data_dir(args.data_dir.clone());
     // Check the file and the plan before generating anything.
     let user_file = args.file.as_deref().map(dataset::user_file).transpose()?;
+    if let (true, Some(d)) = (args.scales(), &user_file) {
+        faultline::image::check_user_image(&d.path)?;
+    }
     let sizes = match (&user_file, &given) {
         (Some(d), _) => vec![d.size],
         (None, Some(plan)) => {
@@ -267,6 +270,10 @@ fn setup_fresh_plan(args: &RunArgs, given: Option<Plan>) -> anyhow::Result<Setup
             sizes.sort_unstable();
             sizes.dedup();
             sizes
+        }
+        (None, None) if args.scales() => {
+            let (w, h) = args.image_size();
+            vec![faultline::image::image_len(w, h)]
         }
         (None, None) => args.sizes(),
     };
@@ -294,6 +301,14 @@ fn setup_fresh_plan(args: &RunArgs, given: Option<Plan>) -> anyhow::Result<Setup
     match user_file {
         Some(d) => {
             files.insert(d.size, d);
+        }
+        None if args.scales() => {
+            let (w, h) = args.image_size();
+            let image = faultline::image::ensure_image(&dir, w, h, args.seed, |p| {
+                eprintln!("generating {} ...", p.display())
+            })
+            .context("preparing the test image")?;
+            files.insert(image.size, image);
         }
         None => {
             for size in sizes {
@@ -488,6 +503,7 @@ fn execute_with_results(setup: Setup, args: &RunArgs) -> anyhow::Result<(ExitCod
         trial_timeout: args.trial_timeout.map(Duration::from_secs_f64),
         stop: Arc::clone(&stop),
         scratch: scratch.clone(),
+        keep_output: args.keep_output.clone(),
     };
     let trials = plan.cases.len() as u64 * u64::from(plan.runs + plan.warmup);
     let progress = indicatif::ProgressBar::with_draw_target(

@@ -45,6 +45,9 @@ pub struct RunnerOptions {
     pub stop: Arc<AtomicBool>,
     /// Where write methods write; `None` when the plan has no write case.
     pub scratch: Option<Arc<Scratch>>,
+    /// Where `scale` trials write their scaled image (`--keep-output`; the
+    /// last trial's stays).
+    pub keep_output: Option<PathBuf>,
 }
 
 /// What the trials produced, before any statistics.
@@ -188,6 +191,7 @@ pub fn run(
             let spec = TrialSpec {
                 path: dataset.path.clone(),
                 case: case.clone(),
+                keep_output: options.keep_output.clone(),
             };
             let outcome = spawn_trial(options, &spec);
             if options.stop.load(Ordering::SeqCst) {

@@ -37,6 +37,10 @@ pub struct ChildReport {
     /// Per-operation latency percentiles, when the case asked for them.
     #[serde(default)]
     pub latency: Option<crate::latency::LatencyPercentiles>,
+    /// Each thread's own time (setup + loop + teardown), ns, when the case
+    /// runs on threads (`--threads`); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thread_ns: Vec<u64>,
 }
 
 /// getrusage() counters (deltas).

@@ -37,6 +37,10 @@ pub struct TrialSpec {
     pub path: PathBuf,
     /// The case to run.
     pub case: Case,
+    /// Where to write the scaled image (`scale` only, `--keep-output`),
+    /// after the timed section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_output: Option<PathBuf>,
 }
 
 /// The system's page size.
@@ -120,12 +124,16 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
             spec.path.display(),
         )));
     }
+    if case.threads.is_some() {
+        drop(file);
+        return run_threaded_trial(spec);
+    }
     let layout = Layout {
         file_size: case.file_size,
         block_size: case.block_size,
     };
     let order = BlockOrder::new(case.pattern, layout, case.seed)?;
-    let mut workload = case.workload.build(page_size(), case.fill);
+    let mut workload = case.build_workload(page_size());
     let device_stat = device::stat_path(&file);
     let loop_syncs = LoopSyncs::default();
     let mut method = case.method.build(
@@ -166,6 +174,12 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let vm_after = vmstat::snapshot().ok();
     let dev_after = device_stat.as_deref().and_then(device::snapshot);
 
+    if let Some(e) = workload.error() {
+        return Err(Error::Trial(e));
+    }
+    if let (Some(path), Some((w, h, pixels))) = (&spec.keep_output, workload.scaled_image()) {
+        crate::image::write_ppm_atomically(path, w, h, pixels)?;
+    }
     let checksum = std::hint::black_box(workload.checksum());
     let expected = order.bytes(layout);
     if counts.bytes != expected {
@@ -194,6 +208,49 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         syscalls: counts.syscalls,
         checksum,
         latency: latency.and_then(|r| r.percentiles()),
+        thread_ns: Vec::new(),
+    })
+}
+
+/// Runs a case on its threads ([`crate::threads`]): the whole of each
+/// thread's setup, loop and teardown is its main-loop time, so `wall_ns` is
+/// the time from the barrier's release to the last thread's finish and setup
+/// and teardown are 0. Counters span all the threads.
+fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
+    let case = &spec.case;
+    let device_stat = File::open(&spec.path)
+        .ok()
+        .and_then(|f| device::stat_path(&f));
+    let dev_before = device_stat.as_deref().and_then(device::snapshot);
+    let vm_before = vmstat::snapshot().ok();
+    let ru_before = rusage::snapshot();
+    let run = crate::threads::run(case, &spec.path, page_size())?;
+    let ru_after = rusage::snapshot();
+    let vm_after = vmstat::snapshot().ok();
+    let dev_after = device_stat.as_deref().and_then(device::snapshot);
+    if let (Some(path), Some((w, h, pixels))) = (&spec.keep_output, &run.image) {
+        crate::image::write_ppm_atomically(path, *w, *h, pixels)?;
+    }
+    Ok(ChildReport {
+        wall_ns: run.elapsed_ns,
+        setup_ns: 0,
+        sync_ns: 0,
+        teardown_ns: 0,
+        rusage: ru_after.delta_since(&ru_before),
+        max_rss_kib: ru_after.max_rss_kib(),
+        vmstat: match (vm_before, vm_after) {
+            (Some(before), Some(after)) => after.delta_since(&before),
+            _ => Default::default(),
+        },
+        device: match (dev_before, dev_after) {
+            (Some(before), Some(after)) => Some(after.delta_since(&before)),
+            _ => None,
+        },
+        bytes: run.bytes,
+        syscalls: run.syscalls,
+        checksum: run.checksum,
+        latency: None,
+        thread_ns: run.thread_ns,
     })
 }
 

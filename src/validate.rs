@@ -12,9 +12,20 @@ use crate::pattern::Pattern;
 use crate::plan::Case;
 use crate::workload::{FillContent, WorkloadKind};
 
-type Key = (Pattern, u64, u64, WorkloadKind, Option<FillContent>, u64);
+type Key = (
+    Pattern,
+    u64,
+    u64,
+    WorkloadKind,
+    Option<FillContent>,
+    u64,
+    Option<crate::workload::ScaleFactor>,
+);
 
-/// The first checksum seen for each (pattern, block, file, workload, fill, seed).
+/// The first checksum seen for each (pattern, block, file, workload, fill,
+/// seed, scale factor). Threads are not in the key: a threaded trial's
+/// checksum equals the one-thread checksum ([`crate::threads`]), so it is
+/// checked against it.
 /// Write methods meet each other here (their workload is `fill`), never read
 /// methods; a written file is checked against the read side by [`check_written`].
 #[derive(Default, Debug)]
@@ -33,6 +44,7 @@ impl ChecksumBook {
             case.workload,
             case.fill,
             case.seed,
+            case.scale,
         );
         let label = case.method_label();
         match self.seen.get(&key) {

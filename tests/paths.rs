@@ -238,7 +238,10 @@ fn trial_spec(path: &Path, method: MethodKind, file_size: u64, block_size: u64) 
             seed: 1,
             io: Default::default(),
             latency: false,
+            scale: None,
+            threads: None,
         },
+        keep_output: None,
     }
 }
 

@@ -8,7 +8,8 @@ use crate::method::{
 };
 use crate::pattern::Pattern;
 use crate::scratch::Target;
-use crate::workload::{FillContent, WorkloadKind};
+use crate::threads::Threads;
+use crate::workload::{FillContent, ScaleFactor, WorkloadKind};
 
 pub mod presets;
 pub mod variants;
@@ -59,9 +60,20 @@ pub struct Case {
     /// Whether each trial records every operation's latency (`--latency`).
     #[serde(default)]
     pub latency: bool,
+    /// The factor of the `scale` workload (absent for the others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<ScaleFactor>,
+    /// Threads in the trial and how they share the work (absent: one thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<Threads>,
 }
 
 impl Case {
+    /// A fresh workload for one trial of this case (with its scale factor).
+    pub fn build_workload(&self, page_size: usize) -> Box<dyn crate::workload::Workload> {
+        self.workload.build_scaled(page_size, self.fill, self.scale)
+    }
+
     /// The mmap options, defaulted for methods that do not map.
     pub fn mmap_options(&self) -> MmapOptions {
         MmapOptions {
@@ -127,6 +139,8 @@ impl Case {
             self.cache,
             self.warm_by,
             self.seed,
+            self.scale,
+            self.threads,
         )
     }
 
@@ -143,10 +157,18 @@ impl Case {
             Some(Target::Fresh) => "fresh file".to_string(),
             Some(Target::Overwrite) => format!("overwrite, {cache}"),
         };
-        let workload = match self.fill {
+        let mut workload = match self.fill {
             Some(fill) => format!("{} {fill}", self.workload),
             None => self.workload.to_string(),
         };
+        match self.scale {
+            Some(ScaleFactor::Reduce(k)) => workload.push_str(&format!(" /{k}")),
+            Some(ScaleFactor::Enlarge(k)) => workload.push_str(&format!(" x{k}")),
+            None => {}
+        }
+        if let Some(t) = self.threads {
+            workload.push_str(&format!(", {} threads {}", t.count, t.mode));
+        }
         format!(
             "{} {} {}, {}",
             self.pattern,
@@ -158,7 +180,8 @@ impl Case {
 }
 
 /// What [`Case::group_key`] returns: pattern, block size, file size,
-/// workload, fill content, target, cache state, warm-by and seed.
+/// workload, fill content, target, cache state, warm-by, seed, scale factor
+/// and threads.
 pub type GroupKey = (
     Pattern,
     u64,
@@ -169,6 +192,8 @@ pub type GroupKey = (
     CacheState,
     WarmBy,
     u64,
+    Option<ScaleFactor>,
+    Option<Threads>,
 );
 
 /// The order in which the trials of a group run.

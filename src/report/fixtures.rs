@@ -53,6 +53,8 @@ pub(crate) fn case(method: MethodKind) -> Case {
         seed: 7,
         io: Default::default(),
         latency: false,
+        scale: None,
+        threads: None,
     }
 }
 
@@ -136,6 +138,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             syscalls: 65_536,
             checksum: 0xdead_beef,
             latency: None,
+            thread_ns: Vec::new(),
         },
         residency_before: 1.0,
         residency_after: 1.0,

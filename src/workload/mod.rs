@@ -38,6 +38,16 @@ pub trait Workload {
     }
     /// The checksum of everything consumed so far.
     fn checksum(&self) -> u64;
+    /// The first error the workload met, as one line (the trial then
+    /// fails): only `scale` can meet one (data that is not a whole PPM image).
+    fn error(&self) -> Option<String> {
+        None
+    }
+    /// The scaled image (width, height, pixels) of the `scale` workload;
+    /// `None` for the others.
+    fn scaled_image(&self) -> Option<(u32, u32, &[u8])> {
+        None
+    }
 }
 
 /// The registry of workloads, by command-line name.
@@ -70,6 +80,9 @@ pub enum WorkloadKind {
     /// For write methods: produce each block (zeros or a pattern, chosen
     /// with `--fill`); the checksum is the sum of the bytes written.
     Fill,
+    /// Reduce or enlarge a PPM image by `--factor` (the 2002 case); the
+    /// whole file is one block.
+    Scale,
 }
 
 impl WorkloadKind {
@@ -82,6 +95,7 @@ impl WorkloadKind {
             WorkloadKind::Sha256 => "sha256",
             WorkloadKind::Blake3 => "blake3",
             WorkloadKind::Fill => "fill",
+            WorkloadKind::Scale => "scale",
         }
     }
 
@@ -93,6 +107,27 @@ impl WorkloadKind {
 
     /// Builds a fresh workload for one trial; `fill` is the content of the
     /// `fill` workload (ignored by the others).
+    /// `scale` scales by `scale` (by 2 when `None`).
+    pub fn build_scaled(
+        self,
+        page_size: usize,
+        fill: Option<FillContent>,
+        scale: Option<ScaleFactor>,
+    ) -> Box<dyn Workload> {
+        match self {
+            WorkloadKind::Scale => Box::new(Scale::new(scale.unwrap_or(ScaleFactor::Reduce(2)))),
+            other => other.build(page_size, fill),
+        }
+    }
+
+    /// Whether the combined checksum of blocks consumed apart equals the
+    /// checksum of the same blocks consumed by one workload in any order
+    /// (a wrapping sum: `touch`, `sum`): so `--thread-mode split` can check it.
+    pub fn order_independent(self) -> bool {
+        matches!(self, WorkloadKind::Touch | WorkloadKind::Sum)
+    }
+
+    /// Builds a fresh workload for one trial (`scale` by 2; see [`Self::build_scaled`]).
     pub fn build(self, page_size: usize, fill: Option<FillContent>) -> Box<dyn Workload> {
         match self {
             WorkloadKind::Touch => Box::new(Touch::new(page_size)),
@@ -101,6 +136,7 @@ impl WorkloadKind {
             WorkloadKind::Sha256 => Box::new(Digest::new(DigestAlgorithm::Sha256)),
             WorkloadKind::Blake3 => Box::new(Digest::new(DigestAlgorithm::Blake3)),
             WorkloadKind::Fill => Box::new(Fill::new(fill.unwrap_or_default())),
+            WorkloadKind::Scale => Box::new(Scale::new(ScaleFactor::Reduce(2))),
         }
     }
 }

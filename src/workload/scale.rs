@@ -36,7 +36,10 @@ use super::Workload;
 /// On the command line a positive number reduces and a negative one
 /// enlarges: `"2"` is `Reduce(2)`, `"-3"` is `Enlarge(3)`. `1` (or `-1`)
 /// copies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum ScaleFactor {
     /// Keep every k-th pixel in each direction.
     Reduce(u32),
@@ -239,6 +242,14 @@ impl Workload for Scale {
                 self.error = Some(e);
             }
         }
+    }
+
+    fn error(&self) -> Option<String> {
+        self.error.as_ref().map(|e| format!("scale: {e}"))
+    }
+
+    fn scaled_image(&self) -> Option<(u32, u32, &[u8])> {
+        self.output()
     }
 
     /// The first 8 bytes (little-endian) of the BLAKE3 hash of the output

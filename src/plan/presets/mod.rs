@@ -176,6 +176,8 @@ pub fn read_case(
         seed: 1,
         io: Default::default(),
         latency: false,
+        scale: None,
+        threads: None,
     }
 }
 
