@@ -12,6 +12,10 @@
 //! - `Similar { within }`: **holds** when the CI lies inside
 //!   `[1/within, within]`; **reversed** when it lies wholly outside it;
 //!   otherwise **inconclusive**.
+//! - `Grows`: compares the first and the last pair (the smallest and the
+//!   largest of an ordered series): **holds** when the last ratio's CI lies
+//!   wholly above the first's, **reversed** when wholly below, otherwise
+//!   **inconclusive**; `quorum` does not apply.
 //!
 //! A claim over several comparisons holds (or is reversed) when at least
 //! `quorum` of them do; otherwise it is inconclusive. Every verdict comes
@@ -41,6 +45,10 @@ pub enum Expect {
         /// The widest ratio still called similar, e.g. 1.25.
         within: f64,
     },
+    /// `other`'s advantage grows along the pairs (ordered, e.g. by scale
+    /// factor): holds when the last pair's ratio CI lies wholly above the
+    /// first pair's; reversed when wholly below; inconclusive otherwise.
+    Grows,
 }
 
 /// A published claim as a checkable comparison.
@@ -129,11 +137,65 @@ pub fn pair_verdict(expect: Expect, r: &RatioEstimate) -> ClaimVerdict {
                 ClaimVerdict::Inconclusive
             }
         }
+        // A trend needs two pairs: see [`judge_growth`].
+        Expect::Grows => ClaimVerdict::Inconclusive,
+    }
+}
+
+/// Judges a `Grows` claim: the last pair's ratio against the first's.
+fn judge_growth(claim: &str, pairs: &[PairInput]) -> ClaimOutcome {
+    let judged: Vec<(&PairInput, &RatioEstimate)> = pairs
+        .iter()
+        .filter_map(|p| p.ratio.as_ref().map(|r| (p, r)))
+        .collect();
+    let (first, last) = match (judged.first(), judged.last()) {
+        (Some(f), Some(l)) if judged.len() >= 2 => (*f, *l),
+        _ => {
+            return ClaimOutcome {
+                claim: claim.to_string(),
+                verdict: ClaimVerdict::Inconclusive,
+                explanation: "a trend needs two comparisons with two or more paired samples each"
+                    .to_string(),
+            }
+        }
+    };
+    let verdict = if last.1.ci95_low > first.1.ci95_high {
+        ClaimVerdict::Holds
+    } else if last.1.ci95_high < first.1.ci95_low {
+        ClaimVerdict::Reversed
+    } else {
+        ClaimVerdict::Inconclusive
+    };
+    let series = judged
+        .iter()
+        .map(|(p, r)| {
+            format!(
+                "{}: {:.2} [{:.2}–{:.2}]",
+                p.label, r.ratio, r.ci95_low, r.ci95_high
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    let how = match verdict {
+        ClaimVerdict::Holds => "the last ratio's CI lies above the first's",
+        ClaimVerdict::Reversed => "the last ratio's CI lies below the first's",
+        ClaimVerdict::Inconclusive => "the first and last ratios' CIs overlap",
+    };
+    ClaimOutcome {
+        claim: claim.to_string(),
+        verdict,
+        explanation: format!(
+            "expected the time ratio (baseline/other) to grow: {how}; {series}. {}: {}",
+            last.0.label, last.0.evidence
+        ),
     }
 }
 
 /// Judges a claim from its comparisons (pure: the core of [`check`]).
 pub fn judge(claim: &str, expect: Expect, quorum: f64, pairs: &[PairInput]) -> ClaimOutcome {
+    if expect == Expect::Grows {
+        return judge_growth(claim, pairs);
+    }
     let judged: Vec<(&PairInput, &RatioEstimate, ClaimVerdict)> = pairs
         .iter()
         .filter_map(|p| p.ratio.as_ref().map(|r| (p, r, pair_verdict(expect, r))))
@@ -160,6 +222,7 @@ pub fn judge(claim: &str, expect: Expect, quorum: f64, pairs: &[PairInput]) -> C
         Expect::Faster { by } if by > 1.0 => format!("expected faster by more than {by}x"),
         Expect::Faster { .. } => "expected faster".to_string(),
         Expect::Similar { within } => format!("expected within {within}x"),
+        Expect::Grows => "expected growth".to_string(),
     };
     let mut text = format!(
         "{expected}: held in {holds} of {n} comparison(s), reversed in {reversed}, \
@@ -316,6 +379,27 @@ mod tests {
             o.explanation.contains("held in 3 of 4"),
             "{}",
             o.explanation
+        );
+    }
+
+    #[test]
+    fn growth_holds_reverses_or_is_inconclusive() {
+        let small = pair(&[1.1, 1.12, 1.08, 1.1], &[1.0, 1.0, 1.0, 1.0]);
+        let mid = pair(&[1.5, 1.4, 1.6, 1.5], &[1.0, 1.0, 1.0, 1.0]);
+        let large = pair(&[2.0, 2.1, 1.9, 2.05], &[1.0, 1.02, 0.98, 1.01]);
+        let noisy = pair(&[1.0, 3.0, 1.2, 2.5], &[1.0, 1.0, 1.0, 1.0]);
+        let g = |pairs: &[PairInput]| judge("grows", Expect::Grows, 1.0, pairs);
+        let o = g(&[small.clone(), mid.clone(), large.clone()]);
+        assert_eq!(o.verdict, ClaimVerdict::Holds, "{}", o.explanation);
+        assert!(o.explanation.contains("grow"), "{}", o.explanation);
+        let o = g(&[large.clone(), mid, small.clone()]);
+        assert_eq!(o.verdict, ClaimVerdict::Reversed, "{}", o.explanation);
+        let o = g(&[small.clone(), noisy]);
+        assert_eq!(o.verdict, ClaimVerdict::Inconclusive, "{}", o.explanation);
+        assert_eq!(g(&[large]).verdict, ClaimVerdict::Inconclusive, "one pair");
+        assert_eq!(
+            pair_verdict(Expect::Grows, small.ratio.as_ref().unwrap()),
+            ClaimVerdict::Inconclusive
         );
     }
 }

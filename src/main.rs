@@ -316,7 +316,21 @@ fn setup_fresh_plan(args: &RunArgs, given: Option<Plan>) -> anyhow::Result<Setup
                     .cases
                     .iter()
                     .any(|c| c.file_size == size && !c.method.writes());
-                if read {
+                let scales = plan
+                    .cases
+                    .iter()
+                    .any(|c| c.file_size == size && c.scale.is_some());
+                if scales {
+                    // A preset's scale cases read a generated PPM image of this length.
+                    let (w, h) = image_dims(size).ok_or_else(|| {
+                        Error::Plan(format!("no generated PPM image is {size} bytes long"))
+                    })?;
+                    let image = faultline::image::ensure_image(&dir, w, h, args.seed, |p| {
+                        eprintln!("generating {} ...", p.display())
+                    })
+                    .context("preparing the test image")?;
+                    files.insert(size, image);
+                } else if read {
                     files.insert(size, generated(&dir, size, args.seed)?);
                 } // else only write methods use this size: nothing to read
             }
@@ -355,6 +369,39 @@ fn setup_fresh_plan(args: &RunArgs, given: Option<Plan>) -> anyhow::Result<Setup
         exports,
         scratch,
     })
+}
+
+/// The generated image whose file is `size` bytes: of the width × height
+/// pairs with that length, the one nearest to 5:4 (the 2002 study's
+/// 1280 × 1024).
+fn image_dims(size: u64) -> Option<(u32, u32)> {
+    let mut best: Option<(u32, u32)> = None;
+    let off = |(w, h): (u32, u32)| (f64::from(w) / f64::from(h) / 1.25).ln().abs();
+    for h in 1..=65_535u32 {
+        if 3 * u64::from(h) > size {
+            break;
+        }
+        for digits in 1..=10u32 {
+            let header =
+                faultline::image::image_len(1, h) - 3 * u64::from(h) - 1 + u64::from(digits);
+            let Some(pixels) = size.checked_sub(header) else {
+                continue;
+            };
+            if pixels == 0 || pixels % (3 * u64::from(h)) != 0 {
+                continue;
+            }
+            let Ok(w) = u32::try_from(pixels / (3 * u64::from(h))) else {
+                continue;
+            };
+            if w.to_string().len() as u32 == digits
+                && faultline::image::image_len(w, h) == size
+                && best.is_none_or(|b| off((w, h)) < off(b))
+            {
+                best = Some((w, h));
+            }
+        }
+    }
+    best
 }
 
 fn generated(dir: &std::path::Path, size: u64, seed: u64) -> anyhow::Result<Dataset> {

@@ -12,17 +12,10 @@ use faultline::report::preset::PresetOutcome;
 
 use crate::cli::{Cli, Command, RunArgs};
 
-/// Studies that are described but wait for a workload or option faultline
-/// does not have yet.
-const PENDING: [(&str, &str); 1] = [(
-    "sun2002",
-    "needs the scale workload and threads, which are not wired in yet",
-)];
-
 /// Flags of `faultline reproduce`.
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
-    /// The study: dillon2004, liege2018, fedorova2019, write2020, or all.
+    /// The study: dillon2004, liege2018, fedorova2019, write2020, sun2002, or all.
     #[arg(value_name = "PRESET")]
     pub preset: String,
     /// Smaller sizes and fewer runs (the default; `all` takes a few minutes).
@@ -57,12 +50,6 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         presets::all()
     } else if let Some(p) = presets::find(&args.preset) {
         vec![p]
-    } else if let Some((name, why)) = PENDING.iter().find(|(n, _)| *n == args.preset) {
-        return Err(Error::Plan(format!(
-            "{name} {why}; try one of: {}",
-            presets::names().join(", ")
-        ))
-        .into());
     } else {
         return Err(Error::Plan(format!(
             "no preset {:?}; choose one of: {}, all",

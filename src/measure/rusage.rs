@@ -146,7 +146,8 @@ mod tests {
         let start = thread_cpu_ns();
         let mut x = 0u64;
         while thread_cpu_ns() - start < 50_000_000 {
-            for i in 0..10_000u64 {
+            // Enough work per clock read (a syscall on some VMs) that user time dominates.
+            for i in 0..2_000_000u64 {
                 x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
             }
         }

@@ -18,6 +18,7 @@ use crate::workload::{FillContent, WorkloadKind};
 pub mod dillon2004;
 pub mod fedorova2019;
 pub mod liege2018;
+pub mod sun2002;
 pub mod write2020;
 
 /// How large a reproduction is.
@@ -132,6 +133,7 @@ pub fn all() -> Vec<Box<dyn Preset>> {
         Box::new(liege2018::Liege2018),
         Box::new(fedorova2019::Fedorova2019),
         Box::new(write2020::Write2020),
+        Box::new(sun2002::Sun2002),
     ]
 }
 
@@ -330,6 +332,6 @@ mod tests {
         assert_eq!(largest("dillon2004"), 1_462_726_660);
         assert_eq!(largest("write2020"), 1000 << 20);
         assert_eq!(largest("liege2018"), 160_000_000);
-        assert!(find("sun2002").is_none(), "no placeholder");
+        assert_eq!(largest("sun2002"), crate::image::image_len(1280, 1024));
     }
 }
