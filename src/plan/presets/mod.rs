@@ -181,6 +181,8 @@ pub fn read_case(
         scale: None,
         threads: None,
         procs: None,
+        duration_s: None,
+        memory_budget: None,
     }
 }
 
