@@ -27,9 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 
 /// How a case's memory budget is enforced.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BudgetKind {
     /// A cgroup v2 child with `memory.max`.
@@ -57,9 +55,7 @@ impl BudgetKind {
 }
 
 /// The memory a case's trials may fill with page cache.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct MemoryBudget {
     /// How it is enforced.
     pub kind: BudgetKind,
@@ -102,7 +98,12 @@ pub struct Selection {
 /// `limit` with a file of `size` (the user's `--size`, else `default_size`),
 /// else a file larger than MemAvailable (only the user's `--size`), else a
 /// refusal saying what to do. Pure: [`probe`] reads the machine.
-pub fn select(probe: &Probe, limit: u64, default_size: u64, size: Option<u64>) -> Result<Selection> {
+pub fn select(
+    probe: &Probe,
+    limit: u64,
+    default_size: u64,
+    size: Option<u64>,
+) -> Result<Selection> {
     let cgroup = if probe.v2_parent.is_some() {
         Some(BudgetKind::CgroupV2MemoryMax)
     } else if probe.v1_parent.is_some() {
@@ -191,12 +192,7 @@ fn parse_cgroup_mounts(text: &str) -> Vec<(Hierarchy, PathBuf)> {
             let mount = PathBuf::from(fields.get(4)?);
             match *fields.get(sep + 1)? {
                 "cgroup2" => Some((Hierarchy::V2, mount)),
-                "cgroup"
-                    if fields
-                        .get(sep + 3)?
-                        .split(',')
-                        .any(|o| o == "memory") =>
-                {
+                "cgroup" if fields.get(sep + 3)?.split(',').any(|o| o == "memory") => {
                     Some((Hierarchy::V1Memory, mount))
                 }
                 _ => None,
@@ -367,11 +363,23 @@ mod tests {
         let s = select(&probe(true, true, 1 << 30), 64 * MIB, 256 * MIB, None).unwrap();
         assert_eq!(s.budget.kind, BudgetKind::CgroupV2MemoryMax);
         assert_eq!((s.budget.limit_bytes, s.file_size), (64 * MIB, 256 * MIB));
-        let s = select(&probe(false, true, 1 << 30), 64 * MIB, 256 * MIB, Some(512 * MIB)).unwrap();
+        let s = select(
+            &probe(false, true, 1 << 30),
+            64 * MIB,
+            256 * MIB,
+            Some(512 * MIB),
+        )
+        .unwrap();
         assert_eq!(s.budget.kind, BudgetKind::CgroupV1MemoryLimit);
         assert_eq!(s.file_size, 512 * MIB);
         // No cgroup: only a --size above MemAvailable will do.
-        let s = select(&probe(false, false, 1 << 30), 64 * MIB, 256 * MIB, Some(2 << 30)).unwrap();
+        let s = select(
+            &probe(false, false, 1 << 30),
+            64 * MIB,
+            256 * MIB,
+            Some(2 << 30),
+        )
+        .unwrap();
         assert_eq!(s.budget.kind, BudgetKind::FileLargerThanMemory);
         assert_eq!((s.budget.limit_bytes, s.file_size), (1 << 30, 2 << 30));
     }
@@ -382,7 +390,10 @@ mod tests {
             let err = select(&probe(false, false, 1 << 30), 64 * MIB, 256 * MIB, size)
                 .unwrap_err()
                 .to_string();
-            assert!(err.contains("pass --size larger than MemAvailable (1 GiB)"), "{err}");
+            assert!(
+                err.contains("pass --size larger than MemAvailable (1 GiB)"),
+                "{err}"
+            );
             assert!(err.contains("run as root"), "{err}");
         }
         let err = select(&probe(false, true, 1 << 30), 64 * MIB, 256 * MIB, Some(MIB))

@@ -44,7 +44,10 @@ pub const CHUNK: usize = 32;
 pub fn refusal(case: &Case) -> Option<String> {
     case.duration_s?;
     if case.method.writes() {
-        return Some(format!("a duration-bounded trial reads; {} writes", case.method));
+        return Some(format!(
+            "a duration-bounded trial reads; {} writes",
+            case.method
+        ));
     }
     if case.workload != WorkloadKind::Touch {
         return Some(format!(
@@ -87,8 +90,9 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
         file_size: case.file_size,
         block_size: case.block_size,
     };
-    let blocks = u32::try_from(layout.blocks())
-        .map_err(|_| Error::Plan("too many blocks for a random order; use a larger --block".into()))?;
+    let blocks = u32::try_from(layout.blocks()).map_err(|_| {
+        Error::Plan("too many blocks for a random order; use a larger --block".into())
+    })?;
     let path = inputs.path;
     let files = (0..workers)
         .map(|_| File::open(path).map_err(|e| Error::io("open", path, e)))
@@ -273,7 +277,10 @@ pub fn expected_checksum(
             let (offset, len) = layout.block(u64::from(rng.random_range(0..blocks)));
             let mut step = 0;
             while step < len {
-                sum = sum.wrapping_add(u64::from(generated_byte(&mut content, offset + step as u64)));
+                sum = sum.wrapping_add(u64::from(generated_byte(
+                    &mut content,
+                    offset + step as u64,
+                )));
                 step += page_size.max(1);
             }
         }
@@ -301,7 +308,11 @@ mod tests {
         crate::dataset::write_content(&mut file, 100_003, 42).unwrap();
         let mut content = ChaCha8Rng::seed_from_u64(42);
         for offset in [0u64, 1, 2, 3, 4, 4095, 4096, 65_537, 100_002] {
-            assert_eq!(generated_byte(&mut content, offset), file[offset as usize], "{offset}");
+            assert_eq!(
+                generated_byte(&mut content, offset),
+                file[offset as usize],
+                "{offset}"
+            );
         }
     }
 

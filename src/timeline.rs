@@ -171,7 +171,10 @@ mod tests {
                     TLB:     247191     236081         10   TLB shootdowns\n\
                     TRM:          0          0          0   Thermal event interrupts\n";
         assert_eq!(parse_tlb_shootdowns(text), Some(247191 + 236081 + 10));
-        assert_eq!(parse_tlb_shootdowns("  TLB:  5   TLB shootdowns\n"), Some(5));
+        assert_eq!(
+            parse_tlb_shootdowns("  TLB:  5   TLB shootdowns\n"),
+            Some(5)
+        );
         assert_eq!(parse_tlb_shootdowns("NMI: 1 2\n"), None);
         assert_eq!(parse_tlb_shootdowns("TLB: TLB shootdowns\n"), None);
     }
