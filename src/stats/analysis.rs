@@ -421,4 +421,21 @@ mod tests {
         assert_eq!(compare_cases(&baseline, &zero, Metric::Total), None);
         assert_eq!(compare_cases(&[], &[], Metric::Total), None);
     }
+
+    #[test]
+    fn duration_bounded_samples_compare_time_per_byte() {
+        // Same time, other delivers twice the bytes: other is 2x faster.
+        let with_bytes = |run, bytes| {
+            let mut s = sample(run, 1_000_000, 1_000_000);
+            s.child.bytes = bytes;
+            s
+        };
+        let baseline = vec![with_bytes(0, 1000), with_bytes(1, 1000)];
+        let other = vec![with_bytes(0, 2000), with_bytes(1, 2000)];
+        let r = compare_cases(&baseline, &other, Metric::Loop).unwrap();
+        assert!(close(r.ratio, 2.0, 1e-12), "{r:?}");
+        // Equal bytes: the plain time ratio, as before.
+        let r = compare_cases(&baseline, &baseline, Metric::Loop).unwrap();
+        assert!(close(r.ratio, 1.0, 1e-12));
+    }
 }
