@@ -33,6 +33,10 @@ pub struct ReproduceArgs {
     /// Export the results as JSON (with `all`: one file per preset, `<stem>-<preset>.json`).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
+    /// Export one row per sample as CSV (with `all`: `<stem>-<preset>.csv`);
+    /// crotty2022 also writes its per-second timeline to `<stem>-timeline.csv`.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
     /// Continue an interrupted reproduction from its journal (one preset at a time).
     #[arg(long, value_name = "JOURNAL")]
     pub resume: Option<PathBuf>,
@@ -162,6 +166,13 @@ fn run_args(args: &ReproduceArgs, preset: &str, several: bool) -> anyhow::Result
     )));
     run.drop_caches = args.drop_caches;
     run.export_json = args.export_json.as_deref().map(|p| {
+        if several {
+            per_preset(p, preset)
+        } else {
+            p.to_path_buf()
+        }
+    });
+    run.export_csv = args.export_csv.as_deref().map(|p| {
         if several {
             per_preset(p, preset)
         } else {

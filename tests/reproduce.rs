@@ -148,6 +148,7 @@ fn crotty2022_records_one_timeline_point_per_second_under_a_recorded_budget() {
     let scratch = Scratch::new();
     let json = scratch.path("crotty.json");
     let report = scratch.path("crotty.html");
+    let csv = scratch.path("crotty.csv");
     let Some(out) = crotty(
         &[
             "--scale-down",
@@ -158,6 +159,8 @@ fn crotty2022_records_one_timeline_point_per_second_under_a_recorded_budget() {
             json.to_str().unwrap(),
             "--report",
             report.to_str().unwrap(),
+            "--export-csv",
+            csv.to_str().unwrap(),
         ],
         &scratch,
     ) else {
@@ -226,6 +229,13 @@ fn crotty2022_records_one_timeline_point_per_second_under_a_recorded_budget() {
         let word = line.split(": ").nth(1).unwrap().split(' ').next().unwrap();
         assert!(WORDS.contains(&word), "{line}");
     }
+    let timeline_csv = std::fs::read_to_string(scratch.path("crotty-timeline.csv")).unwrap();
+    let mut rows = timeline_csv.lines();
+    assert!(rows
+        .next()
+        .unwrap()
+        .starts_with("case,method,run,sequence,second,"));
+    assert_eq!(rows.count(), 5 * 2 * 3, "a row per second of every trial");
     let html = std::fs::read_to_string(&report).unwrap();
     assert!(html.contains("id=\"plot-crotty2022-timeline"));
     assert!(html.contains("id=\"plot-crotty2022-relative"));
