@@ -588,7 +588,7 @@ impl Preset for Crotty2022 {
         ]);
         let mut ratio = series_plot(
             "crotty2022-relative",
-            "crotty2022: each method's reads per second over direct I/O's (fio's baseline) in the same second",
+            "crotty2022: reads/s relative to direct I/O (fio's baseline), second by second",
             Axis::linear("seconds since the threads started"),
             Axis::linear("reads/s relative to direct (O_DIRECT)"),
             &relative,
