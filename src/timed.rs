@@ -10,6 +10,7 @@
 //!   publishes its count and checks the stop flag. Drawing the indices is
 //!   inside the loop (the number of reads is not known in advance); it costs
 //!   nanoseconds against microseconds per read, the same for every method.
+//!   The case's thread mode does not apply: the workers share no order.
 //! - Setup (mapping, advice) happens before the workers are released and is
 //!   reported as setup time; the main loop runs from the release until the
 //!   last worker stops, just after the sampler's last tick.
