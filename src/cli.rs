@@ -414,6 +414,8 @@ impl RunArgs {
                                                     scale: None,
                                                     threads: None,
                                                     procs: None,
+                                                    duration_s: None,
+                                                    memory_budget: None,
                                                 });
                                             }
                                         }

@@ -134,6 +134,9 @@ fn clean(dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
         println!("removed {}", path.display());
     }
     println!("{} file(s) removed from {}", removed.len(), dir.display());
+    for cgroup in faultline::memory_budget::clean_stale() {
+        println!("removed stale cgroup {}", cgroup.display());
+    }
     Ok(ExitCode::SUCCESS)
 }
 

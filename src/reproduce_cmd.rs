@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser};
 
 use faultline::error::Error;
+use faultline::plan::presets::crotty2022::{Choices, Crotty2022};
 use faultline::plan::presets::{self, Preset, Scale};
 use faultline::report::preset::PresetOutcome;
 
@@ -15,7 +16,9 @@ use crate::cli::{Cli, Command, RunArgs};
 /// Flags of `faultline reproduce`.
 #[derive(Debug, Args)]
 pub struct ReproduceArgs {
-    /// The study: dillon2004, liege2018, fedorova2019, write2020, sun2002, or all.
+    /// The study: dillon2004, liege2018, fedorova2019, write2020, sun2002,
+    /// or all of those; or crotty2022 (not in all: it needs root or a --size
+    /// larger than memory, and takes a few minutes).
     #[arg(value_name = "PRESET")]
     pub preset: String,
     /// Smaller sizes and fewer runs (the default; `all` takes a few minutes).
@@ -30,6 +33,10 @@ pub struct ReproduceArgs {
     /// Export the results as JSON (with `all`: one file per preset, `<stem>-<preset>.json`).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
+    /// Export one row per sample as CSV (with `all`: `<stem>-<preset>.csv`);
+    /// crotty2022 also writes its per-second timeline to `<stem>-timeline.csv`.
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
     /// Continue an interrupted reproduction from its journal (one preset at a time).
     #[arg(long, value_name = "JOURNAL")]
     pub resume: Option<PathBuf>,
@@ -39,6 +46,15 @@ pub struct ReproduceArgs {
     /// faultline's data directory.
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
+    /// crotty2022: reading threads per trial (default: the CPUs available).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
+    /// crotty2022: the file size (without a memory cgroup it must exceed MemAvailable).
+    #[arg(long, value_parser = faultline::size::clap_size)]
+    pub size: Option<u64>,
+    /// crotty2022: seconds per trial (default: 10 quick, 60 full).
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=3600))]
+    pub duration: Option<u32>,
     /// Divides every file size (test-only).
     #[arg(long, hide = true, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub scale_down: u64,
@@ -46,8 +62,36 @@ pub struct ReproduceArgs {
 
 /// Runs `faultline reproduce`.
 pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
+    let scale = Scale {
+        full: args.full,
+        scale_down: args.scale_down,
+    };
+    let crotty_flags = args.threads.is_some() || args.size.is_some() || args.duration.is_some();
+    if crotty_flags && args.preset != "crotty2022" {
+        return Err(Error::Plan(
+            "--threads, --size and --duration apply to crotty2022 only".into(),
+        )
+        .into());
+    }
     let chosen: Vec<Box<dyn Preset>> = if args.preset == "all" {
         presets::all()
+    } else if args.preset == "crotty2022" && args.resume.is_none() {
+        let choices = Choices {
+            threads: args.threads,
+            size: args.size,
+            duration_s: args.duration,
+        };
+        let preset = Crotty2022::prepare(scale, choices)?;
+        if let Some(s) = &preset.setup {
+            eprintln!(
+                "crotty2022: page-cache budget {} ({} file, {} threads, {} s per trial)",
+                s.budget,
+                faultline::size::format_size(s.file_size),
+                s.threads,
+                s.duration_s
+            );
+        }
+        vec![Box::new(preset)]
     } else if let Some(p) = presets::find(&args.preset) {
         vec![p]
     } else {
@@ -64,10 +108,6 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    let scale = Scale {
-        full: args.full,
-        scale_down: args.scale_down,
-    };
     let mut outcomes = Vec::new();
     let mut code = ExitCode::SUCCESS;
     for preset in &chosen {
@@ -75,7 +115,11 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         let run_args = run_args(args, preset.name(), chosen.len() > 1)?;
         let setup = match &args.resume {
             Some(path) => crate::setup_resumed(&run_args, path)?,
-            None => crate::setup_fresh_plan(&run_args, Some(preset.plan(scale)))?,
+            None => {
+                let plan = preset.plan(scale);
+                check_disk_space(&plan, &run_args)?;
+                crate::setup_fresh_plan(&run_args, Some(plan))?
+            }
         };
         let (c, results) = crate::execute_with_results(setup, &run_args)?;
         let outcome = PresetOutcome::build(preset.as_ref(), &results);
@@ -128,6 +172,13 @@ fn run_args(args: &ReproduceArgs, preset: &str, several: bool) -> anyhow::Result
             p.to_path_buf()
         }
     });
+    run.export_csv = args.export_csv.as_deref().map(|p| {
+        if several {
+            per_preset(p, preset)
+        } else {
+            p.to_path_buf()
+        }
+    });
     Ok(*run)
 }
 
@@ -141,4 +192,34 @@ fn per_preset(path: &Path, preset: &str) -> PathBuf {
         None => format!("{stem}-{preset}"),
     };
     path.with_file_name(name)
+}
+
+/// Refuses, before anything is generated, a plan whose test files do not
+/// fit on the data directory's file system (files already there count as 0).
+fn check_disk_space(plan: &faultline::plan::Plan, run: &RunArgs) -> anyhow::Result<()> {
+    let dir = crate::data_dir(run.data_dir.clone());
+    let mut sizes: Vec<u64> = plan
+        .cases
+        .iter()
+        .filter(|c| !c.method.writes() && c.scale.is_none())
+        .map(|c| c.file_size)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let needed: u64 = sizes
+        .iter()
+        .filter(|&&size| {
+            let path = dir.join(faultline::dataset::generated_name(size, run.seed));
+            std::fs::metadata(path).map_or(true, |m| m.len() != size)
+        })
+        .sum();
+    // The data directory may not exist yet: ask about its nearest ancestor.
+    let probe = dir
+        .ancestors()
+        .find(|p| p.exists())
+        .unwrap_or(std::path::Path::new("/"));
+    if let Some(available) = faultline::disk_space::available_bytes(probe) {
+        faultline::disk_space::check(needed, available, &dir)?;
+    }
+    Ok(())
 }

@@ -26,6 +26,7 @@ use crate::dataset::Dataset;
 use crate::error::{Error, Result};
 use crate::journal::Entry;
 use crate::measure::residency;
+use crate::memory_budget::TrialCgroup;
 use crate::plan::{Case, OrderPolicy, Plan};
 use crate::sample::{ChildReport, Sample, TrialFailure};
 use crate::scratch::{Scratch, TargetFile};
@@ -188,15 +189,28 @@ pub fn run(
                 progress.suspend(|| eprintln!("warning: {warning}"));
                 raw.warnings.push(warning);
             }
+            // A case with a memory budget runs its child alone in a cgroup of
+            // its own, removed when this trial ends (dropped).
+            let cgroup = match case.memory_budget.as_ref().map(TrialCgroup::create) {
+                Some(Err(e)) => {
+                    after_group(&raw);
+                    return Err(e);
+                }
+                Some(Ok(cgroup)) => cgroup,
+                None => None,
+            };
             let spec = TrialSpec {
                 path: dataset.path.clone(),
                 case: case.clone(),
                 keep_output: options.keep_output.clone(),
+                cgroup_usage: cgroup.as_ref().map(TrialCgroup::usage_file),
+                content_seed: dataset.seed,
             };
             let outcome = match case.procs {
                 Some(n) if n > 1 => crate::procs::run_together(&options.exe, &spec, n),
-                _ => spawn_trial(options, &spec),
+                _ => spawn_trial(options, &spec, cgroup.as_ref()),
             };
+            drop(cgroup);
             if options.stop.load(Ordering::SeqCst) {
                 // Interrupted mid-trial: the child was stopped too, so this
                 // trial is neither a sample nor a failure; --resume reruns it.
@@ -348,10 +362,12 @@ fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
     residency::measure(&file).map_err(|e| Error::io("measure residency of", &dataset.path, e))
 }
 
-/// Runs one trial child; `Err` holds the reason it produced no sample.
+/// Runs one trial child (in `cgroup`, when given, which it joins before it
+/// is sent its spec); `Err` holds the reason it produced no sample.
 fn spawn_trial(
     options: &RunnerOptions,
     spec: &TrialSpec,
+    cgroup: Option<&TrialCgroup>,
 ) -> std::result::Result<ChildReport, String> {
     let mut child = Command::new(&options.exe)
         .arg(SUBCOMMAND)
@@ -365,6 +381,13 @@ fn spawn_trial(
                 options.exe.display()
             )
         })?;
+    if let Some(cgroup) = cgroup {
+        if let Err(e) = cgroup.add(child.id()) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("could not put the trial into its cgroup: {e}"));
+        }
+    }
     let spec_json = serde_json::to_vec(spec).map_err(|e| e.to_string())?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin

@@ -50,6 +50,10 @@ pub struct ChildReport {
     /// fields are those of the slowest process); empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub procs: Vec<crate::procs::ProcStat>,
+    /// One point per second of a duration-bounded trial ([`crate::timed`]);
+    /// empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<crate::timeline::TimelinePoint>,
 }
 
 /// getrusage() counters (deltas).

@@ -41,6 +41,13 @@ pub struct TrialSpec {
     /// after the timed section.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep_output: Option<PathBuf>,
+    /// The file holding the memory charged to the trial's cgroup (a case
+    /// with a memory budget), read each second of a timed trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup_usage: Option<PathBuf>,
+    /// The seed a generated file was made from (checks a timed trial's checksum).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_seed: Option<u64>,
 }
 
 /// The system's page size.
@@ -123,6 +130,15 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
             "{} is {len} bytes now, not the {planned} the case was planned for",
             spec.path.display(),
         )));
+    }
+    if case.duration_s.is_some() {
+        drop(file);
+        let inputs = crate::timed::TimedInputs {
+            path: &spec.path,
+            cgroup_usage: spec.cgroup_usage.as_deref(),
+            content_seed: spec.content_seed,
+        };
+        return crate::timed::run(case, &inputs, page_size());
     }
     if case.threads.is_some() {
         drop(file);
@@ -231,6 +247,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         thread_ns: Vec::new(),
         pss_kib,
         procs: Vec::new(),
+        timeline: Vec::new(),
     })
 }
 
@@ -284,6 +301,7 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
         thread_ns: run.thread_ns,
         pss_kib: None,
         procs: Vec::new(),
+        timeline: Vec::new(),
     })
 }
 

@@ -241,8 +241,12 @@ fn trial_spec(path: &Path, method: MethodKind, file_size: u64, block_size: u64) 
             scale: None,
             threads: None,
             procs: None,
+            duration_s: None,
+            memory_budget: None,
         },
         keep_output: None,
+        cgroup_usage: None,
+        content_seed: None,
     }
 }
 

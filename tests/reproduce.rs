@@ -124,3 +124,176 @@ fn unknown_and_pending_presets_are_usage_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Runs `faultline reproduce crotty2022` with `flags`; `None` (the test is
+/// skipped) when this machine offers no memory budget (no cgroup faultline
+/// may create, not root).
+fn crotty(flags: &[&str], scratch: &Scratch) -> Option<std::process::Output> {
+    let out = faultline()
+        .args(["reproduce", "crotty2022", "--data-dir"])
+        .arg(scratch.path("data"))
+        .args(flags)
+        .output()
+        .expect("faultline runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.contains("no memory cgroup faultline may create") {
+        eprintln!("skipped: {err}");
+        return None;
+    }
+    Some(out)
+}
+
+#[test]
+fn crotty2022_records_one_timeline_point_per_second_under_a_recorded_budget() {
+    let scratch = Scratch::new();
+    let json = scratch.path("crotty.json");
+    let report = scratch.path("crotty.html");
+    let csv = scratch.path("crotty.csv");
+    let Some(out) = crotty(
+        &[
+            "--scale-down",
+            "256",
+            "--duration",
+            "3",
+            "--export-json",
+            json.to_str().unwrap(),
+            "--report",
+            report.to_str().unwrap(),
+            "--export-csv",
+            csv.to_str().unwrap(),
+        ],
+        &scratch,
+    ) else {
+        return;
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{stdout}");
+    assert!(
+        stderr.contains("crotty2022: page-cache budget "),
+        "{stderr}"
+    );
+    let results = common::read_json(&json);
+    let samples = common::samples(&results);
+    assert_eq!(samples.len(), 5 * 2, "5 methods, 2 runs");
+    for (case, sample) in &samples {
+        assert_eq!(case["duration_s"], 3);
+        let kind = case["memory_budget"]["kind"].as_str().unwrap();
+        assert!(kind.starts_with("cgroup-v") || kind == "file-larger-than-memory");
+        assert!(case["memory_budget"]["limit_bytes"].as_u64().unwrap() > 0);
+        let timeline = sample["timeline"].as_array().expect("a timeline");
+        assert_eq!(timeline.len(), 3, "one point per second of a 3 s trial");
+        for (i, p) in timeline.iter().enumerate() {
+            assert_eq!(p["second"], i as u64 + 1);
+            let interval = p["interval_s"].as_f64().unwrap();
+            assert!((0.9..1.6).contains(&interval), "{p}");
+            assert!(
+                p["reads"].as_u64().unwrap() > 0,
+                "{} read nothing: {p}",
+                case["label"]
+            );
+            assert!(p["reads_per_s"].as_f64().unwrap() > 0.0);
+            assert!(p["major_faults_per_s"].as_f64().is_some());
+            for key in [
+                "tlb_shootdowns_per_s",
+                "device_read_bytes_per_s",
+                "cgroup_bytes",
+            ] {
+                assert!(p.get(key).is_some(), "{key} in {p}");
+            }
+        }
+        // Bytes delivered are whole 4 KiB reads, at least those the timeline counted.
+        let counted: u64 = timeline.iter().map(|p| p["reads"].as_u64().unwrap()).sum();
+        let bytes = sample["bytes"].as_u64().unwrap();
+        assert_eq!(bytes % 4096, 0);
+        assert!(bytes / 4096 >= counted);
+    }
+    let section = stdout.split("== crotty2022 — ").nth(1).expect("a section");
+    for text in [
+        "~0.89 M reads/s",
+        "before fill",
+        "after fill",
+        "peak TLB/s",
+        "major faults/s",
+        "Timeline: ",
+        "100 threads, EPYC 7713",
+    ] {
+        assert!(section.contains(text), "crotty2022: {text}");
+    }
+    let verdicts: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("crotty2022: "))
+        .collect();
+    assert_eq!(verdicts.len(), 3, "{stdout}");
+    for line in verdicts {
+        let word = line.split(": ").nth(1).unwrap().split(' ').next().unwrap();
+        assert!(WORDS.contains(&word), "{line}");
+    }
+    let timeline_csv = std::fs::read_to_string(scratch.path("crotty-timeline.csv")).unwrap();
+    let mut rows = timeline_csv.lines();
+    assert!(rows
+        .next()
+        .unwrap()
+        .starts_with("case,method,run,sequence,second,"));
+    assert_eq!(rows.count(), 5 * 2 * 3, "a row per second of every trial");
+    let html = std::fs::read_to_string(&report).unwrap();
+    assert!(html.contains("id=\"plot-crotty2022-timeline"));
+    assert!(html.contains("id=\"plot-crotty2022-relative"));
+}
+
+#[test]
+fn crotty2022_refuses_a_file_that_does_not_fit_on_the_disk() {
+    let scratch = Scratch::new();
+    // 1 TiB is larger than any cgroup budget and than MemAvailable here.
+    let out = faultline()
+        .env("FAULTLINE_TEST_FREE_BYTES", "1000000")
+        .args(["reproduce", "crotty2022", "--size", "1T", "--data-dir"])
+        .arg(scratch.path("data"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("error: ")).count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("error: not enough disk space in ")
+            && err.contains("the test file needs 1 TiB"),
+        "{err}"
+    );
+    let generated = std::fs::read_dir(scratch.path("data"))
+        .map(|d| {
+            d.flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".data"))
+        })
+        .unwrap_or(false);
+    assert!(!generated, "nothing generated");
+}
+
+#[test]
+fn crotty2022_flags_are_refused_elsewhere_and_a_size_must_exceed_the_budget() {
+    let out = faultline()
+        .args(["reproduce", "liege2018", "--threads", "4"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("apply to crotty2022 only"), "{err}");
+
+    let scratch = Scratch::new();
+    let out = faultline()
+        .args(["reproduce", "crotty2022", "--size", "1M", "--data-dir"])
+        .arg(scratch.path("data"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is not larger than the 128 MiB page-cache budget")
+            || err.contains("pass --size larger than MemAvailable"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}

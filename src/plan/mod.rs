@@ -69,6 +69,15 @@ pub struct Case {
     /// Trial processes run at once on the same file (`--procs`; absent: one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub procs: Option<u32>,
+    /// Seconds each trial reads for, drawing random blocks, with a
+    /// per-second timeline ([`crate::timed`]); absent: the trial visits its
+    /// order once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<u32>,
+    /// The memory the trial's page cache may fill, and how that is enforced
+    /// ([`crate::memory_budget`]); absent: no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_budget: Option<crate::memory_budget::MemoryBudget>,
 }
 
 impl Case {
@@ -175,6 +184,12 @@ impl Case {
         }
         if let Some(n) = self.procs {
             workload.push_str(&format!(", {n} processes"));
+        }
+        if let Some(s) = self.duration_s {
+            workload.push_str(&format!(", {s} s"));
+        }
+        if let Some(b) = self.memory_budget {
+            workload.push_str(&format!(", {b}"));
         }
         format!(
             "{} {} {}, {}",

@@ -56,6 +56,8 @@ pub(crate) fn case(method: MethodKind) -> Case {
         scale: None,
         threads: None,
         procs: None,
+        duration_s: None,
+        memory_budget: None,
     }
 }
 
@@ -142,6 +144,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             thread_ns: Vec::new(),
             pss_kib: None,
             procs: Vec::new(),
+            timeline: Vec::new(),
         },
         residency_before: 1.0,
         residency_after: 1.0,

@@ -19,6 +19,7 @@ pub mod markdown;
 pub mod plot;
 pub mod preset;
 pub mod table;
+pub mod timeline_csv;
 pub mod verdict;
 
 #[cfg(test)]
@@ -64,6 +65,10 @@ impl Exports {
         }
         if let Some(path) = &self.csv {
             keep(write_csv(results, path));
+            if timeline_csv::has_timelines(results) {
+                let beside = timeline_csv::path_beside(path);
+                keep(timeline_csv::write_timeline_csv(results, &beside));
+            }
         }
         if let Some(path) = &self.markdown {
             keep(write_markdown(results, path));

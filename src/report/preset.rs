@@ -51,7 +51,14 @@ impl PresetOutcome {
             claims: preset
                 .claims(&plan)
                 .iter()
-                .map(|c| check(c, results))
+                .map(|c| {
+                    let mut outcome = check(c, results);
+                    if let Some(more) = preset.explain(c, results) {
+                        outcome.explanation.push(' ');
+                        outcome.explanation.push_str(&more);
+                    }
+                    outcome
+                })
                 .collect(),
             fidelity: preset.fidelity(),
             machine: machine_notes(&results.environment),

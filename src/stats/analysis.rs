@@ -197,8 +197,16 @@ pub fn compare_cases(
     other: &[Sample],
     metric: Metric,
 ) -> Option<RatioEstimate> {
-    let base = times_by_run(baseline, metric)?;
-    let oth = times_by_run(other, metric)?;
+    // Duration-bounded trials deliver different bytes in about the same
+    // time: then the compared cost is time per byte delivered (the same
+    // ratio as the time ratio when the bytes are equal).
+    let first = baseline.first().map(|s| s.child.bytes);
+    let per_byte = !baseline
+        .iter()
+        .chain(other)
+        .all(|s| Some(s.child.bytes) == first);
+    let base = times_by_run(baseline, metric, per_byte)?;
+    let oth = times_by_run(other, metric, per_byte)?;
     let (b, o): (Vec<f64>, Vec<f64>) = base
         .iter()
         .filter_map(|(run, &tb)| oth.get(run).map(|&to| (tb, to)))
@@ -206,11 +214,18 @@ pub fn compare_cases(
     paired_ratio(&b, &o)
 }
 
-/// Compared times keyed by run number; `None` if a run number repeats.
-fn times_by_run(samples: &[Sample], metric: Metric) -> Option<BTreeMap<u32, f64>> {
+/// Compared times (per byte when `per_byte`) keyed by run number; `None`
+/// if a run number repeats.
+fn times_by_run(samples: &[Sample], metric: Metric, per_byte: bool) -> Option<BTreeMap<u32, f64>> {
     let mut times = BTreeMap::new();
     for s in samples {
-        if times.insert(s.run, metric_time(s, metric)).is_some() {
+        let t = metric_time(s, metric);
+        let cost = if per_byte {
+            t / s.child.bytes.max(1) as f64
+        } else {
+            t
+        };
+        if times.insert(s.run, cost).is_some() {
             return None;
         }
     }
@@ -405,5 +420,22 @@ mod tests {
         let zero = vec![sample(0, 1_000, 1_000), sample(1, 0, 0)];
         assert_eq!(compare_cases(&baseline, &zero, Metric::Total), None);
         assert_eq!(compare_cases(&[], &[], Metric::Total), None);
+    }
+
+    #[test]
+    fn duration_bounded_samples_compare_time_per_byte() {
+        // Same time, other delivers twice the bytes: other is 2x faster.
+        let with_bytes = |run, bytes| {
+            let mut s = sample(run, 1_000_000, 1_000_000);
+            s.child.bytes = bytes;
+            s
+        };
+        let baseline = vec![with_bytes(0, 1000), with_bytes(1, 1000)];
+        let other = vec![with_bytes(0, 2000), with_bytes(1, 2000)];
+        let r = compare_cases(&baseline, &other, Metric::Loop).unwrap();
+        assert!(close(r.ratio, 2.0, 1e-12), "{r:?}");
+        // Equal bytes: the plain time ratio, as before.
+        let r = compare_cases(&baseline, &baseline, Metric::Loop).unwrap();
+        assert!(close(r.ratio, 1.0, 1e-12));
     }
 }

@@ -15,6 +15,7 @@ use crate::results::RunResults;
 use crate::scratch::Target;
 use crate::workload::{FillContent, WorkloadKind};
 
+pub mod crotty2022;
 pub mod dillon2004;
 pub mod fedorova2019;
 pub mod liege2018;
@@ -124,6 +125,12 @@ pub trait Preset {
     fn measured(&self, results: &RunResults) -> Vec<Table>;
     /// Plots with the published series beside the measured ones.
     fn plots(&self, results: &RunResults) -> Vec<Plot>;
+    /// More explanation of `claim`'s verdict from the preset's own counters
+    /// (appended to the checker's); `None` by default.
+    fn explain(&self, claim: &Claim, results: &RunResults) -> Option<String> {
+        let _ = (claim, results);
+        None
+    }
 }
 
 /// Every preset, in the order `reproduce all` runs them.
@@ -137,14 +144,27 @@ pub fn all() -> Vec<Box<dyn Preset>> {
     ]
 }
 
+/// Presets that only run when named, not in `reproduce all` (they need
+/// privileges or take long).
+pub fn standalone() -> Vec<Box<dyn Preset>> {
+    vec![Box::new(crotty2022::Crotty2022::default())]
+}
+
 /// The preset called `name`.
 pub fn find(name: &str) -> Option<Box<dyn Preset>> {
-    all().into_iter().find(|p| p.name() == name)
+    all()
+        .into_iter()
+        .chain(standalone())
+        .find(|p| p.name() == name)
 }
 
 /// The names of every preset.
 pub fn names() -> Vec<&'static str> {
-    all().iter().map(|p| p.name()).collect()
+    all()
+        .iter()
+        .chain(&standalone())
+        .map(|p| p.name())
+        .collect()
 }
 
 /// The one place presets build a [`Case`]: a read-side case with every
@@ -181,6 +201,8 @@ pub fn read_case(
         scale: None,
         threads: None,
         procs: None,
+        duration_s: None,
+        memory_budget: None,
     }
 }
 

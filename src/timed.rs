@@ -1,0 +1,366 @@
+//! Duration-bounded trials (`Case::duration_s`): N workers read random
+//! blocks (drawn with replacement) for a fixed number of seconds while a
+//! sampler records a per-second [`crate::timeline`]. This is the shape of
+//! the CIDR 2022 mmap study's benchmark (`crotty2022`), whose point is how
+//! throughput changes over time as the page cache fills.
+//!
+//! - Each worker has its own method (its own descriptor; a mapping method
+//!   maps the file once per worker) and its own seeded random stream of
+//!   block indices, drawn in chunks of [`CHUNK`] reads between which it
+//!   publishes its count and checks the stop flag. Drawing the indices is
+//!   inside the loop (the number of reads is not known in advance); it costs
+//!   nanoseconds against microseconds per read, the same for every method.
+//!   The case's thread mode does not apply: the workers share no order.
+//! - Setup (mapping, advice) happens before the workers are released and is
+//!   reported as setup time; the main loop runs from the release until the
+//!   last worker stops, just after the sampler's last tick.
+//! - Only `touch` is allowed, so that the checksum can be checked without
+//!   re-reading: when the file is a generated one (`content_seed`), every
+//!   worker's stream is replayed after the clock stops and each touched
+//!   byte's expected value is recomputed from the generator; a difference
+//!   fails the trial. The trial's checksum is the wrapping sum of the
+//!   workers' (as `--thread-mode split`).
+use std::fs::File;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+use rand::{Rng, RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::error::{Error, Result};
+use crate::measure::{device, rusage, vmstat};
+use crate::method::{LoopCounts, Untimed};
+use crate::pattern::{BlockOrder, Layout};
+use crate::plan::Case;
+use crate::sample::ChildReport;
+use crate::timeline::{bucket, own_major_faults, read_number, tlb_shootdowns, OpCounters, Reading};
+use crate::workload::WorkloadKind;
+
+/// Reads a worker makes between two looks at the stop flag.
+pub const CHUNK: usize = 32;
+
+/// Why a case cannot run for a duration, as one line; `None` when it can.
+pub fn refusal(case: &Case) -> Option<String> {
+    case.duration_s?;
+    if case.method.writes() {
+        return Some(format!(
+            "a duration-bounded trial reads; {} writes",
+            case.method
+        ));
+    }
+    if case.workload != WorkloadKind::Touch {
+        return Some(format!(
+            "a duration-bounded trial runs the touch workload, not {}",
+            case.workload
+        ));
+    }
+    if case.latency || case.procs.is_some() {
+        return Some("a duration-bounded trial takes neither --latency nor --procs".into());
+    }
+    None
+}
+
+/// Where the sampler reads the trial's cgroup charge, and how the file was made.
+#[derive(Clone, Debug)]
+pub struct TimedInputs<'a> {
+    /// The file the workers read.
+    pub path: &'a Path,
+    /// The cgroup file holding the memory charged to the trial (`memory.current`).
+    pub cgroup_usage: Option<&'a Path>,
+    /// The seed the file was generated from, when faultline generated it.
+    pub content_seed: Option<u64>,
+}
+
+/// The random stream of worker `w`.
+fn worker_rng(seed: u64, w: usize) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(seed ^ (w as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// Runs a duration-bounded trial.
+pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildReport> {
+    let seconds = case
+        .duration_s
+        .ok_or_else(|| Error::Trial("a timed trial without a duration".into()))?;
+    if let Some(why) = refusal(case) {
+        return Err(Error::Trial(why));
+    }
+    let workers = case.threads.map_or(1, |t| t.count.max(1)) as usize;
+    let layout = Layout {
+        file_size: case.file_size,
+        block_size: case.block_size,
+    };
+    let blocks = u32::try_from(layout.blocks()).map_err(|_| {
+        Error::Plan("too many blocks for a random order; use a larger --block".into())
+    })?;
+    let path = inputs.path;
+    let files = (0..workers)
+        .map(|_| File::open(path).map_err(|e| Error::io("open", path, e)))
+        .collect::<Result<Vec<File>>>()?;
+    let device_stat = files.first().and_then(device::stat_path);
+    let counters = OpCounters::new(workers);
+    let stop = AtomicBool::new(false);
+    let failed = AtomicBool::new(false);
+    let barrier = Barrier::new(workers + 1);
+
+    let dev_before = device_stat.as_deref().and_then(device::snapshot);
+    let vm_before = vmstat::snapshot().ok();
+    let ru_before = rusage::snapshot();
+    let started = Instant::now();
+    let read_now = |at: Instant, t0: Instant| Reading {
+        at_ns: (at - t0).as_nanos() as u64,
+        reads: counters.total(),
+        tlb_shootdowns: tlb_shootdowns(),
+        major_faults: own_major_faults(),
+        device_read_bytes: device_stat
+            .as_deref()
+            .and_then(device::snapshot)
+            .map(|s| s.delta_since(&Default::default()).read_bytes),
+        cgroup_bytes: inputs.cgroup_usage.and_then(read_number),
+    };
+
+    type WorkerResult = Result<(u64, u64, LoopCounts, Instant, Instant)>;
+    let (t0, readings, results) = std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .into_iter()
+            .enumerate()
+            .map(|(w, file)| {
+                let (barrier, counters, stop, failed) = (&barrier, &counters, &stop, &failed);
+                scope.spawn(move || -> WorkerResult {
+                    let mut method = case.method.build(
+                        file,
+                        layout,
+                        case.mmap_options(),
+                        case.write_options(),
+                        &case.io,
+                        Box::new(Untimed),
+                    );
+                    let mut workload = case.build_workload(page_size);
+                    let set_up = method.setup();
+                    if set_up.is_err() {
+                        failed.store(true, Ordering::Relaxed);
+                    }
+                    barrier.wait();
+                    set_up?;
+                    let start = Instant::now();
+                    let mut rng = worker_rng(case.seed, w);
+                    let mut order = BlockOrder::Listed(Vec::with_capacity(CHUNK));
+                    let mut reads = 0u64;
+                    let mut counts = LoopCounts::default();
+                    while !stop.load(Ordering::Relaxed) {
+                        if let BlockOrder::Listed(v) = &mut order {
+                            v.clear();
+                            v.extend((0..CHUNK).map(|_| rng.random_range(0..blocks)));
+                        }
+                        let c = match method.run(&order, workload.as_mut()) {
+                            Ok(c) => c,
+                            Err(e) => {
+                                failed.store(true, Ordering::Relaxed);
+                                return Err(e);
+                            }
+                        };
+                        counts.bytes += c.bytes;
+                        counts.syscalls += c.syscalls;
+                        reads += CHUNK as u64;
+                        counters.add(w, CHUNK as u64);
+                    }
+                    let end = Instant::now();
+                    method.teardown()?;
+                    let checksum = std::hint::black_box(workload.checksum());
+                    Ok((reads, checksum, counts, start, end))
+                })
+            })
+            .collect();
+        barrier.wait();
+        let t0 = Instant::now();
+        let mut readings = vec![read_now(t0, t0)];
+        for k in 1..=u64::from(seconds) {
+            let tick = t0 + Duration::from_secs(k);
+            // Short naps, so that a failed worker ends the trial early.
+            loop {
+                let now = Instant::now();
+                if now >= tick || failed.load(Ordering::Relaxed) {
+                    break;
+                }
+                std::thread::sleep((tick - now).min(Duration::from_millis(100)));
+            }
+            if failed.load(Ordering::Relaxed) {
+                break;
+            }
+            readings.push(read_now(Instant::now(), t0));
+        }
+        stop.store(true, Ordering::Relaxed);
+        let results: Vec<WorkerResult> = handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Trial("a trial worker panicked".into())))
+            })
+            .collect();
+        (t0, readings, results)
+    });
+    let joined = Instant::now();
+    let ru_after = rusage::snapshot();
+    let vm_after = vmstat::snapshot().ok();
+    let dev_after = device_stat.as_deref().and_then(device::snapshot);
+
+    let mut report = ChildReport {
+        setup_ns: (t0 - started).as_nanos() as u64,
+        ..Default::default()
+    };
+    let mut last_end = t0;
+    let mut checksum = 0u64;
+    let mut reads_per_worker = Vec::with_capacity(workers);
+    for result in results {
+        let (reads, sum, counts, start, end) = result?;
+        report.thread_ns.push((end - start).as_nanos() as u64);
+        last_end = last_end.max(end);
+        checksum = checksum.wrapping_add(sum);
+        report.bytes += counts.bytes;
+        report.syscalls += counts.syscalls;
+        reads_per_worker.push(reads);
+    }
+    if workers == 1 {
+        report.thread_ns.clear();
+    }
+    let expected_bytes: u64 = reads_per_worker.iter().sum::<u64>() * case.block_size;
+    if report.bytes != expected_bytes {
+        return Err(Error::Trial(format!(
+            "{} delivered {} bytes for {} reads, expected {expected_bytes}",
+            case.method,
+            report.bytes,
+            reads_per_worker.iter().sum::<u64>()
+        )));
+    }
+    if let Some(seed) = inputs.content_seed {
+        let expected = expected_checksum(case, layout, seed, &reads_per_worker, page_size);
+        if expected != checksum {
+            return Err(Error::Trial(format!(
+                "{} touched bytes that sum to {checksum:#x}, but the generated file holds {expected:#x} there",
+                case.method
+            )));
+        }
+    }
+    report.wall_ns = (last_end - t0).as_nanos() as u64;
+    report.teardown_ns = (joined - last_end).as_nanos() as u64;
+    report.checksum = checksum;
+    report.rusage = ru_after.delta_since(&ru_before);
+    report.max_rss_kib = ru_after.max_rss_kib();
+    report.vmstat = match (vm_before, vm_after) {
+        (Some(before), Some(after)) => after.delta_since(&before),
+        _ => Default::default(),
+    };
+    report.device = match (dev_before, dev_after) {
+        (Some(before), Some(after)) => Some(after.delta_since(&before)),
+        _ => None,
+    };
+    report.timeline = bucket(&readings);
+    Ok(report)
+}
+
+/// The touch checksum the workers should have produced over a generated
+/// file: each worker's stream replayed for its number of reads, each touched
+/// byte recomputed from the generator (one byte per page of each block).
+pub fn expected_checksum(
+    case: &Case,
+    layout: Layout,
+    content_seed: u64,
+    reads_per_worker: &[u64],
+    page_size: usize,
+) -> u64 {
+    let blocks = layout.blocks() as u32;
+    let mut content = ChaCha8Rng::seed_from_u64(content_seed);
+    let mut sum = 0u64;
+    for (w, &reads) in reads_per_worker.iter().enumerate() {
+        let mut rng = worker_rng(case.seed, w);
+        for _ in 0..reads {
+            let (offset, len) = layout.block(u64::from(rng.random_range(0..blocks)));
+            let mut step = 0;
+            while step < len {
+                sum = sum.wrapping_add(u64::from(generated_byte(
+                    &mut content,
+                    offset + step as u64,
+                )));
+                step += page_size.max(1);
+            }
+        }
+    }
+    sum
+}
+
+/// The byte at `offset` of a generated file whose generator is `content`
+/// (the ChaCha8 stream of [`crate::dataset::write_content`], addressable in
+/// 4-byte words).
+fn generated_byte(content: &mut ChaCha8Rng, offset: u64) -> u8 {
+    content.set_word_pos(u128::from(offset / 4));
+    let mut word = [0u8; 4];
+    content.fill_bytes(&mut word);
+    word[(offset % 4) as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_bytes_match_the_generated_file() {
+        let mut file = Vec::new();
+        crate::dataset::write_content(&mut file, 100_003, 42).unwrap();
+        let mut content = ChaCha8Rng::seed_from_u64(42);
+        for offset in [0u64, 1, 2, 3, 4, 4095, 4096, 65_537, 100_002] {
+            assert_eq!(
+                generated_byte(&mut content, offset),
+                file[offset as usize],
+                "{offset}"
+            );
+        }
+    }
+
+    #[test]
+    fn expected_checksum_replays_each_workers_stream() {
+        let size = 64 * 4096u64;
+        let mut file = Vec::new();
+        crate::dataset::write_content(&mut file, size, 7).unwrap();
+        let layout = Layout {
+            file_size: size,
+            block_size: 4096,
+        };
+        let case = crate::plan::presets::read_case(
+            crate::method::MethodKind::Pread,
+            crate::pattern::Pattern::RandomReplace,
+            4096,
+            size,
+            WorkloadKind::Touch,
+            crate::cache::CacheState::Cold,
+        );
+        // By hand: worker w's stream, first byte of each block.
+        let mut by_hand = 0u64;
+        for (w, reads) in [(0usize, 10u64), (1, 3)] {
+            let mut rng = worker_rng(case.seed, w);
+            for _ in 0..reads {
+                let b = rng.random_range(0..64u32) as usize;
+                by_hand = by_hand.wrapping_add(u64::from(file[b * 4096]));
+            }
+        }
+        assert_eq!(expected_checksum(&case, layout, 7, &[10, 3], 4096), by_hand);
+        assert_ne!(expected_checksum(&case, layout, 7, &[10, 4], 4096), by_hand);
+    }
+
+    #[test]
+    fn only_touch_reads_run_for_a_duration() {
+        let mut case = crate::plan::presets::read_case(
+            crate::method::MethodKind::Mmap,
+            crate::pattern::Pattern::RandomReplace,
+            4096,
+            1 << 20,
+            WorkloadKind::Sum,
+            crate::cache::CacheState::Cold,
+        );
+        assert_eq!(refusal(&case), None, "no duration: nothing to refuse");
+        case.duration_s = Some(2);
+        assert!(refusal(&case).unwrap().contains("touch"));
+        case.workload = WorkloadKind::Touch;
+        assert_eq!(refusal(&case), None);
+    }
+}
