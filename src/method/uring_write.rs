@@ -81,6 +81,8 @@ pub struct UringWriteMethod {
     completions: Vec<(u64, i32)>,
     /// Short writes resubmitted in the last run (kept for the tests).
     resubmitted: u64,
+    /// Linked syncs that completed in the last run (kept for the tests).
+    synced: u64,
 }
 
 impl UringWriteMethod {
@@ -111,6 +113,7 @@ impl UringWriteMethod {
             free: Vec::new(),
             completions: Vec::new(),
             resubmitted: 0,
+            synced: 0,
         }
     }
 }
@@ -154,6 +157,7 @@ impl Method for UringWriteMethod {
             completions: &mut self.completions,
             counts: LoopCounts::default(),
             resubmitted: 0,
+            synced: 0,
         };
         let layout = self.layout;
         order.for_each(|index| {
@@ -176,6 +180,7 @@ impl Method for UringWriteMethod {
             pipe.wait()?;
         }
         self.resubmitted = pipe.resubmitted;
+        self.synced = pipe.synced;
         Ok(pipe.counts)
     }
 
@@ -210,6 +215,7 @@ struct Writer<'a> {
     completions: &'a mut Vec<(u64, i32)>,
     counts: LoopCounts,
     resubmitted: u64,
+    synced: u64,
 }
 
 /// The low bit of `user_data`: the entry is the slot's sync, not its write.
@@ -352,7 +358,11 @@ impl Writer<'_> {
         let Some(call) = self.sync_each else {
             return Ok(());
         };
-        if res >= 0 || -res == libc::ECANCELED {
+        if res >= 0 {
+            self.synced += 1;
+            return Ok(());
+        }
+        if -res == libc::ECANCELED {
             // ECANCELED: the write before it was short or failed; that
             // write's own completion resubmits it (with a new sync) or
             // ends the trial.
@@ -422,6 +432,13 @@ mod tests {
                         m.teardown().unwrap();
                         let what = format!("{pattern} depth {depth} {registered} {sync}");
                         assert_eq!(counts.bytes, layout.file_size, "{what}");
+                        let syncs = if sync == SyncPolicy::Each {
+                            layout.blocks()
+                        } else {
+                            0
+                        };
+                        assert_eq!(m.synced, syncs, "one linked sync per block: {what}");
+                        assert_eq!(m.resubmitted, 0, "{what}");
                         let mut offsets = Vec::new();
                         order
                             .for_each(|i| {
