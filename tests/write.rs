@@ -837,6 +837,45 @@ fn a_file_system_that_refuses_o_direct_writes_is_named() {
             "the probe file is removed"
         );
     }
+    // The trial refuses it too (a plan resumed elsewhere skips the probe).
+    let target = ramfs.path().join("faultline-fresh-1-case0.data");
+    std::fs::write(&target, b"").unwrap();
+    let spec = faultline::trial::TrialSpec {
+        path: target.clone(),
+        case: faultline::plan::Case {
+            method: faultline::method::MethodKind::DirectWrite,
+            pattern: faultline::pattern::Pattern::Seq,
+            block_size: 4096,
+            file_size: 1 << 20,
+            workload: faultline::workload::WorkloadKind::Fill,
+            cache: faultline::cache::CacheState::AsIs,
+            warm_by: faultline::cache::WarmBy::Seq,
+            populate: None,
+            advice: None,
+            share: None,
+            sync: Some(faultline::method::SyncPolicy::None),
+            sync_call: None,
+            target: Some(faultline::scratch::Target::Fresh),
+            size_with: None,
+            fill: Some(faultline::workload::FillContent::Pattern),
+            seed: 1,
+            io: Default::default(),
+            latency: false,
+            scale: None,
+            threads: None,
+            procs: None,
+        },
+        keep_output: None,
+    };
+    let err = faultline::trial::run_trial(&spec).unwrap_err().to_string();
+    assert!(
+        err.contains("O_DIRECT refused")
+            && err.contains("use --method pwrite or uring-write")
+            && err.contains("(file system: ramfs)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), b"", "nothing written");
+    std::fs::remove_file(&target).unwrap();
     // Without O_DIRECT, io_uring writes run there.
     let results = scratch.run_json(&[
         "--method",
