@@ -99,7 +99,7 @@ pub struct RunArgs {
     /// When write methods sync: never, once after the loop, or after every block.
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [SyncPolicy::None])]
     pub sync: Vec<SyncPolicy>,
-    /// The call write and pwrite sync with (mmap-write always uses msync(MS_SYNC)).
+    /// The call write methods sync with (mmap-write always uses msync(MS_SYNC)).
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [SyncCall::Fsync])]
     pub sync_call: Vec<SyncCall>,
     /// What write methods write into: a new file, or an existing preallocated one written over.
@@ -136,10 +136,12 @@ pub struct RunArgs {
     /// preadv: consecutive blocks per call, each into its own buffer, 1 to 1024 [default: 4].
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub iov: Vec<u32>,
-    /// io_uring: reads in flight (uring, uring-direct), 1 to 256 [default: 1].
+    /// io_uring: requests in flight (uring, uring-direct, uring-write, uring-direct-write),
+    /// 1 to 256 [default: 1].
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=256))]
     pub depth: Vec<u32>,
-    /// io_uring: read into registered (fixed) buffers. Alone it means on; `off,on` measures both.
+    /// io_uring: read into or write from registered (fixed) buffers. Alone it means on; `off,on`
+    /// measures both.
     #[arg(long, value_delimiter = ',', value_enum, num_args = 0..=1, default_missing_value = "on")]
     pub uring_registered: Vec<Switch>,
     /// Record every operation's latency (p50, p90, p99, p99.9, max). Alone it means on;
@@ -314,7 +316,7 @@ impl RunArgs {
         }
         if writers.is_empty() && !write_loads.is_empty() {
             return Err(Error::Plan(
-                "--workload fill needs a write method (--method write, pwrite or mmap-write)"
+                "--workload fill needs a write method (--method write, pwrite, mmap-write, direct-write or uring-write)"
                     .into(),
             ));
         }

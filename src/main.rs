@@ -288,6 +288,11 @@ fn setup_fresh_plan(args: &RunArgs, given: Option<Plan>) -> anyhow::Result<Setup
         .as_ref()
         .map_or(dir.as_path(), |d| d.path.as_path());
     faultline::preflight::check_plan(&plan, target)?;
+    let scratch_dir = args
+        .dir
+        .clone()
+        .unwrap_or_else(|| dir.join(faultline::scratch::SUBDIR));
+    faultline::preflight::check_write_dir(&plan, &scratch_dir)?;
     let rewrites = plan
         .cases
         .iter()

@@ -7,6 +7,9 @@
 //!   the user's file, or on the data directory before the test files exist.
 //! - O_DIRECT methods: the file system must accept O_DIRECT; checked on the
 //!   files once they exist, by opening each read-only with O_DIRECT.
+//! - O_DIRECT write methods: the block size and the file size must be
+//!   multiples of the logical block size of the device under the directory
+//!   they write in ([`check_write_dir`]).
 //! - io_uring methods: the kernel must let this process set up a ring
 //!   (ENOSYS without io_uring; EPERM under kernel.io_uring_disabled or a
 //!   seccomp policy); checked by setting one up.
@@ -38,6 +41,24 @@ pub fn check_plan(plan: &Plan, target: &Path) -> Result<()> {
             if let Some(why) = misaligned(case.block_size, alignment) {
                 return Err(Error::Plan(format!("--method {}: {why}", case.method)));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the O_DIRECT write cases against the directory they will write
+/// in (`--dir`, or the default scratch directory, which may not exist yet):
+/// their block size and file size must be multiples of its device's
+/// logical block size. (Whether its file system accepts O_DIRECT is checked
+/// by the scratch directory's probe, [`crate::scratch::probe`].)
+pub fn check_write_dir(plan: &Plan, dir: &Path) -> Result<()> {
+    let mut alignment = None;
+    for case in plan.cases.iter().filter(|c| c.method.direct_write()) {
+        let alignment = alignment.get_or_insert_with(|| Alignment::of_path(dir));
+        if let Some(why) =
+            crate::method::direct::misaligned_write(case.block_size, case.file_size, alignment)
+        {
+            return Err(Error::Plan(format!("--method {}: {why}", case.method)));
         }
     }
     Ok(())

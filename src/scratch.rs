@@ -72,6 +72,8 @@ pub struct Needs {
     pub write: bool,
     /// A shared writable mapping (the `mmap-write` method).
     pub mmap_write: bool,
+    /// O_DIRECT writes (`direct-write`, `uring-direct-write`).
+    pub direct_write: bool,
 }
 
 impl Needs {
@@ -81,8 +83,9 @@ impl Needs {
         Needs {
             write: cases
                 .iter()
-                .any(|c| matches!(c.method, MethodKind::Write | MethodKind::Pwrite)),
+                .any(|c| c.method.writes() && c.method != MethodKind::MmapWrite),
             mmap_write: cases.iter().any(|c| c.method == MethodKind::MmapWrite),
+            direct_write: cases.iter().any(|c| c.method.direct_write()),
         }
     }
 }
@@ -389,7 +392,7 @@ pub fn probe(dir: &Path, needs: Needs) -> Result<()> {
             },
             _ => not_writable(dir, &e),
         })?;
-    let result = probe_file(&file, needs).map_err(|why| Error::BadFile {
+    let result = probe_file(&file, dir, needs).map_err(|why| Error::BadFile {
         path: dir.to_path_buf(),
         why,
     });
@@ -398,7 +401,7 @@ pub fn probe(dir: &Path, needs: Needs) -> Result<()> {
     result
 }
 
-fn probe_file(file: &File, needs: Needs) -> std::result::Result<(), String> {
+fn probe_file(file: &File, dir: &Path, needs: Needs) -> std::result::Result<(), String> {
     let page = crate::trial::page_size();
     if needs.write {
         file.write_at(&vec![0x5a; page], 0).map_err(|e| {
@@ -421,7 +424,36 @@ fn probe_file(file: &File, needs: Needs) -> std::result::Result<(), String> {
         map.flush()
             .map_err(|e| refused("msync of a shared mapping", e))?;
     }
+    if needs.direct_write {
+        probe_direct_write(file, dir)?;
+    }
     Ok(())
+}
+
+/// Turns O_DIRECT on for the probe file and writes one aligned block with
+/// it, as `direct-write` will; the refusal names the file system.
+fn probe_direct_write(file: &File, dir: &Path) -> std::result::Result<(), String> {
+    use crate::method::aligned::{AlignedBuf, Alignment};
+    let refused = |e: std::io::Error| {
+        let fs = crate::measure::environment::filesystem_of(dir)
+            .map(|fs| format!("the {fs} file system"))
+            .unwrap_or_else(|| "this file system".to_string());
+        format!(
+            "{fs} refuses O_DIRECT ({e}), which --method direct-write and uring-direct-write need; \
+             use --method pwrite or uring-write, or give a --dir on a disk file system"
+        )
+    };
+    crate::method::direct::set_o_direct(file).map_err(refused)?;
+    let alignment = Alignment::of_path(dir);
+    let len = alignment.bytes as usize;
+    let mut buf = AlignedBuf::new(len, len.max(crate::trial::page_size()));
+    match file.write_at(&buf.as_mut_slice()[..len], 0) {
+        Ok(_) => Ok(()),
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => Err(refused(e)),
+        Err(e) => Err(format!(
+            "an O_DIRECT write of {len} bytes failed ({e}); direct-write cannot run there, choose another --dir"
+        )),
+    }
 }
 
 #[cfg(test)]
@@ -455,6 +487,7 @@ mod tests {
             Needs {
                 write: true,
                 mmap_write: true,
+                direct_write: true,
             },
         )
         .unwrap();

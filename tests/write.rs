@@ -568,3 +568,388 @@ fn a_full_disk_fails_the_trial_with_a_reason_and_leaves_no_file() {
         }
     }
 }
+
+// ---- direct-write, uring-write and uring-direct-write --------------------
+
+/// The O_DIRECT and io_uring write methods beside `write`.
+const NEW_WRITERS: &str = "write,direct-write,uring-write,uring-direct-write";
+
+#[test]
+fn direct_and_uring_writes_agree_with_write_and_read_back() {
+    let scratch = Scratch::new();
+    // 3 MiB: a multiple of every logical block size, as O_DIRECT needs.
+    let size = 3 << 20;
+    let results = scratch.run_json(&[
+        "--size",
+        "3M",
+        "--method",
+        NEW_WRITERS,
+        "--pattern",
+        "seq,random",
+        "--block",
+        "4k,64k",
+        "--fill",
+        "zero,pattern",
+        "--target",
+        "fresh,overwrite",
+        "--depth",
+        "1,32",
+        "--uring-registered",
+        "off,on",
+        "--cache",
+        "as-is",
+        "--runs",
+        "1",
+    ]);
+    // Every trial's file was read back by the runner: a wrong byte fails it.
+    assert!(
+        results["failures"].as_array().unwrap().is_empty(),
+        "{}",
+        results["failures"]
+    );
+    let expected = pattern_sum(size);
+    let mut by_key: HashMap<String, HashSet<String>> = HashMap::new();
+    let mut batched = 0;
+    for (case, sample) in samples(&results) {
+        let label = case["label"].as_str().unwrap().to_string();
+        assert_eq!(sample["bytes"], size as u64, "{label}");
+        let want = if case["fill"] == "zero" { 0 } else { expected };
+        assert_eq!(sample["checksum"].as_u64().unwrap(), want, "{label}");
+        let blocks = size as u64 / case["block_size"].as_u64().unwrap();
+        let syscalls = sample["syscalls"].as_u64().unwrap();
+        if label.contains("depth=32") {
+            // At most one io_uring_enter per write; how many writes each
+            // one carries depends on how they complete (docs/paths.md).
+            assert!(syscalls <= blocks, "{label}: {syscalls} for {blocks}");
+            if syscalls * 4 <= blocks {
+                batched += 1;
+            }
+        } else if label.starts_with("direct-write") || label.contains("depth=1") {
+            assert_eq!(syscalls, blocks, "{label}");
+        }
+        let key = format!(
+            "{} {} {} {}",
+            case["pattern"], case["block_size"], case["fill"], case["target"]
+        );
+        by_key.entry(key).or_default().insert(label);
+    }
+    assert!(
+        batched > 0,
+        "no depth-32 trial carried 4 writes per system call"
+    );
+    assert_eq!(by_key.len(), 2 * 2 * 2 * 2, "every combination measured");
+    for (key, labels) in by_key {
+        // write, direct-write, and 2 depths x 2 registrations of each uring method.
+        assert_eq!(labels.len(), 2 + 2 * 4, "{key}: {labels:?}");
+        for label in [
+            "direct-write",
+            "uring-write(depth=1)",
+            "uring-write(depth=32,registered)",
+            "uring-direct-write(depth=32)",
+            "uring-direct-write(depth=1,registered)",
+        ] {
+            assert!(labels.contains(label), "{label} missing for {key}");
+        }
+    }
+    assert!(entries(&scratch.data_dir().join("scratch")).is_empty());
+}
+
+#[test]
+fn files_written_by_direct_and_uring_writes_read_back_with_read_and_mmap() {
+    let scratch = Scratch::new();
+    let dir = tempfile::tempdir().unwrap();
+    let size = 1 << 20;
+    scratch.run_json(&[
+        "--size",
+        "1M",
+        "--method",
+        "direct-write,uring-write,uring-direct-write",
+        "--pattern",
+        "random",
+        "--block",
+        "16k",
+        "--depth",
+        "32",
+        "--runs",
+        "1",
+        "--dir",
+        dir.path().to_str().unwrap(),
+        "--keep",
+    ]);
+    let own = entries(dir.path());
+    assert_eq!(own.len(), 1, "{own:?}");
+    let kept = entries(&own[0]);
+    assert_eq!(kept.len(), 3, "{kept:?}");
+    let mut want = vec![0u8; size];
+    faultline::workload::fill_pattern(0, &mut want);
+    for file in kept {
+        assert!(std::fs::read(&file).unwrap() == want, "{file:?}");
+    }
+}
+
+#[test]
+fn sync_policies_apply_to_direct_and_uring_writes() {
+    let scratch = Scratch::new();
+    let results = scratch.run_json(&[
+        "--size",
+        "1M",
+        "--method",
+        "direct-write,uring-write,uring-direct-write",
+        "--block",
+        "256k",
+        "--sync",
+        "none,end,each",
+        "--sync-call",
+        "fsync,fdatasync",
+        "--target",
+        "fresh,overwrite",
+        "--cache",
+        "as-is",
+        "--runs",
+        "1",
+    ]);
+    assert!(results["failures"].as_array().unwrap().is_empty());
+    let labels: HashSet<String> = results["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["label"].as_str().unwrap().to_string())
+        .collect();
+    for label in [
+        "direct-write",
+        "direct-write(sync=end)",
+        "direct-write(sync=each,sync-call=fdatasync)",
+        "uring-write(sync=end,depth=1)",
+        "uring-write(sync=each,sync-call=fdatasync,depth=1)",
+        "uring-direct-write(sync=each,depth=1)",
+    ] {
+        assert!(labels.contains(label), "{label} missing from {labels:?}");
+    }
+    // 3 methods x (none + 2 syncs x 2 calls).
+    assert_eq!(labels.len(), 3 * 5);
+    for (case, s) in samples(&results) {
+        let label = case["label"].as_str().unwrap();
+        assert!(case["size_with"].is_null(), "{label}");
+        let sync_ns = s["sync_ns"].as_u64().unwrap();
+        let syscalls = s["syscalls"].as_u64().unwrap();
+        let uring = case["method"] != "direct-write";
+        match case["sync"].as_str().unwrap() {
+            "none" => {
+                assert_eq!(sync_ns, 0, "{label}");
+                assert_eq!(syscalls, 4, "{label}");
+            }
+            "end" => {
+                assert!(sync_ns > 0, "{label}");
+                assert_eq!(syscalls, 4, "{label}");
+            }
+            _ if uring => {
+                // Each write is linked to an IORING_OP_FSYNC inside the
+                // ring: the pair takes one io_uring_enter at depth 1, and
+                // its time is in the main loop, not in sync_ns.
+                assert_eq!(sync_ns, 0, "{label}");
+                assert_eq!(syscalls, 4, "{label}");
+                // The syncs happened: the data reached the device during the
+                // trial (a buffered write alone leaves it dirty in the cache).
+                if let Some(written) = s["device"]["write_bytes"].as_u64() {
+                    assert!(written >= 1 << 20, "{label}: {written} bytes");
+                }
+            }
+            _ => {
+                assert!(sync_ns > 0, "{label}");
+                assert_eq!(syscalls, 8, "a pwrite and a sync per block: {label}");
+            }
+        }
+    }
+}
+
+#[test]
+fn direct_writes_with_a_misaligned_block_or_file_size_are_refused_with_the_alignment() {
+    let scratch = Scratch::new();
+    for method in ["direct-write", "uring-direct-write", "write,direct-write"] {
+        let out = scratch
+            .run(&["--method", method, "--block", "1000", "--size", "1M"])
+            .output()
+            .unwrap();
+        one_line(&out, 2, "is not a multiple of");
+        let line = &stderr_lines(&out)[0];
+        assert!(line.contains("--block 1000 is not"), "{line}");
+        assert!(line.contains("aligned to"), "{line}");
+        assert!(line.contains("try"), "{line}");
+    }
+    // An aligned block, but a file whose end is not aligned.
+    let out = scratch
+        .run(&[
+            "--method",
+            "uring-direct-write",
+            "--block",
+            "4k",
+            "--size",
+            "1000001",
+        ])
+        .output()
+        .unwrap();
+    one_line(&out, 2, "--size 1000001 is not a multiple of");
+    let line = &stderr_lines(&out)[0];
+    assert!(
+        line.starts_with("error: --method uring-direct-write: O_DIRECT writes need"),
+        "{line}"
+    );
+    assert!(
+        line.contains("logical block size of device") || line.contains("assumed"),
+        "{line}"
+    );
+    assert!(
+        !scratch.data_dir().join("scratch").exists(),
+        "refused before anything was created"
+    );
+}
+
+#[test]
+fn a_file_system_that_refuses_o_direct_writes_is_named() {
+    // ramfs has no direct I/O at all (tmpfs has had one since Linux 6.6).
+    let Some(ramfs) = Mounted::new("ramfs", "rw") else {
+        eprintln!("skipped: cannot mount a ramfs here (needs root)");
+        return;
+    };
+    let scratch = Scratch::new();
+    for method in ["direct-write", "uring-direct-write", "pwrite,direct-write"] {
+        let out = scratch
+            .run(&[
+                "--method",
+                method,
+                "--block",
+                "4k",
+                "--size",
+                "1M",
+                "--dir",
+                ramfs.path().to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        one_line(&out, 2, "the ramfs file system refuses O_DIRECT");
+        let line = &stderr_lines(&out)[0];
+        assert!(
+            line.contains("use --method pwrite or uring-write"),
+            "{line}"
+        );
+        assert!(
+            entries(ramfs.path()).is_empty(),
+            "the probe file is removed"
+        );
+    }
+    // The trial refuses it too (a plan resumed elsewhere skips the probe).
+    let target = ramfs.path().join("faultline-fresh-1-case0.data");
+    std::fs::write(&target, b"").unwrap();
+    let spec = faultline::trial::TrialSpec {
+        path: target.clone(),
+        case: faultline::plan::Case {
+            method: faultline::method::MethodKind::DirectWrite,
+            pattern: faultline::pattern::Pattern::Seq,
+            block_size: 4096,
+            file_size: 1 << 20,
+            workload: faultline::workload::WorkloadKind::Fill,
+            cache: faultline::cache::CacheState::AsIs,
+            warm_by: faultline::cache::WarmBy::Seq,
+            populate: None,
+            advice: None,
+            share: None,
+            sync: Some(faultline::method::SyncPolicy::None),
+            sync_call: None,
+            target: Some(faultline::scratch::Target::Fresh),
+            size_with: None,
+            fill: Some(faultline::workload::FillContent::Pattern),
+            seed: 1,
+            io: Default::default(),
+            latency: false,
+            scale: None,
+            threads: None,
+            procs: None,
+        },
+        keep_output: None,
+    };
+    let err = faultline::trial::run_trial(&spec).unwrap_err().to_string();
+    assert!(
+        err.contains("O_DIRECT refused")
+            && err.contains("use --method pwrite or uring-write")
+            && err.contains("(file system: ramfs)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), b"", "nothing written");
+    std::fs::remove_file(&target).unwrap();
+    // Without O_DIRECT, io_uring writes run there.
+    let results = scratch.run_json(&[
+        "--method",
+        "uring-write",
+        "--block",
+        "4k",
+        "--size",
+        "1M",
+        "--runs",
+        "1",
+        "--dir",
+        ramfs.path().to_str().unwrap(),
+    ]);
+    assert!(results["failures"].as_array().unwrap().is_empty());
+}
+
+#[test]
+fn a_full_disk_fails_a_direct_or_uring_write_trial_with_its_reason() {
+    for (method, depth, limit) in [
+        ("direct-write", "1", 1 << 20),
+        ("uring-write", "1", 1 << 20),
+        ("uring-direct-write", "1", 1 << 20),
+        // The write that crosses an unaligned limit is short: the rest is
+        // resubmitted, and only then refused, at the limit.
+        ("uring-write", "1", (1 << 20) + 1000),
+        // Several writes past the limit in flight: whichever completes first is reported.
+        ("uring-write", "8", 1 << 20),
+        ("uring-direct-write", "8", 1 << 20),
+    ] {
+        let scratch = Scratch::new();
+        let dir = tempfile::tempdir().unwrap();
+        let json = scratch.path("out.json");
+        let out = run_with_file_size_limit(
+            limit,
+            &[
+                "--size",
+                "4M",
+                "--method",
+                method,
+                "--depth",
+                depth,
+                "--block",
+                "64k",
+                "--runs",
+                "2",
+                "--dir",
+                dir.path().to_str().unwrap(),
+                "--data-dir",
+                scratch.data_dir().to_str().unwrap(),
+                "--export-json",
+                json.to_str().unwrap(),
+            ],
+        );
+        one_line(&out, 1, "disk full (");
+        let line = &stderr_lines(&out)[0];
+        assert!(line.contains("File too large"), "{line}");
+        let at: u64 = line
+            .split("at byte ")
+            .nth(1)
+            .and_then(|rest| rest.split(':').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no byte in {line}"));
+        if depth == "1" {
+            assert_eq!(at, limit, "{line}");
+        } else {
+            assert!(at >= limit, "{line}");
+        }
+        assert!(entries(dir.path()).is_empty(), "{method}: left files");
+        let results: Value = common::read_json(&json);
+        let failures = results["failures"].as_array().unwrap();
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0]["reason"]
+            .as_str()
+            .unwrap()
+            .starts_with("disk full ("));
+    }
+}

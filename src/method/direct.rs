@@ -24,36 +24,67 @@ impl MethodKind {
     pub fn direct_io(self) -> bool {
         matches!(self, MethodKind::Direct | MethodKind::UringDirect)
     }
+
+    /// Whether the method writes with O_DIRECT, so that the block size and
+    /// the file size must be multiples of the scratch directory's device's
+    /// logical block size, and its file system must accept O_DIRECT.
+    pub fn direct_write(self) -> bool {
+        matches!(self, MethodKind::DirectWrite | MethodKind::UringDirectWrite)
+    }
 }
 
 /// Turns O_DIRECT on for `file` and returns the alignment its reads need.
 /// Fails with a message that says what to do when the file system refuses
 /// O_DIRECT or `block_size` breaks the alignment.
 pub(crate) fn enable_direct(file: &File, block_size: u64) -> Result<Alignment> {
-    let fd = file.as_raw_fd();
-    // SAFETY: F_GETFL/F_SETFL on a descriptor this process owns.
-    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
-    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_DIRECT) } < 0 {
-        return Err(refused_error(std::io::Error::last_os_error()));
-    }
-    let dev = file
-        .metadata()
-        .map_err(|e| Error::Trial(format!("stat failed: {e}")))?
-        .dev();
-    let alignment = Alignment::of_device(dev);
+    set_o_direct(file).map_err(|e| refused_error(e, "use --method pread or uring"))?;
+    let alignment = alignment_of(file)?;
     if let Some(why) = misaligned(block_size, &alignment) {
         return Err(Error::Trial(why));
     }
     Ok(alignment)
 }
 
+/// [`enable_direct`] for the O_DIRECT write methods: the file size must be
+/// aligned too, since every byte written is the workload's (no padding of
+/// the last block), so its end must fall on the alignment.
+pub(crate) fn enable_direct_write(file: &File, layout: Layout) -> Result<Alignment> {
+    set_o_direct(file).map_err(|e| refused_error(e, "use --method pwrite or uring-write"))?;
+    let alignment = alignment_of(file)?;
+    if let Some(why) = misaligned_write(layout.block_size, layout.file_size, &alignment) {
+        return Err(Error::Trial(why));
+    }
+    Ok(alignment)
+}
+
+/// Turns O_DIRECT on with fcntl(F_SETFL), which fails (EINVAL) exactly
+/// where open(O_DIRECT) would.
+pub(crate) fn set_o_direct(file: &File) -> std::io::Result<()> {
+    let fd = file.as_raw_fd();
+    // SAFETY: F_GETFL/F_SETFL on a descriptor this process owns.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_DIRECT) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The alignment of the device under `file`.
+fn alignment_of(file: &File) -> Result<Alignment> {
+    let dev = file
+        .metadata()
+        .map_err(|e| Error::Trial(format!("stat failed: {e}")))?
+        .dev();
+    Ok(Alignment::of_device(dev))
+}
+
 /// The error for a file system that will not do O_DIRECT (the trial adds
-/// the file system's name).
-pub(crate) fn refused_error(e: std::io::Error) -> Error {
+/// the file system's name); `instead` says which methods to use instead.
+pub(crate) fn refused_error(e: std::io::Error, instead: &str) -> Error {
     if e.raw_os_error() == Some(libc::EINVAL) {
         Error::Trial(format!(
             "O_DIRECT refused ({e}): this file system cannot do direct I/O; \
-             use --method pread or uring, or put the file on a disk file system"
+             {instead}, or put the file on a disk file system"
         ))
     } else {
         Error::Trial(format!("turning on O_DIRECT failed: {e}"))
@@ -78,6 +109,33 @@ pub fn misaligned(block_size: u64, alignment: &Alignment) -> Option<String> {
     Some(format!(
         "O_DIRECT needs every block's offset and length aligned to {alignment}, \
          and --block {block_size} is not a multiple of {}; {suggestion}",
+        alignment.bytes
+    ))
+}
+
+/// Why files of `file_size` bytes written in `block_size` blocks cannot be
+/// written with O_DIRECT under `alignment`, if they cannot: the block size
+/// must be aligned (as for reads), and so must the file size, because the
+/// last block ends at the end of the file and is written as it is, never
+/// padded with bytes the workload did not produce.
+pub fn misaligned_write(block_size: u64, file_size: u64, alignment: &Alignment) -> Option<String> {
+    if let Some(why) = misaligned(block_size, alignment) {
+        return Some(why);
+    }
+    if file_size.is_multiple_of(alignment.bytes) {
+        return None;
+    }
+    let down = file_size / alignment.bytes * alignment.bytes;
+    let up = alignment.round_up(file_size);
+    let suggestion = if down == 0 {
+        format!("try {up}")
+    } else {
+        format!("try {down} or {up}")
+    };
+    Some(format!(
+        "O_DIRECT writes need every block's offset and length aligned to {alignment}, \
+         and --size {file_size} is not a multiple of {} (its last block would end \
+         unaligned); {suggestion}",
         alignment.bytes
     ))
 }
@@ -195,5 +253,33 @@ mod tests {
         );
         assert!(why.ends_with("try 512 or 1024"), "{why}");
         assert!(misaligned(100, &a).unwrap().ends_with("try 512"));
+    }
+
+    #[test]
+    fn writes_need_the_file_size_aligned_too() {
+        let a = Alignment {
+            bytes: 4096,
+            device: None,
+        };
+        assert_eq!(misaligned_write(8192, 1 << 20, &a), None);
+        // The block is checked first, with the read side's message.
+        let why = misaligned_write(1000, 1 << 20, &a).unwrap();
+        assert!(
+            why.contains("--block 1000 is not a multiple of 4096"),
+            "{why}"
+        );
+        let why = misaligned_write(4096, (1 << 20) + 3, &a).unwrap();
+        assert!(
+            why.contains("aligned to 4096 bytes (assumed: no block device under the file)"),
+            "{why}"
+        );
+        assert!(
+            why.contains("--size 1048579 is not a multiple of 4096"),
+            "{why}"
+        );
+        assert!(why.ends_with("try 1048576 or 1052672"), "{why}");
+        assert!(misaligned_write(4096, 100, &a)
+            .unwrap()
+            .ends_with("try 4096"));
     }
 }

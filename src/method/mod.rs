@@ -16,6 +16,7 @@ use crate::workload::Workload;
 
 pub mod aligned;
 pub mod direct;
+mod direct_write;
 mod mmap;
 mod mmap_write;
 mod options;
@@ -23,6 +24,7 @@ mod preadv;
 mod read;
 mod stdio;
 pub mod uring;
+mod uring_write;
 mod write;
 
 pub use mmap::{Advice, MmapOptions, Populate, Share};
@@ -65,7 +67,7 @@ impl SyncTimer for Untimed {
 pub struct WriteOptions {
     /// When the data is made durable.
     pub sync: SyncPolicy,
-    /// fsync or fdatasync (`write` and `pwrite`).
+    /// fsync or fdatasync (every write method but `mmap-write`).
     pub sync_call: SyncCall,
     /// How `mmap-write` sizes a fresh file; `None` when the file already has its size.
     pub size_with: Option<SizeWith>,
@@ -129,6 +131,12 @@ pub enum MethodKind {
     Uring,
     /// io_uring reads with O_DIRECT into aligned buffers.
     UringDirect,
+    /// pwrite() with O_DIRECT from a buffer aligned to the device's logical block size.
+    DirectWrite,
+    /// io_uring writes with --depth writes in flight (--sync each links an fsync to each write).
+    UringWrite,
+    /// io_uring writes with O_DIRECT from aligned buffers.
+    UringDirectWrite,
 }
 
 impl MethodKind {
@@ -147,6 +155,9 @@ impl MethodKind {
             MethodKind::Preadv => "preadv",
             MethodKind::Uring => "uring",
             MethodKind::UringDirect => "uring-direct",
+            MethodKind::DirectWrite => "direct-write",
+            MethodKind::UringWrite => "uring-write",
+            MethodKind::UringDirectWrite => "uring-direct-write",
         }
     }
 
@@ -161,13 +172,18 @@ impl MethodKind {
     pub fn writes(self) -> bool {
         matches!(
             self,
-            MethodKind::Write | MethodKind::Pwrite | MethodKind::MmapWrite
+            MethodKind::Write
+                | MethodKind::Pwrite
+                | MethodKind::MmapWrite
+                | MethodKind::DirectWrite
+                | MethodKind::UringWrite
+                | MethodKind::UringDirectWrite
         )
     }
 
     /// Whether the method syncs with fsync/fdatasync (so `--sync-call` applies).
     pub fn sync_call_applies(self) -> bool {
-        matches!(self, MethodKind::Write | MethodKind::Pwrite)
+        self.writes() && self != MethodKind::MmapWrite
     }
 
     /// Builds the method for one trial over an open file (opened for writing
@@ -229,6 +245,24 @@ impl MethodKind {
                 io.registered.unwrap_or(false),
                 self == MethodKind::UringDirect,
             )),
+            MethodKind::DirectWrite => Box::new(direct_write::DirectWriteMethod::new(
+                file,
+                layout,
+                write.sync,
+                write.sync_call,
+                timer,
+            )),
+            MethodKind::UringWrite | MethodKind::UringDirectWrite => {
+                Box::new(uring_write::UringWriteMethod::new(
+                    file,
+                    layout,
+                    io.depth.unwrap_or(DEFAULT_DEPTH),
+                    io.registered.unwrap_or(false),
+                    self == MethodKind::UringDirectWrite,
+                    write.sync,
+                    write.sync_call,
+                ))
+            }
         }
     }
 }

@@ -41,9 +41,15 @@ pub const DEFAULT_DEPTH: u32 = 1;
 pub const MAX_DEPTH: u32 = 256;
 
 impl MethodKind {
-    /// Whether the method reads through io_uring.
+    /// Whether the method reads or writes through io_uring.
     pub fn uses_uring(self) -> bool {
-        matches!(self, MethodKind::Uring | MethodKind::UringDirect)
+        matches!(
+            self,
+            MethodKind::Uring
+                | MethodKind::UringDirect
+                | MethodKind::UringWrite
+                | MethodKind::UringDirectWrite
+        )
     }
 }
 
@@ -74,6 +80,61 @@ pub fn unavailable(e: &std::io::Error) -> String {
         "io_uring is not available: io_uring_setup failed ({e}): {why}; \
          use --method pread or direct instead"
     )
+}
+
+/// A ring of `entries` submission entries and one buffer of `slots` ×
+/// `stride` bytes aligned to `align`; with `registered`, each slot's stride
+/// is registered as a fixed buffer (index = slot). Shared with `uring-write`.
+///
+/// The caller must drop the ring before the buffers (the registration
+/// points into them): declare the ring field first, and drop it first.
+pub(super) fn ring_and_buffers(
+    slots: usize,
+    stride: usize,
+    align: usize,
+    entries: u32,
+    registered: bool,
+) -> Result<(IoUring, AlignedBuf)> {
+    let mut buffers = AlignedBuf::new(slots * stride, align);
+    let ring = IoUring::new(entries).map_err(|e| Error::Trial(unavailable(&e)))?;
+    if registered {
+        let base = buffers.as_mut_ptr();
+        let iovecs: Vec<libc::iovec> = (0..slots)
+            .map(|k| libc::iovec {
+                // SAFETY: k * stride is inside the buffer.
+                iov_base: unsafe { base.add(k * stride) }.cast(),
+                iov_len: stride,
+            })
+            .collect();
+        // SAFETY: the buffers outlive the registration: the caller drops
+        // the ring first (see above).
+        unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
+            let hint = if e.raw_os_error() == Some(libc::ENOMEM) {
+                " (is RLIMIT_MEMLOCK too low? see ulimit -l)"
+            } else {
+                ""
+            };
+            Error::Trial(format!(
+                "registering {slots} buffers of {stride} bytes with io_uring failed: {e}{hint}"
+            ))
+        })?;
+    }
+    Ok((ring, buffers))
+}
+
+/// Submits what is queued on `ring` and waits for `want` completions,
+/// retrying on EINTR; EBUSY (completions waiting to be reaped) is not an
+/// error. Counts the `io_uring_enter` calls in `counts`.
+pub(super) fn enter(ring: &mut IoUring, want: usize, counts: &mut LoopCounts) -> Result<()> {
+    loop {
+        counts.syscalls += 1;
+        match ring.submit_and_wait(want) {
+            Ok(_) => return Ok(()),
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => return Ok(()),
+            Err(e) => return Err(Error::Trial(format!("io_uring_enter failed: {e}"))),
+        }
+    }
 }
 
 /// One read: in flight, or done and waiting for its turn to be delivered.
@@ -148,32 +209,13 @@ impl Method for UringMethod {
         let align = alignment
             .as_ref()
             .map_or(crate::trial::page_size(), buffer_alignment);
-        let mut buffers = AlignedBuf::new(slots * self.stride, align);
-        let ring = IoUring::new(slots.next_power_of_two() as u32)
-            .map_err(|e| Error::Trial(unavailable(&e)))?;
-        if self.registered {
-            let base = buffers.as_mut_ptr();
-            let iovecs: Vec<libc::iovec> = (0..slots)
-                .map(|k| libc::iovec {
-                    // SAFETY: k * stride is inside the buffer.
-                    iov_base: unsafe { base.add(k * self.stride) }.cast(),
-                    iov_len: self.stride,
-                })
-                .collect();
-            // SAFETY: the buffers outlive the registration: the ring is
-            // dropped first (teardown, and field order).
-            unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
-                let hint = if e.raw_os_error() == Some(libc::ENOMEM) {
-                    " (is RLIMIT_MEMLOCK too low? see ulimit -l)"
-                } else {
-                    ""
-                };
-                Error::Trial(format!(
-                    "registering {slots} buffers of {} bytes with io_uring failed: {e}{hint}",
-                    self.stride
-                ))
-            })?;
-        }
+        let (ring, buffers) = ring_and_buffers(
+            slots,
+            self.stride,
+            align,
+            slots.next_power_of_two() as u32,
+            self.registered,
+        )?;
         self.slots = vec![Slot::default(); slots];
         self.completions = Vec::with_capacity(2 * slots.next_power_of_two());
         self.alignment = alignment;
@@ -293,15 +335,7 @@ impl Pipeline<'_> {
 
     /// Submits what is queued and waits for `want` completions.
     fn enter(&mut self, want: usize) -> Result<()> {
-        loop {
-            self.counts.syscalls += 1;
-            match self.ring.submit_and_wait(want) {
-                Ok(_) => return Ok(()),
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                Err(e) if e.raw_os_error() == Some(libc::EBUSY) => return Ok(()),
-                Err(e) => return Err(Error::Trial(format!("io_uring_enter failed: {e}"))),
-            }
-        }
+        enter(self.ring, want, &mut self.counts)
     }
 
     /// Waits until the head read is done, then delivers it and every done

@@ -112,15 +112,55 @@ impl WriteMethod {
     }
 }
 
+/// Writes all of `buf` at `offset` with pwrite(), resuming after short
+/// writes; `what` names the call in errors ("pwrite", "O_DIRECT pwrite").
+/// Shared with `direct-write`.
+pub(super) fn pwrite_all(
+    file: &File,
+    buf: &[u8],
+    offset: u64,
+    what: &str,
+    counts: &mut LoopCounts,
+) -> Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        let at = offset + done as u64;
+        let n = file
+            .write_at(&buf[done..], at)
+            .map_err(|e| write_error(format_args!("{what} at byte {at}"), e))?;
+        counts.syscalls += 1;
+        if n == 0 {
+            return Err(Error::Trial(format!("{what} at byte {at} wrote nothing")));
+        }
+        done += n;
+    }
+    Ok(())
+}
+
+/// The sync of `--sync each` after one block: `call` on `file`, timed by
+/// `timer` and counted as a system call.
+pub(super) fn sync_in_loop(
+    file: &File,
+    call: SyncCall,
+    timer: &mut dyn SyncTimer,
+    counts: &mut LoopCounts,
+) -> Result<()> {
+    timer
+        .time(&mut || sync_file(file, call))
+        .map_err(|e| write_error(sync_name(call), e))?;
+    counts.syscalls += 1;
+    Ok(())
+}
+
 /// Runs the sync call on `file`.
-fn sync_file(file: &File, call: SyncCall) -> std::io::Result<()> {
+pub(super) fn sync_file(file: &File, call: SyncCall) -> std::io::Result<()> {
     match call {
         SyncCall::Fsync => file.sync_all(),
         SyncCall::Fdatasync => file.sync_data(),
     }
 }
 
-fn sync_name(call: SyncCall) -> &'static str {
+pub(super) fn sync_name(call: SyncCall) -> &'static str {
     match call {
         SyncCall::Fsync => "fsync",
         SyncCall::Fdatasync => "fdatasync",
@@ -151,9 +191,9 @@ impl Method for WriteMethod {
             let (offset, len) = layout.block(index);
             let buf = &mut buffer[..len];
             workload.produce(offset, buf);
-            let mut done = 0;
             match call {
                 Call::Write => {
+                    let mut done = 0;
                     if !sequential {
                         file.seek(SeekFrom::Start(offset))
                             .map_err(|e| write_error(format_args!("lseek to byte {offset}"), e))?;
@@ -171,26 +211,10 @@ impl Method for WriteMethod {
                         done += n;
                     }
                 }
-                Call::Pwrite => {
-                    while done < len {
-                        let at = offset + done as u64;
-                        let n = file
-                            .write_at(&buf[done..], at)
-                            .map_err(|e| write_error(format_args!("pwrite at byte {at}"), e))?;
-                        counts.syscalls += 1;
-                        if n == 0 {
-                            return Err(Error::Trial(format!("pwrite at byte {at} wrote nothing")));
-                        }
-                        done += n;
-                    }
-                }
+                Call::Pwrite => pwrite_all(file, buf, offset, "pwrite", &mut counts)?,
             }
             if each {
-                let call = *sync_call;
-                timer
-                    .time(&mut || sync_file(file, call))
-                    .map_err(|e| write_error(sync_name(call), e))?;
-                counts.syscalls += 1;
+                sync_in_loop(file, *sync_call, timer.as_mut(), &mut counts)?;
             }
             counts.bytes += len as u64;
             Ok(())

@@ -106,7 +106,10 @@ fn options_of(method: MethodKind, factors: &IoFactors) -> Vec<IoOptions> {
                 ..none
             })
             .collect(),
-        MethodKind::Uring | MethodKind::UringDirect => {
+        MethodKind::Uring
+        | MethodKind::UringDirect
+        | MethodKind::UringWrite
+        | MethodKind::UringDirectWrite => {
             let registered = or_default(&factors.registered, false);
             or_default(&factors.depths, crate::method::DEFAULT_DEPTH)
                 .into_iter()
