@@ -6,13 +6,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command as StdCommand;
 
-use common::{samples, Scratch};
-use faultline::cache::{CacheState, WarmBy};
+use common::{samples, trial_spec, Scratch};
 use faultline::method::MethodKind;
-use faultline::pattern::Pattern;
-use faultline::plan::Case;
-use faultline::trial::TrialSpec;
-use faultline::workload::WorkloadKind;
 
 /// Runs faultline and checks: exit code, exactly one line on stderr that
 /// contains every needle, and no panic.
@@ -213,41 +208,6 @@ fn a_file_system_that_refuses_o_direct_is_named() {
         err.contains("O_DIRECT refused") && err.contains("(file system: ramfs)"),
         "{err}"
     );
-}
-
-/// A trial spec for running one trial in this process.
-fn trial_spec(path: &Path, method: MethodKind, file_size: u64, block_size: u64) -> TrialSpec {
-    TrialSpec {
-        path: path.to_path_buf(),
-        case: Case {
-            method,
-            pattern: Pattern::Seq,
-            block_size,
-            file_size,
-            workload: WorkloadKind::Sum,
-            cache: CacheState::AsIs,
-            warm_by: WarmBy::Seq,
-            populate: None,
-            advice: None,
-            share: None,
-            sync: None,
-            sync_call: None,
-            target: None,
-            size_with: None,
-            fill: None,
-            seed: 1,
-            io: Default::default(),
-            latency: false,
-            scale: None,
-            threads: None,
-            procs: None,
-            duration_s: None,
-            memory_budget: None,
-        },
-        keep_output: None,
-        cgroup_usage: None,
-        content_seed: None,
-    }
 }
 
 #[test]

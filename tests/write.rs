@@ -6,7 +6,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{samples, Scratch};
+use common::{samples, trial_spec, Scratch};
 use serde_json::Value;
 
 const WRITERS: &str = "write,pwrite,mmap-write";
@@ -840,33 +840,16 @@ fn a_file_system_that_refuses_o_direct_writes_is_named() {
     // The trial refuses it too (a plan resumed elsewhere skips the probe).
     let target = ramfs.path().join("faultline-fresh-1-case0.data");
     std::fs::write(&target, b"").unwrap();
-    let spec = faultline::trial::TrialSpec {
-        path: target.clone(),
-        case: faultline::plan::Case {
-            method: faultline::method::MethodKind::DirectWrite,
-            pattern: faultline::pattern::Pattern::Seq,
-            block_size: 4096,
-            file_size: 1 << 20,
-            workload: faultline::workload::WorkloadKind::Fill,
-            cache: faultline::cache::CacheState::AsIs,
-            warm_by: faultline::cache::WarmBy::Seq,
-            populate: None,
-            advice: None,
-            share: None,
-            sync: Some(faultline::method::SyncPolicy::None),
-            sync_call: None,
-            target: Some(faultline::scratch::Target::Fresh),
-            size_with: None,
-            fill: Some(faultline::workload::FillContent::Pattern),
-            seed: 1,
-            io: Default::default(),
-            latency: false,
-            scale: None,
-            threads: None,
-            procs: None,
-        },
-        keep_output: None,
-    };
+    let mut spec = trial_spec(
+        &target,
+        faultline::method::MethodKind::DirectWrite,
+        1 << 20,
+        4096,
+    );
+    spec.case.workload = faultline::workload::WorkloadKind::Fill;
+    spec.case.sync = Some(faultline::method::SyncPolicy::None);
+    spec.case.target = Some(faultline::scratch::Target::Fresh);
+    spec.case.fill = Some(faultline::workload::FillContent::Pattern);
     let err = faultline::trial::run_trial(&spec).unwrap_err().to_string();
     assert!(
         err.contains("O_DIRECT refused")

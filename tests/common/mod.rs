@@ -78,3 +78,43 @@ pub fn samples(results: &Value) -> Vec<(Value, Value)> {
         })
         .collect()
 }
+
+/// A trial spec for running one trial in this process.
+pub fn trial_spec(
+    path: &Path,
+    method: faultline::method::MethodKind,
+    file_size: u64,
+    block_size: u64,
+) -> faultline::trial::TrialSpec {
+    faultline::trial::TrialSpec {
+        path: path.to_path_buf(),
+        case: faultline::plan::Case {
+            method,
+            pattern: faultline::pattern::Pattern::Seq,
+            block_size,
+            file_size,
+            workload: faultline::workload::WorkloadKind::Sum,
+            cache: faultline::cache::CacheState::AsIs,
+            warm_by: faultline::cache::WarmBy::Seq,
+            populate: None,
+            advice: None,
+            share: None,
+            sync: None,
+            sync_call: None,
+            target: None,
+            size_with: None,
+            fill: None,
+            seed: 1,
+            io: Default::default(),
+            latency: false,
+            scale: None,
+            threads: None,
+            procs: None,
+            duration_s: None,
+            memory_budget: None,
+        },
+        keep_output: None,
+        cgroup_usage: None,
+        content_seed: None,
+    }
+}
