@@ -149,7 +149,8 @@ impl Case {
     }
 
     /// A short description of the group, e.g. `seq 16 KiB sum, warm`,
-    /// `seq 16 KiB fill pattern, fresh file` or `random 1 B fill zero, overwrite, cold`.
+    /// `seq 16 KiB fill pattern, fresh file` or `random 1 B fill zero, overwrite, cold`;
+    /// a block as large as the file is `whole-file` (`seq whole-file scale /2, ...`).
     pub fn group_label(&self) -> String {
         let cache = match (self.cache, self.warm_by) {
             (CacheState::Warm, WarmBy::Seq) => "warm".to_string(),
@@ -176,13 +177,13 @@ impl Case {
         if let Some(n) = self.procs {
             workload.push_str(&format!(", {n} processes"));
         }
-        format!(
-            "{} {} {}, {}",
-            self.pattern,
-            crate::size::format_size(self.block_size),
-            workload,
-            state
-        )
+        // One block of the whole file: say so rather than repeat the file's size.
+        let block = if self.block_size == self.file_size {
+            "whole-file".to_string()
+        } else {
+            crate::size::format_size(self.block_size)
+        };
+        format!("{} {} {}, {}", self.pattern, block, workload, state)
     }
 }
 
