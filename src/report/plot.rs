@@ -164,7 +164,7 @@ const USER: RGBColor = RGBColor(0, 114, 178);
 const SYS: RGBColor = RGBColor(230, 159, 0);
 const OFF_CPU: RGBColor = RGBColor(205, 205, 205);
 /// Elapsed (wall-clock) time bars.
-const WALL: RGBColor = RGBColor(110, 110, 110);
+const WALL: RGBColor = RGBColor(90, 90, 90);
 
 /// Every plot the results can fill: `throughput` and `time` when a case has
 /// a summary, `ratios` when there is a comparison.
@@ -182,9 +182,15 @@ pub fn plots(results: &RunResults) -> Vec<Plot> {
 /// Writes every plot of [`plots`] into `dir` (created if missing) as
 /// `<name>.svg` and `<name>.png`, each atomically; returns the paths written.
 pub fn write_plots(results: &RunResults, dir: &Path) -> Result<Vec<PathBuf>> {
+    write_plot_files(&plots(results), dir)
+}
+
+/// Writes `plots` into `dir` (created if missing) as `<name>.svg` and
+/// `<name>.png`, each atomically; returns the paths written.
+pub fn write_plot_files(plots: &[Plot], dir: &Path) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
     let mut written = Vec::new();
-    for plot in plots(results) {
+    for plot in plots {
         let svg = dir.join(format!("{}.svg", plot.name));
         write_atomically(&svg, |w| w.write_all(plot.svg.as_bytes()))?;
         written.push(svg);

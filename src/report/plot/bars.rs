@@ -446,7 +446,7 @@ fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, panel: &BarPanel) -> Drawn 
                 chart.draw_series(std::iter::once(
                     EmptyElement::at((xc, at))
                         + Text::new(
-                            fit(note, SMALL_PX, slot_px * 1.9),
+                            fit(note, SMALL_PX, slot_px * 2.2),
                             (0, -4),
                             font(SMALL_PX).pos(Pos::new(HPos::Center, VPos::Bottom)),
                         ),
