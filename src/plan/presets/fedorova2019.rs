@@ -230,7 +230,7 @@ impl Preset for Fedorova2019 {
             });
         }
         vec![
-            throughput_plot(results, &all),
+            throughput_plot(results, size, &all),
             series_plot(
                 "fedorova2019-speedup",
                 "fedorova2019: speedup of mmap-copy over pread by block size, pattern and cache",
@@ -244,8 +244,8 @@ impl Preset for Fedorova2019 {
 
 /// The post's charts: throughput of pread and mmap-copy by block size, one
 /// panel per pattern and cache state, each mmap-copy bar noted with its
-/// paired speedup.
-fn throughput_plot(results: &RunResults, all: &[Point]) -> Plot {
+/// paired speedup. `size` is the file's size.
+fn throughput_plot(results: &RunResults, size: u64, all: &[Point]) -> Plot {
     const MIB: f64 = (1u64 << 20) as f64;
     let throughput = |c: &Case| {
         summary_of(results, c).map(|s| {
@@ -260,14 +260,13 @@ fn throughput_plot(results: &RunResults, all: &[Point]) -> Plot {
                 .iter()
                 .filter_map(|&b| all.iter().find(|x| x.0 == p && x.1 == b && x.2 == c))
                 .map(|x| {
-                    let bars = [(&x.3, 0), (&x.4, 1)]
+                    let mut bars: Vec<Bar> = [(&x.3, 0), (&x.4, 1)]
                         .into_iter()
                         .filter_map(|(case, i)| {
                             throughput(case)
                                 .map(|(mean, ci)| Bar::single("", mean, Hue::Series(i)).with_ci(ci))
                         })
-                        .collect::<Vec<_>>();
-                    let mut bars = bars;
+                        .collect();
                     if let (2, Some(r)) = (bars.len(), ratio_of(results, &x.3, &x.4)) {
                         bars[1].note = Some(format!("{:.1}x", r.ratio));
                     }
@@ -308,13 +307,7 @@ fn throughput_plot(results: &RunResults, all: &[Point]) -> Plot {
              CI; the note over each mmap-copy bar is its paired speedup over pread. The post's \
              charts give no numbers, so no published bar is drawn: its claim (mmap 2–6x faster, \
              barring few exceptions) is set against the measured speedups in the next plot.",
-            crate::size::format_size(size_of(
-                &results
-                    .cases
-                    .iter()
-                    .map(|c| c.case.clone())
-                    .collect::<Vec<_>>()
-            ))
+            crate::size::format_size(size)
         ),
         &chart,
     )
