@@ -377,6 +377,8 @@ fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, panel: &BarPanel) -> Drawn 
         let (b, _) = chart.backend_coord(&(SLOT, y_lo));
         f64::from(b - a)
     };
+    // Notes are drawn last, so that a neighbouring bar cannot cover one.
+    let mut notes: Vec<(f64, f64, &String)> = Vec::new();
     for (group, starts) in panel.groups.iter().zip(&xs) {
         for (bar, &x) in group.bars.iter().zip(starts) {
             let (x0, x1) = (
@@ -442,15 +444,7 @@ fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, panel: &BarPanel) -> Drawn 
                 }
             }
             if let Some(note) = &bar.note {
-                let at = if above > y_lo { above } else { y_lo };
-                chart.draw_series(std::iter::once(
-                    EmptyElement::at((xc, at))
-                        + Text::new(
-                            fit(note, SMALL_PX, slot_px * 2.2),
-                            (0, -4),
-                            font(SMALL_PX).pos(Pos::new(HPos::Center, VPos::Bottom)),
-                        ),
-                ))?;
+                notes.push((xc, if above > y_lo { above } else { y_lo }, note));
             }
             if !bar.label.is_empty() {
                 let (px, py) = chart.backend_coord(&(xc, y_lo));
@@ -480,6 +474,16 @@ fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, panel: &BarPanel) -> Drawn 
                 font(TEXT_PX).pos(Pos::new(HPos::Center, VPos::Top)),
             ))?;
         }
+    }
+    for (x, y, note) in notes {
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((x, y))
+                + Text::new(
+                    fit(note, SMALL_PX, slot_px * 2.2),
+                    (0, -4),
+                    font(SMALL_PX).pos(Pos::new(HPos::Center, VPos::Bottom)),
+                ),
+        ))?;
     }
     Ok(())
 }
@@ -639,6 +643,10 @@ mod tests {
         let svg = c.render("many").unwrap();
         let texts = texts(&svg);
         assert_eq!(texts.iter().filter(|t| *t == "22328 faults").count(), 2);
+        // Drawn after the bars, so no neighbouring bar covers a note.
+        assert!(svg.find("22328 faults").unwrap() > svg.find("<rect").unwrap());
+        let first_panel = &svg[..svg.find("panel two").unwrap()];
+        assert!(first_panel.rfind("22328 faults") > first_panel.rfind("<rect"));
         assert!(texts.contains(&"published (pale, outlined)".to_string()));
         assert!(texts.contains(&"nothing measured".to_string()));
         for t in ["panel one", "panel two", "panel three"] {
