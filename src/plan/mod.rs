@@ -177,13 +177,23 @@ impl Case {
         if let Some(n) = self.procs {
             workload.push_str(&format!(", {n} processes"));
         }
-        // One block of the whole file: say so rather than repeat the file's size.
-        let block = if self.block_size == self.file_size {
+        format!(
+            "{} {} {}, {}",
+            self.pattern,
+            self.block_label(),
+            workload,
+            state
+        )
+    }
+
+    /// The block size, or `whole-file` for one block as large as the file
+    /// (rather than repeat the file's size).
+    fn block_label(&self) -> String {
+        if self.block_size == self.file_size {
             "whole-file".to_string()
         } else {
             crate::size::format_size(self.block_size)
-        };
-        format!("{} {} {}, {}", self.pattern, block, workload, state)
+        }
     }
 }
 
