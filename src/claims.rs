@@ -275,9 +275,9 @@ pub fn check(claim: &Claim, results: &RunResults) -> ClaimOutcome {
         .map(|(b, o)| {
             let (base, other) = (find(b), find(o));
             let label = format!(
-                "{} {}: {} vs {}",
-                crate::size::format_size(o.file_size),
+                "{}; {} file: {} vs {}",
                 o.group_label(),
+                crate::size::format_size(o.file_size),
                 o.method_label(),
                 b.method_label()
             );

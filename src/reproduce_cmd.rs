@@ -30,6 +30,9 @@ pub struct ReproduceArgs {
     /// Write an HTML report with every preset's tables, verdicts and plots.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Write every preset's plots into this directory, as SVG and PNG (`<plot>.svg`, `<plot>.png`).
+    #[arg(long, value_name = "DIR")]
+    pub plots: Option<PathBuf>,
     /// Export the results as JSON (with `all`: one file per preset, `<stem>-<preset>.json`).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
@@ -124,6 +127,10 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         let (c, results) = crate::execute_with_results(setup, &run_args)?;
         let outcome = PresetOutcome::build(preset.as_ref(), &results);
         println!("{}", outcome.render_text());
+        if let Some(dir) = &args.plots {
+            let written = faultline::report::plot::write_plot_files(&outcome.plots, dir)?;
+            eprintln!("plots: {} files in {}", written.len(), dir.display());
+        }
         outcomes.push(outcome);
         if c != ExitCode::SUCCESS {
             code = c;

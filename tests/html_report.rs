@@ -186,6 +186,66 @@ fn the_report_renders_in_a_headless_browser() {
 }
 
 #[test]
+fn the_reproduce_report_draws_every_presets_plots_in_a_browser() {
+    let chromium = Chromium::find();
+    let scratch = Scratch::new();
+    let html_path = scratch.path("reproduce.html");
+    let out = faultline()
+        .args([
+            "reproduce",
+            "all",
+            "--quick",
+            "--scale-down",
+            "256",
+            "--data-dir",
+        ])
+        .arg(scratch.path("data"))
+        .arg("--report")
+        .arg(&html_path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "faultline reproduce failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    let probed = scratch.path("probed.html");
+    std::fs::write(&probed, with_probe(&html)).unwrap();
+    let run = chromium.dump_dom(&probed, (1000, 2000));
+    assert!(
+        run.console_messages().is_empty(),
+        "console messages:\n{}",
+        run.console_messages().join("\n")
+    );
+    let probe = probe_of(&run.stdout);
+    let plots = probe["plots"].as_array().unwrap();
+    let ids: Vec<&str> = plots.iter().map(|p| p["id"].as_str().unwrap()).collect();
+    // Every figure in the page is probed, and the bar charts are among them.
+    assert_eq!(plots.len(), html.matches("<figure class=\"plot\"").count());
+    for id in [
+        "plot-dillon2004-times",
+        "plot-liege2018-fig5-user-sys",
+        "plot-fedorova2019-throughput",
+        "plot-write2020-times",
+        "plot-sun2002-ratio",
+    ] {
+        assert!(ids.contains(&id), "{id}: {ids:?}");
+    }
+    for plot in plots {
+        let (w, h) = (
+            plot["width"].as_f64().unwrap(),
+            plot["height"].as_f64().unwrap(),
+        );
+        assert!((700.0..=900.0).contains(&w) && h >= 150.0, "{plot}");
+        assert!(plot["texts"].as_u64().unwrap() >= 10, "{plot}");
+        assert!(plot["shapes"].as_u64().unwrap() >= 10, "{plot}");
+    }
+    assert_eq!(probe["resources"], Value::Array(vec![]), "nothing fetched");
+    assert_eq!(probe["errors"], Value::Array(vec![]));
+}
+
+#[test]
 fn report_errors_are_one_line_with_the_right_exit_code() {
     let scratch = Scratch::new();
     // A missing results file is a runtime failure naming it.

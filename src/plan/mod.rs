@@ -158,7 +158,8 @@ impl Case {
     }
 
     /// A short description of the group, e.g. `seq 16 KiB sum, warm`,
-    /// `seq 16 KiB fill pattern, fresh file` or `random 1 B fill zero, overwrite, cold`.
+    /// `seq 16 KiB fill pattern, fresh file` or `random 1 B fill zero, overwrite, cold`;
+    /// a block as large as the file is `whole-file` (`seq whole-file scale /2, ...`).
     pub fn group_label(&self) -> String {
         let cache = match (self.cache, self.warm_by) {
             (CacheState::Warm, WarmBy::Seq) => "warm".to_string(),
@@ -194,10 +195,20 @@ impl Case {
         format!(
             "{} {} {}, {}",
             self.pattern,
-            crate::size::format_size(self.block_size),
+            self.block_label(),
             workload,
             state
         )
+    }
+
+    /// The block size, or `whole-file` for one block as large as the file
+    /// (rather than repeat the file's size).
+    fn block_label(&self) -> String {
+        if self.block_size == self.file_size {
+            "whole-file".to_string()
+        } else {
+            crate::size::format_size(self.block_size)
+        }
     }
 }
 

@@ -15,6 +15,10 @@
 //! against file size on log-log axes): measured series are solid with CI
 //! whiskers, published ones dashed with hollow markers.
 //!
+//! [`bar_plot`] draws a [`BarChart`]: panels of grouped bars, each a stack
+//! of segments (user and sys time, say) with an optional CI whisker and a
+//! note (a fault count), measured bars filled and published ones pale.
+//!
 //! Every plot is 800 px wide with 12 to 18 px text, so it reads at its own
 //! size. The SVG comes from plotters' SVG backend and names only the generic
 //! `sans-serif` font. The PNG is that SVG rasterised by resvg with an
@@ -40,6 +44,9 @@ use crate::plan::Metric;
 use crate::results::RunResults;
 use crate::stats::Verdict;
 
+pub use self::bars::{Bar, BarChart, BarGroup, BarPanel, Hue, Key, Segment};
+
+mod bars;
 mod chart;
 mod font;
 
@@ -156,6 +163,8 @@ const NOISE: RGBColor = RGBColor(150, 150, 150);
 const USER: RGBColor = RGBColor(0, 114, 178);
 const SYS: RGBColor = RGBColor(230, 159, 0);
 const OFF_CPU: RGBColor = RGBColor(205, 205, 205);
+/// Elapsed (wall-clock) time bars.
+const WALL: RGBColor = RGBColor(90, 90, 90);
 
 /// Every plot the results can fill: `throughput` and `time` when a case has
 /// a summary, `ratios` when there is a comparison.
@@ -173,9 +182,15 @@ pub fn plots(results: &RunResults) -> Vec<Plot> {
 /// Writes every plot of [`plots`] into `dir` (created if missing) as
 /// `<name>.svg` and `<name>.png`, each atomically; returns the paths written.
 pub fn write_plots(results: &RunResults, dir: &Path) -> Result<Vec<PathBuf>> {
+    write_plot_files(&plots(results), dir)
+}
+
+/// Writes `plots` into `dir` (created if missing) as `<name>.svg` and
+/// `<name>.png`, each atomically; returns the paths written.
+pub fn write_plot_files(plots: &[Plot], dir: &Path) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
     let mut written = Vec::new();
-    for plot in plots(results) {
+    for plot in plots {
         let svg = dir.join(format!("{}.svg", plot.name));
         write_atomically(&svg, |w| w.write_all(plot.svg.as_bytes()))?;
         written.push(svg);
@@ -233,6 +248,30 @@ pub fn series_plot(name: &str, title: &str, x: Axis, y: Axis, series: &[Series])
         width: chart::WIDTH,
         height,
         svg,
+    }
+}
+
+/// A bar chart (see [`BarChart`]): panels of grouped, stacked bars with
+/// optional CI whiskers and notes, for presets that draw a study's bar
+/// figure. `caption` says what the bars are; a sentence is added when some
+/// segments could not be drawn.
+pub fn bar_plot(name: &str, title: &str, caption: &str, chart: &BarChart) -> Plot {
+    let mut caption = caption.to_string();
+    let dropped = chart.undrawable();
+    if dropped > 0 {
+        caption.push_str(&format!(
+            " {dropped} bar segment(s) could not be drawn (not finite, negative, or not positive on a log axis)."
+        ));
+    }
+    Plot {
+        name: name.to_string(),
+        title: title.to_string(),
+        caption,
+        width: chart::WIDTH,
+        height: chart.height(),
+        svg: chart
+            .render(title)
+            .unwrap_or_else(|e| failed_svg(&e.to_string())),
     }
 }
 

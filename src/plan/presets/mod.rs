@@ -10,7 +10,7 @@ use crate::claims::Claim;
 use crate::method::{Advice, MethodKind, Populate, Share, SizeWith, SyncPolicy};
 use crate::pattern::Pattern;
 use crate::plan::{Case, Plan};
-use crate::report::plot::Plot;
+use crate::report::plot::{Bar, Hue, Key, Plot, Segment};
 use crate::results::RunResults;
 use crate::scratch::Target;
 use crate::workload::{FillContent, WorkloadKind};
@@ -296,6 +296,73 @@ pub fn ratio_cell(r: Option<&crate::stats::RatioEstimate>) -> String {
 /// A plot point from a ratio: `(x, ratio, CI)`.
 pub fn ratio_point(x: f64, r: &crate::stats::RatioEstimate) -> crate::report::plot::Point {
     (x, r.ratio, Some((r.ci95_low, r.ci95_high)))
+}
+
+/// The legend of a time split: user CPU, sys CPU and elapsed.
+pub fn time_split_keys() -> Vec<Key> {
+    vec![
+        Key {
+            label: "user CPU".into(),
+            hue: Hue::User,
+        },
+        Key {
+            label: "sys CPU".into(),
+            hue: Hue::Sys,
+        },
+        Key {
+            label: "elapsed (wall clock)".into(),
+            hue: Hue::Wall,
+        },
+    ]
+}
+
+/// A time split as two bars, in seconds divided by `unit`: user and sys
+/// CPU stacked (`CPU`), and the elapsed time with its 95% CI (`wall`).
+pub fn time_split_bars(
+    user: f64,
+    sys: f64,
+    elapsed: f64,
+    elapsed_ci: Option<(f64, f64)>,
+    unit: f64,
+) -> Vec<Bar> {
+    let cpu = vec![
+        Segment {
+            value: user / unit,
+            hue: Hue::User,
+        },
+        Segment {
+            value: sys / unit,
+            hue: Hue::Sys,
+        },
+    ];
+    vec![
+        Bar::stacked("CPU", cpu),
+        Bar::single("wall", elapsed / unit, Hue::Wall)
+            .with_ci(elapsed_ci.map(|(l, h)| (l / unit, h / unit))),
+    ]
+}
+
+/// The measured time split of a case summary (its user, sys and whole
+/// trial time, with the trial time's CI), in seconds divided by `unit`.
+pub fn measured_time_split(s: &crate::stats::analysis::CaseSummary, unit: f64) -> Vec<Bar> {
+    time_split_bars(
+        s.user_ns.mean / 1e9,
+        s.sys_ns.mean / 1e9,
+        s.time_ns.mean / 1e9,
+        s.time_ns.ci95.map(|(l, h)| (l / 1e9, h / 1e9)),
+        unit,
+    )
+}
+
+/// A unit to show times up to `max` seconds in: `(seconds per unit, name)`.
+pub fn time_unit(max: f64) -> (f64, &'static str) {
+    if max >= 1.0 {
+        (1.0, "s")
+    } else if max >= 1e-3 {
+        (1e-3, "ms")
+    } else {
+        (1e-6, "µs")
+    }
 }
 
 #[cfg(test)]

@@ -27,17 +27,17 @@ use super::{Point, Scale, SeriesStyle};
 /// Width of every plot, px.
 pub(crate) const WIDTH: u32 = 800;
 /// Title size, px.
-const TITLE_PX: f64 = 18.0;
+pub(super) const TITLE_PX: f64 = 18.0;
 /// Labels, legend and axis descriptions, px.
-const TEXT_PX: f64 = 13.0;
+pub(super) const TEXT_PX: f64 = 13.0;
 /// Tick labels, px.
-const TICK_PX: f64 = 12.0;
+pub(super) const TICK_PX: f64 = 12.0;
 /// Height of one row of a [`RowChart`], px.
 const ROW_H: u32 = 26;
 /// Height of one line of the legend, px.
 const LEGEND_LINE_H: u32 = 20;
 /// Outer padding, px.
-const PAD: u32 = 16;
+pub(super) const PAD: u32 = 16;
 /// Height of the x axis with its tick labels and description, px.
 const X_AXIS_H: u32 = 48;
 /// Height of the plotting area of an [`XyChart`], px.
@@ -46,12 +46,12 @@ const XY_PLOT_H: u32 = 380;
 /// Text and axis colour.
 pub(crate) const INK: RGBColor = RGBColor(34, 34, 34);
 /// Secondary text.
-const MUTED: RGBColor = RGBColor(110, 110, 110);
+pub(super) const MUTED: RGBColor = RGBColor(110, 110, 110);
 /// Grid lines.
-const GRID: RGBColor = RGBColor(225, 225, 225);
+pub(super) const GRID: RGBColor = RGBColor(225, 225, 225);
 
 /// What a drawing function returns.
-type Drawn<T = ()> = Result<T, Box<dyn StdError>>;
+pub(super) type Drawn<T = ()> = Result<T, Box<dyn StdError>>;
 
 /// How a legend entry is drawn.
 #[derive(Clone, Debug, PartialEq)]
@@ -68,6 +68,8 @@ pub(crate) enum Swatch {
     Point(RGBColor),
     /// A line with a marker: solid with a filled dot, or dashed with a hollow square.
     Line(RGBColor, SeriesStyle),
+    /// A pale box with an outline: a published bar.
+    Hollow(RGBColor),
 }
 
 /// One entry of a legend.
@@ -176,12 +178,12 @@ pub(crate) struct XyChart {
 }
 
 /// A text style of `px` pixels (plotters writes `font-size` as size / 1.24).
-fn font(px: f64) -> TextStyle<'static> {
+pub(super) fn font(px: f64) -> TextStyle<'static> {
     TextStyle::from(("sans-serif", px * 1.24).into_font()).color(&INK)
 }
 
 /// A bold text style of `px` pixels.
-fn bold(px: f64) -> TextStyle<'static> {
+pub(super) fn bold(px: f64) -> TextStyle<'static> {
     TextStyle::from(("sans-serif", px * 1.24, FontStyle::Bold).into_font()).color(&INK)
 }
 
@@ -262,12 +264,12 @@ fn legend_layout(entries: &[LegendEntry]) -> (Vec<(i32, i32)>, u32) {
 }
 
 /// Height of the title and legend block.
-fn header_height(legend: &[LegendEntry]) -> u32 {
+pub(super) fn header_height(legend: &[LegendEntry]) -> u32 {
     PAD + 24 + legend_layout(legend).1 + 10
 }
 
 /// Draws the title and the legend; returns the y where the chart starts.
-fn draw_header<DB: DrawingBackend>(
+pub(super) fn draw_header<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     legend: &[LegendEntry],
@@ -313,6 +315,16 @@ where
             [(x, cy - 6), (x + 16, cy + 6)],
             color.filled(),
         ))?,
+        Swatch::Hollow(color) => {
+            root.draw(&Rectangle::new(
+                [(x, cy - 6), (x + 16, cy + 6)],
+                super::bars::pale(*color).filled(),
+            ))?;
+            root.draw(&Rectangle::new(
+                [(x, cy - 6), (x + 16, cy + 6)],
+                color.stroke_width(2),
+            ))?;
+        }
         Swatch::Interval => {
             root.draw(&line((x, cy), (x + 16, cy), 2))?;
             root.draw(&line((x, cy - 5), (x, cy + 5), 2))?;
