@@ -239,6 +239,7 @@ fn trial_spec(path: &Path, method: MethodKind, file_size: u64, block_size: u64) 
             io: Default::default(),
             latency: false,
             scale: None,
+            scale_unit: None,
             threads: None,
             procs: None,
         },

@@ -54,6 +54,7 @@ pub(crate) fn case(method: MethodKind) -> Case {
         io: Default::default(),
         latency: false,
         scale: None,
+        scale_unit: None,
         threads: None,
         procs: None,
     }

@@ -179,6 +179,7 @@ pub fn read_case(
         io: Default::default(),
         latency: false,
         scale: None,
+        scale_unit: None,
         threads: None,
         procs: None,
     }
