@@ -9,6 +9,7 @@ use clap::{Args, Parser};
 use faultline::error::Error;
 use faultline::plan::presets::{self, Preset, Scale};
 use faultline::report::preset::PresetOutcome;
+use faultline::results::Reproduction;
 
 use crate::cli::{Cli, Command, RunArgs};
 
@@ -24,12 +25,19 @@ pub struct ReproduceArgs {
     /// The original sizes and run counts (can take hours).
     #[arg(long)]
     pub full: bool,
+    /// Replay the original's quirks where a preset can (each preset's fidelity
+    /// notes say which), instead of faultline's like-for-like comparison.
+    #[arg(long)]
+    pub faithful: bool,
     /// Write an HTML report with every preset's tables, verdicts and plots.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
     /// Export the results as JSON (with `all`: one file per preset, `<stem>-<preset>.json`).
     #[arg(long, value_name = "FILE")]
     pub export_json: Option<PathBuf>,
+    /// Export the results as a Markdown report (with `all`: one file per preset, `<stem>-<preset>.md`).
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
     /// Continue an interrupted reproduction from its journal (one preset at a time).
     #[arg(long, value_name = "JOURNAL")]
     pub resume: Option<PathBuf>,
@@ -64,18 +72,31 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    let scale = Scale {
-        full: args.full,
-        scale_down: args.scale_down,
-    };
+    let scale = Scale::new(args.full, args.scale_down).faithful(args.faithful);
     let mut outcomes = Vec::new();
     let mut code = ExitCode::SUCCESS;
     for preset in &chosen {
-        eprintln!("reproducing {} ({})", preset.name(), preset.source());
+        let reproduction = Reproduction {
+            preset: preset.name().to_string(),
+            faithful: args.faithful,
+        };
+        if let Some(path) = &args.resume {
+            check_resumable(path, &reproduction)?;
+        }
+        eprintln!(
+            "reproducing {} ({}), mode: {}",
+            preset.name(),
+            preset.source(),
+            reproduction.mode_line()
+        );
         let run_args = run_args(args, preset.name(), chosen.len() > 1)?;
         let setup = match &args.resume {
             Some(path) => crate::setup_resumed(&run_args, path)?,
-            None => crate::setup_fresh_plan(&run_args, Some(preset.plan(scale)))?,
+            None => crate::setup_fresh_plan(
+                &run_args,
+                Some(preset.plan(scale)),
+                Some(reproduction.clone()),
+            )?,
         };
         let (c, results) = crate::execute_with_results(setup, &run_args)?;
         let outcome = PresetOutcome::build(preset.as_ref(), &results);
@@ -102,6 +123,39 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
+/// Refuses to continue a journal of another preset, or of the other mode
+/// (a journal without a record is a default-mode one: it predates `--faithful`).
+fn check_resumable(path: &Path, wanted: &Reproduction) -> anyhow::Result<()> {
+    let header = faultline::journal::read(path)?.header;
+    let recorded = header.reproduction.unwrap_or(Reproduction {
+        preset: wanted.preset.clone(),
+        faithful: false,
+    });
+    if recorded.preset != wanted.preset {
+        return Err(Error::Plan(format!(
+            "--resume {}: that journal reproduces {}, not {}",
+            path.display(),
+            recorded.preset,
+            wanted.preset
+        ))
+        .into());
+    }
+    if recorded.faithful != wanted.faithful {
+        let (was, give) = if recorded.faithful {
+            ("a --faithful", "add --faithful")
+        } else {
+            ("a default-mode (not --faithful)", "leave out --faithful")
+        };
+        return Err(Error::Plan(format!(
+            "--resume {}: that journal is {was} reproduction of {}; {give} to continue it (modes cannot be mixed)",
+            path.display(),
+            recorded.preset
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 /// The `run` flags a preset's run uses: defaults, plus the data directory,
 /// cache dropping and exports asked for here.
 fn run_args(args: &ReproduceArgs, preset: &str, several: bool) -> anyhow::Result<RunArgs> {
@@ -122,6 +176,13 @@ fn run_args(args: &ReproduceArgs, preset: &str, several: bool) -> anyhow::Result
     )));
     run.drop_caches = args.drop_caches;
     run.export_json = args.export_json.as_deref().map(|p| {
+        if several {
+            per_preset(p, preset)
+        } else {
+            p.to_path_buf()
+        }
+    });
+    run.export_markdown = args.export_markdown.as_deref().map(|p| {
         if several {
             per_preset(p, preset)
         } else {

@@ -198,6 +198,7 @@ pub(crate) fn results() -> RunResults {
             metric: Metric::Total,
             drop_caches: false,
             seed: 7,
+            reproduction: None,
         },
         cases: vec![read, mmap, copy],
         comparisons: vec![ComparisonResult {

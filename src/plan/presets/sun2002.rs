@@ -232,10 +232,7 @@ mod tests {
     #[test]
     fn the_image_is_the_studys_or_a_small_5_4_one() {
         assert_eq!(image_at(Scale::QUICK), (1280, 1024));
-        let tiny = Scale {
-            full: false,
-            scale_down: 256,
-        };
+        let tiny = Scale::new(false, 256);
         assert_eq!(image_at(tiny), (80, 64));
         let plan = Sun2002.plan(Scale::QUICK);
         assert_eq!(plan.cases.len(), 8);
