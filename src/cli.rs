@@ -438,6 +438,15 @@ impl RunArgs {
             latency: self.latency.iter().map(|s| s.on()).collect(),
         };
         let cases = faultline::plan::variants::expand(cases, &factors)?;
+        if let Some(c) = cases.iter().find(|c| {
+            c.fill == Some(FillContent::Calloc)
+                && !matches!(c.method, MethodKind::Write | MethodKind::Pwrite)
+        }) {
+            return Err(Error::Plan(format!(
+                "--fill calloc is for --method write and pwrite (their buffer is calloc'd and never stored into); {} stores every byte it writes",
+                c.method
+            )));
+        }
         let mut cases = self.expand_scale_and_threads(cases)?;
         let mut seen = std::collections::HashSet::new();
         cases.retain(|c| seen.insert(c.clone()));

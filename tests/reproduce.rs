@@ -209,6 +209,9 @@ fn faithful_runs_every_preset_with_the_originals_quirks_and_records_it() {
     assert!(cases("write2020")
         .iter()
         .any(|c| c["method"] == "mmap-write" && c["size_with"] == "seek-write"));
+    assert!(cases("write2020")
+        .iter()
+        .any(|c| c["method"] == "write" && c["fill"] == "calloc"));
     assert!(cases("liege2018")
         .iter()
         .any(|c| c["pattern"] == "random-replace"));

@@ -96,6 +96,7 @@ impl Case {
             sync: self.sync.unwrap_or_default(),
             sync_call: self.sync_call.unwrap_or_default(),
             size_with: self.size_with,
+            zeroed_buffer: self.fill == Some(FillContent::Calloc),
         }
     }
 
