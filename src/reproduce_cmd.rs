@@ -91,7 +91,14 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         );
         let run_args = run_args(args, preset.name(), chosen.len() > 1)?;
         let setup = match &args.resume {
-            Some(path) => crate::setup_resumed(&run_args, path)?,
+            Some(path) => {
+                // A journal from before --faithful was recorded is a default-mode one.
+                let mut setup = crate::setup_resumed(&run_args, path)?;
+                setup
+                    .reproduction
+                    .get_or_insert_with(|| reproduction.clone());
+                setup
+            }
             None => crate::setup_fresh_plan(
                 &run_args,
                 Some(preset.plan(scale)),
