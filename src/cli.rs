@@ -13,7 +13,7 @@ use faultline::plan::{Case, Metric, OrderPolicy, Plan};
 use faultline::scratch::Target;
 use faultline::size::clap_size;
 use faultline::threads::{ThreadMode, Threads};
-use faultline::workload::{FillContent, ScaleFactor, WorkloadKind};
+use faultline::workload::{FillContent, ScaleFactor, ScaleUnit, WorkloadKind};
 
 /// Largest block a trial may use.
 pub const MAX_BLOCK: u64 = 64 << 20;
@@ -154,6 +154,10 @@ pub struct RunArgs {
     /// `scale` workload: every --factor enlarges (2 means -2).
     #[arg(long)]
     pub enlarge: bool,
+    /// `scale` workload: what one pixel is: a whole 3-byte pixel, or one byte as the
+    /// 2002 article's listing indexed the image.
+    #[arg(long, value_enum, default_value_t = ScaleUnit::Pixel)]
+    pub scale_unit: ScaleUnit,
     /// `scale` workload: size of the generated PPM image, WIDTHxHEIGHT [default: 1280x1024].
     #[arg(long, value_name = "WxH", value_parser = faultline::image::parse_image_size, conflicts_with = "file")]
     pub image: Option<(u32, u32)>,
@@ -199,7 +203,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
         "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
         "advice", "share", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
-        "factor", "enlarge", "image", "threads", "thread_mode", "procs",
+        "factor", "enlarge", "scale_unit", "image", "threads", "thread_mode", "procs",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -414,6 +418,7 @@ impl RunArgs {
                                                     io: Default::default(),
                                                     latency: false,
                                                     scale: None,
+                                                    scale_unit: None,
                                                     threads: None,
                                                     procs: None,
                                                     duration_s: None,
@@ -437,6 +442,15 @@ impl RunArgs {
             latency: self.latency.iter().map(|s| s.on()).collect(),
         };
         let cases = faultline::plan::variants::expand(cases, &factors)?;
+        if let Some(c) = cases.iter().find(|c| {
+            c.fill == Some(FillContent::Calloc)
+                && !matches!(c.method, MethodKind::Write | MethodKind::Pwrite)
+        }) {
+            return Err(Error::Plan(format!(
+                "--fill calloc is for --method write and pwrite (their buffer is calloc'd and never stored into); {} stores every byte it writes",
+                c.method
+            )));
+        }
         let mut cases = self.expand_scale_and_threads(cases)?;
         let mut seen = std::collections::HashSet::new();
         cases.retain(|c| seen.insert(c.clone()));
@@ -504,6 +518,7 @@ impl RunArgs {
                 ("--enlarge", self.enlarge),
                 ("--image", self.image.is_some()),
                 ("--keep-output", self.keep_output.is_some()),
+                ("--scale-unit", self.scale_unit != ScaleUnit::Pixel),
             ];
             if let Some((flag, _)) = stray.iter().find(|(_, given)| *given) {
                 return Err(Error::Plan(format!("{flag} is for --workload scale")));
@@ -568,6 +583,8 @@ impl RunArgs {
                 for &threads in &threads {
                     let case = Case {
                         scale,
+                        scale_unit: (scale.is_some() && self.scale_unit != ScaleUnit::Pixel)
+                            .then_some(self.scale_unit),
                         threads,
                         procs: self.procs.filter(|&n| n > 1),
                         ..case.clone()

@@ -45,6 +45,9 @@ pub struct Header {
     /// `--keep`: keep the written files.
     #[serde(default)]
     pub keep: bool,
+    /// The study and mode of a `faultline reproduce` run; absent for `faultline run`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduction: Option<crate::results::Reproduction>,
 }
 
 /// A file a journalled run measures.
@@ -277,6 +280,7 @@ pub(crate) mod tests {
             export_markdown: None,
             scratch_parent: None,
             keep: false,
+            reproduction: None,
         }
     }
 

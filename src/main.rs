@@ -150,6 +150,8 @@ struct Setup {
     resume: runner::Resume,
     exports: Exports,
     scratch: Option<Arc<Scratch>>,
+    /// The study and mode, when `faultline reproduce` runs the plan.
+    reproduction: Option<faultline::results::Reproduction>,
 }
 
 /// The scratch directory for the plan's write cases, checked (and `--dir`
@@ -254,12 +256,16 @@ fn journal_path(args: &RunArgs, dir: &std::path::Path) -> anyhow::Result<std::pa
 }
 
 fn setup_fresh(args: &RunArgs) -> anyhow::Result<Setup> {
-    setup_fresh_plan(args, None)
+    setup_fresh_plan(args, None, None)
 }
 
 /// [`setup_fresh`] with the plan `given` (a preset's) instead of the one the
 /// flags describe.
-fn setup_fresh_plan(args: &RunArgs, given: Option<Plan>) -> anyhow::Result<Setup> {
+fn setup_fresh_plan(
+    args: &RunArgs,
+    given: Option<Plan>,
+    reproduction: Option<faultline::results::Reproduction>,
+) -> anyhow::Result<Setup> {
     let dir = data_dir(args.data_dir.clone());
     // Check the file and the plan before generating anything.
     let user_file = args.file.as_deref().map(dataset::user_file).transpose()?;
@@ -365,6 +371,7 @@ fn setup_fresh_plan(args: &RunArgs, given: Option<Plan>) -> anyhow::Result<Setup
         export_markdown: exports.markdown.clone(),
         scratch_parent: args.dir.clone(),
         keep: args.keep,
+        reproduction: reproduction.clone(),
     };
     let journal = Journal::create(&journal_path(args, &dir)?, &header)?;
     Ok(Setup {
@@ -376,6 +383,7 @@ fn setup_fresh_plan(args: &RunArgs, given: Option<Plan>) -> anyhow::Result<Setup
         resume: runner::Resume::default(),
         exports,
         scratch,
+        reproduction,
     })
 }
 
@@ -488,6 +496,7 @@ fn setup_resumed(args: &RunArgs, path: &std::path::Path) -> anyhow::Result<Setup
         journal: Journal::append_to(path)?,
         resume,
         exports,
+        reproduction: header.reproduction,
     })
 }
 
@@ -507,6 +516,7 @@ fn execute_with_results(setup: Setup, args: &RunArgs) -> anyhow::Result<(ExitCod
         resume,
         exports,
         scratch,
+        reproduction,
     } = setup;
     let (measured, generated) = match (files.values().next(), &scratch) {
         (Some(first), _) => (first.path.clone(), first.generated()),
@@ -523,6 +533,7 @@ fn execute_with_results(setup: Setup, args: &RunArgs) -> anyhow::Result<(ExitCod
         metric: plan.metric,
         drop_caches: asked_drop_caches,
         seed: plan.seed,
+        reproduction,
     };
     let mut warnings = Vec::new();
     let mut drop_caches = asked_drop_caches;

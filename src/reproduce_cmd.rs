@@ -10,6 +10,7 @@ use faultline::error::Error;
 use faultline::plan::presets::crotty2022::{Choices, Crotty2022};
 use faultline::plan::presets::{self, Preset, Scale};
 use faultline::report::preset::PresetOutcome;
+use faultline::results::Reproduction;
 
 use crate::cli::{Cli, Command, RunArgs};
 
@@ -27,6 +28,10 @@ pub struct ReproduceArgs {
     /// The original sizes and run counts (can take hours).
     #[arg(long)]
     pub full: bool,
+    /// Replay the original's quirks where a preset can (each preset's fidelity
+    /// notes say which), instead of faultline's like-for-like comparison.
+    #[arg(long)]
+    pub faithful: bool,
     /// Write an HTML report with every preset's tables, verdicts and plots.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
@@ -40,6 +45,9 @@ pub struct ReproduceArgs {
     /// crotty2022 also writes its per-second timeline to `<stem>-timeline.csv`.
     #[arg(long, value_name = "FILE")]
     pub export_csv: Option<PathBuf>,
+    /// Export the results as a Markdown report (with `all`: one file per preset, `<stem>-<preset>.md`).
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
     /// Continue an interrupted reproduction from its journal (one preset at a time).
     #[arg(long, value_name = "JOURNAL")]
     pub resume: Option<PathBuf>,
@@ -65,10 +73,7 @@ pub struct ReproduceArgs {
 
 /// Runs `faultline reproduce`.
 pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
-    let scale = Scale {
-        full: args.full,
-        scale_down: args.scale_down,
-    };
+    let scale = Scale::new(args.full, args.scale_down).faithful(args.faithful);
     let crotty_flags = args.threads.is_some() || args.size.is_some() || args.duration.is_some();
     if crotty_flags && args.preset != "crotty2022" {
         return Err(Error::Plan(
@@ -114,14 +119,33 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     let mut outcomes = Vec::new();
     let mut code = ExitCode::SUCCESS;
     for preset in &chosen {
-        eprintln!("reproducing {} ({})", preset.name(), preset.source());
+        let reproduction = Reproduction {
+            preset: preset.name().to_string(),
+            faithful: args.faithful,
+        };
+        if let Some(path) = &args.resume {
+            check_resumable(path, &reproduction)?;
+        }
+        eprintln!(
+            "reproducing {} ({}), mode: {}",
+            preset.name(),
+            preset.source(),
+            reproduction.mode_line()
+        );
         let run_args = run_args(args, preset.name(), chosen.len() > 1)?;
         let setup = match &args.resume {
-            Some(path) => crate::setup_resumed(&run_args, path)?,
+            Some(path) => {
+                // A journal from before --faithful was recorded is a default-mode one.
+                let mut setup = crate::setup_resumed(&run_args, path)?;
+                setup
+                    .reproduction
+                    .get_or_insert_with(|| reproduction.clone());
+                setup
+            }
             None => {
                 let plan = preset.plan(scale);
                 check_disk_space(&plan, &run_args)?;
-                crate::setup_fresh_plan(&run_args, Some(plan))?
+                crate::setup_fresh_plan(&run_args, Some(plan), Some(reproduction.clone()))?
             }
         };
         let (c, results) = crate::execute_with_results(setup, &run_args)?;
@@ -153,6 +177,39 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     Ok(code)
 }
 
+/// Refuses to continue a journal of another preset, or of the other mode
+/// (a journal without a record is a default-mode one: it predates `--faithful`).
+fn check_resumable(path: &Path, wanted: &Reproduction) -> anyhow::Result<()> {
+    let header = faultline::journal::read(path)?.header;
+    let recorded = header.reproduction.unwrap_or(Reproduction {
+        preset: wanted.preset.clone(),
+        faithful: false,
+    });
+    if recorded.preset != wanted.preset {
+        return Err(Error::Plan(format!(
+            "--resume {}: that journal reproduces {}, not {}",
+            path.display(),
+            recorded.preset,
+            wanted.preset
+        ))
+        .into());
+    }
+    if recorded.faithful != wanted.faithful {
+        let (was, give) = if recorded.faithful {
+            ("a --faithful", "add --faithful")
+        } else {
+            ("a default-mode (not --faithful)", "leave out --faithful")
+        };
+        return Err(Error::Plan(format!(
+            "--resume {}: that journal is {was} reproduction of {}; {give} to continue it (modes cannot be mixed)",
+            path.display(),
+            recorded.preset
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 /// The `run` flags a preset's run uses: defaults, plus the data directory,
 /// cache dropping and exports asked for here.
 fn run_args(args: &ReproduceArgs, preset: &str, several: bool) -> anyhow::Result<RunArgs> {
@@ -172,20 +229,18 @@ fn run_args(args: &ReproduceArgs, preset: &str, several: bool) -> anyhow::Result
         std::process::id()
     )));
     run.drop_caches = args.drop_caches;
-    run.export_json = args.export_json.as_deref().map(|p| {
-        if several {
-            per_preset(p, preset)
-        } else {
-            p.to_path_buf()
-        }
-    });
-    run.export_csv = args.export_csv.as_deref().map(|p| {
-        if several {
-            per_preset(p, preset)
-        } else {
-            p.to_path_buf()
-        }
-    });
+    let export = |path: &Option<PathBuf>| {
+        path.as_deref().map(|p| {
+            if several {
+                per_preset(p, preset)
+            } else {
+                p.to_path_buf()
+            }
+        })
+    };
+    run.export_json = export(&args.export_json);
+    run.export_csv = export(&args.export_csv);
+    run.export_markdown = export(&args.export_markdown);
     Ok(*run)
 }
 

@@ -50,6 +50,37 @@ pub struct Settings {
     pub drop_caches: bool,
     /// Seed of random orders and shuffles.
     pub seed: u64,
+    /// The study `faultline reproduce` replayed, and how; absent for `faultline run`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduction: Option<Reproduction>,
+}
+
+/// What a `faultline reproduce` run replayed: recorded in the journal and
+/// the results, so that a resumed run cannot mix modes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reproduction {
+    /// The preset, e.g. `sun2002`.
+    pub preset: String,
+    /// Whether the original's quirks were replayed (`--faithful`).
+    pub faithful: bool,
+}
+
+impl Reproduction {
+    /// `faithful (--faithful: the original's quirks replayed)` or `default (...)`.
+    pub fn mode_line(&self) -> String {
+        mode_line(self.faithful)
+    }
+}
+
+/// The mode of a reproduction in words, for headers.
+pub fn mode_line(faithful: bool) -> String {
+    if faithful {
+        "faithful (--faithful: the original's quirks replayed where the fidelity notes say so)"
+            .into()
+    } else {
+        "default (faultline's like-for-like comparison; --faithful replays the original's quirks)"
+            .into()
+    }
 }
 
 /// One case and what was measured for it.

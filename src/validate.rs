@@ -19,11 +19,11 @@ type Key = (
     WorkloadKind,
     Option<FillContent>,
     u64,
-    Option<crate::workload::ScaleFactor>,
+    Option<(crate::workload::ScaleFactor, crate::workload::ScaleUnit)>,
 );
 
 /// The first checksum seen for each (pattern, block, file, workload, fill,
-/// seed, scale factor). Threads are not in the key: a threaded trial's
+/// seed, scale factor with its unit). Threads are not in the key: a threaded trial's
 /// checksum equals the one-thread checksum ([`crate::threads`]), so it is
 /// checked against it.
 /// Write methods meet each other here (their workload is `fill`), never read
@@ -50,7 +50,7 @@ impl ChecksumBook {
             case.workload,
             case.fill,
             case.seed,
-            case.scale,
+            case.scale.map(|s| (s, case.scale_unit.unwrap_or_default())),
         );
         let label = case.method_label();
         match self.seen.get(&key) {

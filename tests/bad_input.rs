@@ -212,3 +212,30 @@ fn a_missing_journal_is_named_once() {
         "the cause is not repeated: {stderr}"
     );
 }
+
+#[test]
+fn calloc_fill_is_for_write_and_pwrite_only() {
+    refused(
+        &[
+            "--method",
+            "mmap-write",
+            "--workload",
+            "fill",
+            "--fill",
+            "calloc",
+            "--size",
+            "64K",
+        ],
+        "--fill calloc is for --method write and pwrite",
+        2,
+    );
+}
+
+#[test]
+fn scale_unit_without_the_scale_workload() {
+    refused(
+        &["--scale-unit", "byte", "--size", "64K"],
+        "--scale-unit is for --workload scale",
+        2,
+    );
+}

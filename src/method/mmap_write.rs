@@ -46,6 +46,11 @@ pub enum SizeWith {
     Truncate,
     /// fallocate(): every block allocated before the main loop.
     Fallocate,
+    /// lseek() to the last byte and write() one zero byte there, as the 2020
+    /// post did (a sparse file but for its last block). The post wrote at
+    /// offset `size`, leaving a file one byte longer than it mapped; this
+    /// writes at `size - 1`, so the file is the planned size.
+    SeekWrite,
 }
 
 display_as_value_name!(SizeWith);
@@ -92,6 +97,16 @@ fn fallocate(file: &File, len: u64) -> std::io::Result<()> {
     }
 }
 
+/// lseek(fd, len - 1, SEEK_SET) and write(fd, "", 1): the file becomes `len` bytes.
+fn seek_write_last(file: &mut File, len: u64) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    if len == 0 {
+        return Ok(());
+    }
+    file.seek(SeekFrom::Start(len - 1))?;
+    file.write_all(&[0])
+}
+
 impl Method for MmapWriteMethod {
     fn setup(&mut self) -> Result<()> {
         let len = self.layout.file_size;
@@ -101,6 +116,8 @@ impl Method for MmapWriteMethod {
                 .file
                 .set_len(len)
                 .map_err(|e| write_error(format_args!("ftruncate to {len} bytes"), e))?,
+            Some(SizeWith::SeekWrite) => seek_write_last(&mut self.file, len)
+                .map_err(|e| write_error(format_args!("lseek + 1-byte write at {len} bytes"), e))?,
             Some(SizeWith::Fallocate) => fallocate(&self.file, len).map_err(|e| {
                 if e.raw_os_error() == Some(libc::EOPNOTSUPP) {
                     Error::Trial(format!(

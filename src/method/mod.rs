@@ -71,6 +71,9 @@ pub struct WriteOptions {
     pub sync_call: SyncCall,
     /// How `mmap-write` sizes a fresh file; `None` when the file already has its size.
     pub size_with: Option<SizeWith>,
+    /// `write`, `pwrite`: the buffer is zeroed memory left untouched (calloc),
+    /// not pre-faulted (`--fill calloc`).
+    pub zeroed_buffer: bool,
 }
 
 /// One way of getting a file's bytes to a workload.
@@ -204,22 +207,28 @@ impl MethodKind {
             MethodKind::Pread => Box::new(read::ReadMethod::new(file, layout, read::Call::Pread)),
             MethodKind::Mmap => Box::new(mmap::MmapMethod::new(file, layout, mmap, false)),
             MethodKind::MmapCopy => Box::new(mmap::MmapMethod::new(file, layout, mmap, true)),
-            MethodKind::Write => Box::new(WriteMethod::new(
-                file,
-                layout,
-                Call::Write,
-                write.sync,
-                write.sync_call,
-                timer,
-            )),
-            MethodKind::Pwrite => Box::new(WriteMethod::new(
-                file,
-                layout,
-                Call::Pwrite,
-                write.sync,
-                write.sync_call,
-                timer,
-            )),
+            MethodKind::Write => Box::new(
+                WriteMethod::new(
+                    file,
+                    layout,
+                    Call::Write,
+                    write.sync,
+                    write.sync_call,
+                    timer,
+                )
+                .zeroed_buffer(write.zeroed_buffer),
+            ),
+            MethodKind::Pwrite => Box::new(
+                WriteMethod::new(
+                    file,
+                    layout,
+                    Call::Pwrite,
+                    write.sync,
+                    write.sync_call,
+                    timer,
+                )
+                .zeroed_buffer(write.zeroed_buffer),
+            ),
             MethodKind::MmapWrite => Box::new(mmap_write::MmapWriteMethod::new(
                 file,
                 layout,

@@ -87,6 +87,7 @@ pub struct WriteMethod {
     sync_call: SyncCall,
     timer: Box<dyn SyncTimer>,
     buffer: Vec<u8>,
+    zeroed: bool,
 }
 
 impl WriteMethod {
@@ -108,7 +109,16 @@ impl WriteMethod {
             sync_call,
             timer,
             buffer: Vec::new(),
+            zeroed: false,
         }
+    }
+
+    /// With `true`, setup allocates the buffer zeroed and leaves it untouched
+    /// (calloc: large buffers get pages only when write() reads them)
+    /// instead of pre-faulting it; for `--fill calloc`.
+    pub fn zeroed_buffer(mut self, zeroed: bool) -> Self {
+        self.zeroed = zeroed;
+        self
     }
 }
 
@@ -169,7 +179,12 @@ pub(super) fn sync_name(call: SyncCall) -> &'static str {
 
 impl Method for WriteMethod {
     fn setup(&mut self) -> Result<()> {
-        self.buffer = prefaulted_buffer(self.layout.block_size as usize);
+        let len = self.layout.block_size as usize;
+        self.buffer = if self.zeroed {
+            vec![0u8; len]
+        } else {
+            prefaulted_buffer(len)
+        };
         Ok(())
     }
 

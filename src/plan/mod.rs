@@ -9,7 +9,7 @@ use crate::method::{
 use crate::pattern::Pattern;
 use crate::scratch::Target;
 use crate::threads::Threads;
-use crate::workload::{FillContent, ScaleFactor, WorkloadKind};
+use crate::workload::{FillContent, ScaleFactor, ScaleUnit, WorkloadKind};
 
 pub mod presets;
 pub mod variants;
@@ -63,6 +63,9 @@ pub struct Case {
     /// The factor of the `scale` workload (absent for the others).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scale: Option<ScaleFactor>,
+    /// What the `scale` workload takes as a pixel (absent: whole pixels).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_unit: Option<ScaleUnit>,
     /// Threads in the trial and how they share the work (absent: one thread).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threads: Option<Threads>,
@@ -83,7 +86,8 @@ pub struct Case {
 impl Case {
     /// A fresh workload for one trial of this case (with its scale factor).
     pub fn build_workload(&self, page_size: usize) -> Box<dyn crate::workload::Workload> {
-        self.workload.build_scaled(page_size, self.fill, self.scale)
+        self.workload
+            .build_scaled(page_size, self.fill, self.scale, self.scale_unit)
     }
 
     /// The mmap options, defaulted for methods that do not map.
@@ -101,6 +105,7 @@ impl Case {
             sync: self.sync.unwrap_or_default(),
             sync_call: self.sync_call.unwrap_or_default(),
             size_with: self.size_with,
+            zeroed_buffer: self.fill == Some(FillContent::Calloc),
         }
     }
 
@@ -151,7 +156,7 @@ impl Case {
             self.cache,
             self.warm_by,
             self.seed,
-            self.scale,
+            self.scale.map(|s| (s, self.scale_unit.unwrap_or_default())),
             self.threads,
             self.procs,
         )
@@ -179,6 +184,9 @@ impl Case {
             Some(ScaleFactor::Reduce(k)) => workload.push_str(&format!(" /{k}")),
             Some(ScaleFactor::Enlarge(k)) => workload.push_str(&format!(" x{k}")),
             None => {}
+        }
+        if self.scale_unit == Some(ScaleUnit::Byte) {
+            workload.push_str(" bytes as pixels");
         }
         if let Some(t) = self.threads {
             workload.push_str(&format!(", {} threads {}", t.count, t.mode));
@@ -213,8 +221,8 @@ impl Case {
 }
 
 /// What [`Case::group_key`] returns: pattern, block size, file size,
-/// workload, fill content, target, cache state, warm-by, seed, scale factor,
-/// threads and processes.
+/// workload, fill content, target, cache state, warm-by, seed, scale factor
+/// with its unit, threads and processes.
 pub type GroupKey = (
     Pattern,
     u64,
@@ -225,7 +233,7 @@ pub type GroupKey = (
     CacheState,
     WarmBy,
     u64,
-    Option<ScaleFactor>,
+    Option<(ScaleFactor, ScaleUnit)>,
     Option<Threads>,
     Option<u32>,
 );

@@ -54,6 +54,7 @@ pub(crate) fn case(method: MethodKind) -> Case {
         io: Default::default(),
         latency: false,
         scale: None,
+        scale_unit: None,
         threads: None,
         procs: None,
         duration_s: None,
@@ -200,6 +201,7 @@ pub(crate) fn results() -> RunResults {
             metric: Metric::Total,
             drop_caches: false,
             seed: 7,
+            reproduction: None,
         },
         cases: vec![read, mmap, copy],
         comparisons: vec![ComparisonResult {

@@ -358,9 +358,10 @@ pub fn render_preset_html(outcomes: &[super::preset::PresetOutcome]) -> String {
     out.push_str("</nav>\n</header>\n<main>\n");
     for o in outcomes {
         out.push_str(&format!(
-            "<section class=\"preset\" id=\"preset-{0}\">\n<h2>{0}</h2>\n<p>{1}</p>\n",
+            "<section class=\"preset\" id=\"preset-{0}\">\n<h2>{0}</h2>\n<p>{1}</p>\n<p class=\"mode\"><strong>Mode:</strong> {2}</p>\n",
             escape(&o.name),
-            escape(&o.source)
+            escape(&o.source),
+            escape(&o.mode_line())
         ));
         out.push_str("<h3>Published and measured</h3>\n");
         for t in o.published.iter().chain(&o.measured) {

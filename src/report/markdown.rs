@@ -30,6 +30,13 @@ pub fn render_markdown(results: &RunResults) -> String {
         out.push_str("\n```\n\n");
     }
 
+    if let Some(r) = &results.settings.reproduction {
+        out.push_str(&format!(
+            "Reproduction of **{}**, mode: {}.\n\n",
+            escape(&r.preset),
+            escape(&r.mode_line())
+        ));
+    }
     out.push_str("## Environment\n\n");
     push_fields(&mut out, ["field", "value"], &results.environment);
     out.push_str("## Settings\n\n");

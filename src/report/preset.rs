@@ -16,6 +16,9 @@ pub struct PresetOutcome {
     pub name: String,
     /// The study.
     pub source: String,
+    /// Whether the run replayed the original's quirks (`--faithful`), as its
+    /// results record.
+    pub faithful: bool,
     /// The study's published tables.
     pub published: Vec<Table>,
     /// faultline's measured tables, in the same layout.
@@ -46,6 +49,11 @@ impl PresetOutcome {
         PresetOutcome {
             name: preset.name().to_string(),
             source: preset.source().to_string(),
+            faithful: results
+                .settings
+                .reproduction
+                .as_ref()
+                .is_some_and(|r| r.faithful),
             published: preset.published(),
             measured: preset.measured(results),
             claims: preset
@@ -66,9 +74,19 @@ impl PresetOutcome {
         }
     }
 
+    /// The mode the run used, in words.
+    pub fn mode_line(&self) -> String {
+        crate::results::mode_line(self.faithful)
+    }
+
     /// The outcome as plain text for the terminal.
     pub fn render_text(&self) -> String {
-        let mut out = format!("== {} — {}\n\n", self.name, self.source);
+        let mut out = format!(
+            "== {} — {}\nmode: {}\n\n",
+            self.name,
+            self.source,
+            self.mode_line()
+        );
         for t in self.published.iter().chain(&self.measured) {
             out.push_str(&t.render_text());
             out.push('\n');

@@ -6,6 +6,9 @@
 //! blocks were written in:
 //!
 //! - `zero`: every byte is 0 (the 2020 post wrote zeros);
+//! - `calloc`: every byte is 0, and the workload stores nothing: the method's
+//!   buffer is zeroed memory never touched before the write (the 2020 post's
+//!   calloc'd buffer), so only `write` and `pwrite` take it;
 //! - `pattern`: the 8 bytes at offset `8·i` are [`pattern_word`]`(i)`,
 //!   little-endian. A block written at the wrong offset, or not at all, shows
 //!   up as a wrong byte.
@@ -39,6 +42,9 @@ pub enum FillContent {
     /// A deterministic, position-dependent pattern ([`pattern_word`]).
     #[default]
     Pattern,
+    /// Zeros the workload never stores: the method's buffer is calloc'd and
+    /// untouched (`write` and `pwrite` only).
+    Calloc,
 }
 
 impl FillContent {
@@ -47,6 +53,7 @@ impl FillContent {
         match self {
             FillContent::Zero => "zero",
             FillContent::Pattern => "pattern",
+            FillContent::Calloc => "calloc",
         }
     }
 }
@@ -114,7 +121,7 @@ pub fn fill_pattern(offset: u64, out: &mut [u8]) -> u64 {
 /// returns their sum.
 pub fn fill(content: FillContent, offset: u64, out: &mut [u8]) -> u64 {
     match content {
-        FillContent::Zero => {
+        FillContent::Zero | FillContent::Calloc => {
             out.fill(0);
             0
         }
@@ -143,6 +150,10 @@ impl Workload for Fill {
 
     #[inline]
     fn produce(&mut self, offset: u64, out: &mut [u8]) {
+        if self.content == FillContent::Calloc {
+            // The buffer is already zeros, and must stay untouched.
+            return;
+        }
         let sum = fill(self.content, offset, out);
         self.total = self.total.wrapping_add(std::hint::black_box(sum));
     }
@@ -231,5 +242,17 @@ mod tests {
             let expected: u64 = w.to_le_bytes().iter().map(|&b| b as u64).sum();
             assert_eq!(byte_sum(w), expected, "{w:#x}");
         }
+    }
+
+    #[test]
+    fn calloc_stores_nothing_and_sums_to_zero() {
+        let mut f = Fill::new(FillContent::Calloc);
+        let mut out = vec![0xa5u8; 100];
+        f.produce(0, &mut out);
+        assert!(out.iter().all(|&b| b == 0xa5), "untouched");
+        assert_eq!(f.checksum(), 0);
+        // What a read-back expects at any offset: zeros.
+        assert_eq!(fill(FillContent::Calloc, 7, &mut out), 0);
+        assert!(out.iter().all(|&b| b == 0));
     }
 }

@@ -19,7 +19,7 @@ mod touch;
 pub use digest::{Digest, DigestAlgorithm};
 pub use fill::{fill, fill_pattern, pattern_byte, pattern_word, Fill, FillContent};
 pub use ppm::{PpmError, PpmHeader};
-pub use scale::{Scale, ScaleFactor, ScaleFactorError};
+pub use scale::{Scale, ScaleFactor, ScaleFactorError, ScaleUnit};
 pub use sum::{sum_bytes, Sum};
 pub use touch::Touch;
 
@@ -107,15 +107,20 @@ impl WorkloadKind {
 
     /// Builds a fresh workload for one trial; `fill` is the content of the
     /// `fill` workload (ignored by the others).
-    /// `scale` scales by `scale` (by 2 when `None`).
+    /// `scale` scales by `scale` (by 2 when `None`), taking `unit` as a
+    /// pixel (whole pixels when `None`).
     pub fn build_scaled(
         self,
         page_size: usize,
         fill: Option<FillContent>,
         scale: Option<ScaleFactor>,
+        unit: Option<ScaleUnit>,
     ) -> Box<dyn Workload> {
         match self {
-            WorkloadKind::Scale => Box::new(Scale::new(scale.unwrap_or(ScaleFactor::Reduce(2)))),
+            WorkloadKind::Scale => Box::new(Scale::with_unit(
+                scale.unwrap_or(ScaleFactor::Reduce(2)),
+                unit.unwrap_or_default(),
+            )),
             other => other.build(page_size, fill),
         }
     }

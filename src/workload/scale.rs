@@ -17,6 +17,20 @@
 //!   `k·width × k·height`.
 //! - A factor of 1 copies the image.
 //!
+//! With [`ScaleUnit::Byte`] the raster is scaled as the 2002 article's listing
+//! indexed it: as if every byte were a pixel. Its source row is `width`
+//! bytes (not `3·width`), so only the first third of the raster (`width ×
+//! height` bytes) is read; reduction by k keeps byte `(k·y)·width + k·x` for
+//! every `y < ceil(height / k)` and `x < ceil(width / k)` and stores it at
+//! `y·stride + x` in a buffer of `stride × floor(height / k) × 3` bytes,
+//! where `stride = floor(width / k)` (at least 1): when k does not divide the
+//! width, the last byte of a row lands on the next row's first, which the
+//! next row then overwrites, as in the listing. Enlargement by k stores byte
+//! `y·width + x` at every `(k·y + i)·k·width + k·x + j` (`i, j < k`) of a
+//! `k·width × k·height × 3` buffer. Unwritten bytes of the buffer are 0. The
+//! output is that whole buffer, read as a `stride × floor(height / k)` (or
+//! `k·width × k·height`) image.
+//!
 //! The checksum is the first 8 bytes (little-endian) of the BLAKE3 hash of
 //! the output pixels, computed when asked for (after the timed loop), not
 //! while scaling; it is 0 when nothing has been scaled.
@@ -45,6 +59,46 @@ pub enum ScaleFactor {
     Reduce(u32),
     /// Replicate each pixel k × k times.
     Enlarge(u32),
+}
+
+/// What the `scale` workload takes as one pixel.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScaleUnit {
+    /// Whole 3-byte pixels (a correct nearest-neighbour scaling).
+    #[default]
+    Pixel,
+    /// Single bytes, as the 2002 article's listing indexed them (see the module docs).
+    Byte,
+}
+
+impl ScaleUnit {
+    /// The name used on the command line and in exports.
+    pub fn name(self) -> &'static str {
+        match self {
+            ScaleUnit::Pixel => "pixel",
+            ScaleUnit::Byte => "byte",
+        }
+    }
+}
+
+impl fmt::Display for ScaleUnit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Why a string or a value is not a [`ScaleFactor`]. One-line messages.
@@ -131,6 +185,7 @@ impl fmt::Display for ScaleFactor {
 #[derive(Debug)]
 pub struct Scale {
     factor: ScaleFactor,
+    unit: ScaleUnit,
     /// The scaled pixels, row by row; meaningful only when `size` is set.
     output: Vec<u8>,
     /// Width and height of `output`, once an image has been scaled.
@@ -145,11 +200,20 @@ impl Scale {
     /// # Panics
     /// If the factor is 0 (a [`ScaleFactor`] parsed from a string never is).
     pub fn new(factor: ScaleFactor) -> Self {
+        Scale::with_unit(factor, ScaleUnit::Pixel)
+    }
+
+    /// A workload scaling by `factor`, taking `unit` as one pixel.
+    ///
+    /// # Panics
+    /// If the factor is 0 (a [`ScaleFactor`] parsed from a string never is).
+    pub fn with_unit(factor: ScaleFactor, unit: ScaleUnit) -> Self {
         if let Err(e) = factor.validate() {
             panic!("{e}");
         }
         Scale {
             factor,
+            unit,
             output: Vec::new(),
             size: None,
             error: None,
@@ -181,6 +245,9 @@ impl Scale {
     fn scale(&mut self, file: &[u8]) -> Result<(u32, u32), PpmError> {
         let (header, pixels) = parse_image(file)?;
         let (width, height) = (header.width, header.height);
+        if self.unit == ScaleUnit::Byte {
+            return self.scale_bytes(width, height, pixels);
+        }
         let (out_width, out_height) = self.factor.output_size(width, height)?;
         let out_len = raster_len(out_width, out_height)?;
         let too_large = PpmError::TooLarge {
@@ -221,6 +288,57 @@ impl Scale {
             }
         }
         debug_assert_eq!(out.len(), out_len);
+        Ok((out_width, out_height))
+    }
+}
+
+impl Scale {
+    /// The listing's byte-as-pixel scaling of `pixels` (see the module docs).
+    fn scale_bytes(
+        &mut self,
+        width: u32,
+        height: u32,
+        pixels: &[u8],
+    ) -> Result<(u32, u32), PpmError> {
+        let k = self.factor.factor().max(1);
+        let (out_width, out_height) = match self.factor {
+            ScaleFactor::Reduce(_) => ((width / k).max(1), (height / k).max(1)),
+            ScaleFactor::Enlarge(_) => self.factor.output_size(width, height)?,
+        };
+        let out_len = raster_len(out_width, out_height)?;
+        let out = &mut self.output;
+        out.clear();
+        out.try_reserve_exact(out_len)
+            .map_err(|_| PpmError::TooLarge {
+                width: out_width.into(),
+                height: out_height.into(),
+            })?;
+        out.resize(out_len, 0);
+        let (w, h, k) = (width as usize, height as usize, k as usize);
+        // The first width × height bytes of the raster, `width` bytes a row.
+        let grid = &pixels[..w * h];
+        match self.factor {
+            ScaleFactor::Reduce(_) => {
+                let stride = out_width as usize;
+                for (y, row) in grid.chunks_exact(w).step_by(k).enumerate() {
+                    let dest = &mut out[y * stride..];
+                    for (x, &b) in row.iter().step_by(k).enumerate() {
+                        dest[x] = b;
+                    }
+                }
+            }
+            ScaleFactor::Enlarge(_) => {
+                let stride = out_width as usize;
+                for (y, row) in grid.chunks_exact(w).enumerate() {
+                    for i in 0..k {
+                        let dest = &mut out[(k * y + i) * stride..];
+                        for (x, &b) in row.iter().enumerate() {
+                            dest[k * x..k * x + k].fill(b);
+                        }
+                    }
+                }
+            }
+        }
         Ok((out_width, out_height))
     }
 }
@@ -344,6 +462,99 @@ mod tests {
     #[test]
     fn matches_reference_on_1280x1024() {
         matches_reference(1280, 1024);
+    }
+
+    /// An independent test oracle for the 2002 listing's indexing, written
+    /// from its index arithmetic alone (not its code): source byte
+    /// `i*width + j`, destination `(i/k)*stride + j/k` (reduce) or
+    /// `(i*k + a)*k*width + j*k + b` (enlarge), into a zeroed buffer of
+    /// `dest_w * dest_h * 3` bytes.
+    fn listing(width: u32, height: u32, pixels: &[u8], factor: ScaleFactor) -> (u32, u32, Vec<u8>) {
+        let (w, h) = (width as usize, height as usize);
+        let k = factor.factor() as usize;
+        match factor {
+            ScaleFactor::Reduce(_) => {
+                let (dw, dh) = ((w / k).max(1), (h / k).max(1));
+                let stride = dw;
+                let mut dest = vec![0u8; dw * dh * 3];
+                let mut i = 0;
+                while i < h {
+                    let mut j = 0;
+                    while j < w {
+                        dest[(i / k) * stride + (j / k)] = pixels[i * w + j];
+                        j += k;
+                    }
+                    i += k;
+                }
+                (dw as u32, dh as u32, dest)
+            }
+            ScaleFactor::Enlarge(_) => {
+                let stride = k * w;
+                let mut dest = vec![0u8; w * k * h * k * 3];
+                for i in 0..h {
+                    for j in 0..w {
+                        for a in 0..k {
+                            for b in 0..k {
+                                dest[(i * k + a) * stride + j * k + b] = pixels[i * w + j];
+                            }
+                        }
+                    }
+                }
+                ((w * k) as u32, (h * k) as u32, dest)
+            }
+        }
+    }
+
+    #[test]
+    fn byte_unit_matches_the_listing_on_tiny_images() {
+        for (width, height) in [(7, 5), (8, 8), (37, 23), (2, 9), (80, 64)] {
+            let file = generate(width, height, 11);
+            let (_, pixels) = parse_image(&file).unwrap();
+            for factor in FACTORS {
+                let mut s = Scale::with_unit(factor, ScaleUnit::Byte);
+                s.consume(0, &file);
+                assert_eq!(s.error(), None);
+                let (w, h, out) = s.output().unwrap();
+                let (lw, lh, expected) = listing(width, height, pixels, factor);
+                assert_eq!((w, h), (lw, lh), "size for {factor} on {width}x{height}");
+                assert!(
+                    out == &expected[..],
+                    "bytes for {factor} on {width}x{height}"
+                );
+                let hash = blake3::hash(&expected);
+                assert_eq!(
+                    s.checksum(),
+                    u64::from_le_bytes(hash.as_bytes()[..8].try_into().unwrap())
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn byte_unit_reads_only_the_first_third_of_the_raster() {
+        // 6 x 4 image, reduce by 2: the listing reads bytes 0, 2, 4 of rows 0
+        // and 2 of a 6-byte-wide grid, i.e. raster bytes 0, 2, 4, 12, 14, 16.
+        let file = generate(6, 4, 3);
+        let (_, pixels) = parse_image(&file).unwrap();
+        let mut s = Scale::with_unit(ScaleFactor::Reduce(2), ScaleUnit::Byte);
+        s.consume(0, &file);
+        let (w, h, out) = s.output().unwrap();
+        assert_eq!((w, h), (3, 2));
+        let picked: Vec<u8> = [0, 2, 4, 12, 14, 16].iter().map(|&i| pixels[i]).collect();
+        assert_eq!(&out[..6], &picked[..]);
+        assert!(out[6..].iter().all(|&b| b == 0));
+        // Changing a byte past the first third changes nothing.
+        let mut other = file.clone();
+        let last = other.len() - 1;
+        other[last] ^= 0xff;
+        let mut t = Scale::with_unit(ScaleFactor::Reduce(2), ScaleUnit::Byte);
+        t.consume(0, &other);
+        assert_eq!(s.checksum(), t.checksum());
+        // The pixel unit differs.
+        assert_ne!(
+            s.checksum(),
+            scaled(&file, ScaleFactor::Reduce(2)).checksum()
+        );
     }
 
     #[test]

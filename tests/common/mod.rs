@@ -108,6 +108,7 @@ pub fn trial_spec(
             io: Default::default(),
             latency: false,
             scale: None,
+            scale_unit: None,
             threads: None,
             procs: None,
             duration_s: None,

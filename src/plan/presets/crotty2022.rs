@@ -639,10 +639,7 @@ mod tests {
 
     #[test]
     fn plan_compares_five_ways_for_a_duration_under_a_budget() {
-        let plan = Crotty2022::default().plan(Scale {
-            full: false,
-            scale_down: 256,
-        });
+        let plan = Crotty2022::default().plan(Scale::new(false, 256));
         assert_eq!(plan.cases.len(), 5);
         assert_eq!(plan.groups().len(), 1, "one group: only the method differs");
         for c in &plan.cases {
@@ -658,10 +655,7 @@ mod tests {
                 assert!(plan.cases.contains(b) && plan.cases.contains(o));
             }
         }
-        let full = Crotty2022::default().plan(Scale {
-            full: true,
-            scale_down: 1,
-        });
+        let full = Crotty2022::default().plan(Scale::FULL);
         assert_eq!(full.cases[0].file_size, 20 << 30);
         assert_eq!(full.cases[0].duration_s, Some(60));
     }

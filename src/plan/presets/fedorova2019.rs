@@ -101,7 +101,12 @@ impl Preset for Fedorova2019 {
         }
         Plan {
             cases,
-            runs: scale.runs(5, 3),
+            // The original's 3 repetitions: at full scale always, at quick with --faithful.
+            runs: if scale.faithful {
+                scale.runs(3, 3)
+            } else {
+                scale.runs(5, 3)
+            },
             warmup: 0,
             order: OrderPolicy::Alternating,
             metric: Metric::Loop,
@@ -156,11 +161,13 @@ impl Preset for Fedorova2019 {
 
     fn fidelity(&self) -> Vec<String> {
         vec![
-            "Built with optimisation (release, -O3 equivalent), not -O0: an unoptimised copy loop would inflate both versions' user time.".into(),
-            "random-replace samples offsets with replacement as the original did, but from a seeded generator (the original's unseeded random() repeats the same sequence every run, which a fixed seed reproduces).".into(),
-            "Only the main loop is timed (metric loop): mmap, munmap and MAP_POPULATE's prefault are excluded, as in the original.".into(),
-            "The buffer's contents are touched once per page after each copy, so the copy cannot be elided.".into(),
-            "Quick uses a 64 MiB file and 5 repetitions (3 leave the CI too wide to decide); full uses 4 GiB with the original's 3 repetitions.".into(),
+            "Built with optimisation (release), where the original was built without (-O0). Not replayed by --faithful: at -O0 the copy is still a libc memcpy call in the mmap version and a kernel copy in the read version, so what -O0 slows is the loop around them; an unoptimised Rust loop would add bounds checks and iterator calls the C loop never had, so it would not replay C's -O0 either.".into(),
+            "random-replace samples offsets with replacement, as the original did, from a fixed seed that is the same for every run and both methods: the original's unseeded random() repeats one sequence every run. This is the default and --faithful alike (faultline's generator, not glibc's random(), so the offsets themselves differ).".into(),
+            "Only the main loop is timed (metric loop): mmap, munmap and MAP_POPULATE's prefault are excluded, as in the original, in both modes.".into(),
+            "The buffer's contents are touched once per page after each copy, so an optimising compiler cannot drop the copy. Not replayed by --faithful: without it the copy could be elided (the -O0 original needed no such guard).".into(),
+            "The file is faultline's generated data, not zeros from /dev/zero. Not replayed by --faithful: a file of written zeros is ordinary data to the page cache and to memcpy (no zero-page sharing for file pages), so only a compressing or deduplicating file system would read it faster; faultline's data sets have no zero-filled kind.".into(),
+            "Cold drops the file's pages with posix_fadvise(DONTNEED) before each trial; the original wrote 1 to drop_caches (every clean page). Not switched by --faithful: give --drop-caches (root) to replay it.".into(),
+            "Quick uses a 64 MiB file and 5 repetitions (3 leave the CI too wide to decide); full uses 4 GiB with the original's 3 repetitions. --faithful runs the original's 3 at quick too, so expect more inconclusive verdicts.".into(),
         ]
     }
 
@@ -311,4 +318,34 @@ fn throughput_plot(results: &RunResults, size: u64, all: &[Point]) -> Plot {
         ),
         &chart,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faithful_runs_three_repetitions_over_the_same_random_replace_offsets() {
+        for scale in [Scale::QUICK, Scale::FULL] {
+            let default = Fedorova2019.plan(scale);
+            let faithful = Fedorova2019.plan(scale.faithful(true));
+            // Same cases: sampling with replacement from one seed for every
+            // case (so every run and both methods), already in the default.
+            assert_eq!(default.cases, faithful.cases);
+            let random: Vec<&Case> = faithful
+                .cases
+                .iter()
+                .filter(|c| c.pattern != Pattern::Seq)
+                .collect();
+            assert!(!random.is_empty());
+            assert!(random
+                .iter()
+                .all(|c| c.pattern == Pattern::RandomReplace && c.seed == random[0].seed));
+            assert!(random.iter().any(|c| c.method == MethodKind::Pread));
+            assert!(random.iter().any(|c| c.method == MethodKind::MmapCopy));
+            assert_eq!(faithful.runs, 3);
+        }
+        assert_eq!(Fedorova2019.plan(Scale::QUICK).runs, 5);
+        assert_eq!(Fedorova2019.plan(Scale::FULL).runs, 3);
+    }
 }

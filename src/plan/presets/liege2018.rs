@@ -63,8 +63,19 @@ fn dedup(mut v: Vec<u64>) -> Vec<u64> {
     v
 }
 
+/// The random reads' pattern: a permutation (each byte once), or with
+/// `--faithful` positions drawn independently (with replacement).
+fn random_pattern(faithful: bool) -> Pattern {
+    if faithful {
+        Pattern::RandomReplace
+    } else {
+        Pattern::Random
+    }
+}
+
 /// (baseline, other) of one kind at one size.
-fn pair(kind: usize, size: u64) -> (Case, Case) {
+fn pair(kind: usize, size: u64, faithful: bool) -> (Case, Case) {
+    let random = random_pattern(faithful);
     let seq_block = SEQ_BLOCK.min(size);
     let r = |m| {
         read_case(
@@ -76,16 +87,7 @@ fn pair(kind: usize, size: u64) -> (Case, Case) {
             CacheState::Warm,
         )
     };
-    let rr = |m| {
-        read_case(
-            m,
-            Pattern::Random,
-            1,
-            size,
-            WorkloadKind::Touch,
-            CacheState::Warm,
-        )
-    };
+    let rr = |m| read_case(m, random, 1, size, WorkloadKind::Touch, CacheState::Warm);
     let w = |m, p, b| {
         write_case(
             m,
@@ -105,6 +107,7 @@ fn pair(kind: usize, size: u64) -> (Case, Case) {
         ),
         2 => (rr(MethodKind::Read), rr(MethodKind::Mmap)),
         _ => (
+            // Writes keep the permutation in both modes: see the fidelity notes.
             w(MethodKind::Write, Pattern::Random, 1),
             w(MethodKind::MmapWrite, Pattern::Random, 1),
         ),
@@ -118,7 +121,7 @@ fn pairs(scale: Scale) -> Vec<(usize, u64, Case, Case)> {
     for kind in 0..4 {
         let list = if kind < 2 { &seq } else { &random };
         for &size in list {
-            let (b, o) = pair(kind, size);
+            let (b, o) = pair(kind, size, scale.faithful);
             out.push((kind, size, b, o));
         }
     }
@@ -127,13 +130,14 @@ fn pairs(scale: Scale) -> Vec<(usize, u64, Case, Case)> {
 
 /// The scale a plan was built at, recovered from its largest file.
 fn pairs_of_plan(plan_cases: &[Case]) -> Vec<(usize, u64, Case, Case)> {
+    let faithful = plan_cases.iter().any(|c| c.pattern == random_pattern(true));
     let mut out = Vec::new();
     for kind in 0..4 {
         let mut sizes: Vec<u64> = plan_cases.iter().map(|c| c.file_size).collect();
         sizes.sort_unstable();
         sizes.dedup();
         for size in sizes {
-            let (b, o) = pair(kind, size);
+            let (b, o) = pair(kind, size, faithful);
             if plan_cases.contains(&b) && plan_cases.contains(&o) {
                 out.push((kind, size, b, o));
             }
@@ -236,12 +240,12 @@ impl Preset for Liege2018 {
 
     fn fidelity(&self) -> Vec<String> {
         vec![
-            "Random positions are a seeded permutation of every byte (each once), not an unseeded random() with repeats, so both methods touch the same bytes.".into(),
-            "Sizes are decimal (1 kB = 1000 B); the sequential buffer is 16 KiB (or the whole file when smaller).".into(),
-            "Writes overwrite an existing, allocated file of the full size that faultline created; no sync in either version.".into(),
-            "The timed section includes mapping and unmapping (as the study did) and the open; each trial is a fresh process.".into(),
-            "Quick runs 5 repetitions and stops random access at 1 MB; full uses the study's 10 repetitions and sizes up to 160 MB.".into(),
-            "Figure 5 (user/sys split at 8000 kB) is shown in the measured table's user and sys columns, not checked as a claim.".into(),
+            "Random positions are a seeded permutation of every byte (each once), so both methods touch the same bytes. The report says only \"randomly located bytes\", as many operations as the file has bytes; --faithful draws each position independently (with replacement, from a fixed seed), the plain reading of that and what a rand() % size loop does, for the random reads. Random writes keep the permutation in both modes: with replacement about a third of the bytes would never be written, and faultline checks every byte a write trial wrote by reading it back. Either way every page of the file is touched many times at these sizes.".into(),
+            "Sizes are decimal (1 kB = 1000 B); the sequential buffer is 16 KiB (or the whole file when smaller), in both modes.".into(),
+            "Writes overwrite an existing, allocated file of the full size that faultline created; no sync in either version. Not replayed by --faithful: the report does not say how its files were created or whether it synced.".into(),
+            "Timed as the study did, in both modes: open and close are outside the clock; mmap's mapping (and faultline's munmap) and read's buffer allocation are inside; each trial is a fresh process.".into(),
+            "Quick runs 5 repetitions and stops random access at 1 MB; full uses the study's 10 repetitions and sizes up to 160 MB. --faithful keeps these counts.".into(),
+            "Figure 5 (user/sys split at 8000 kB) is shown in the measured table's user and sys columns, not checked as a claim, in both modes.".into(),
         ]
     }
 
@@ -451,4 +455,39 @@ fn figure5_plot(results: &RunResults, all: &[Pair]) -> Option<Plot> {
          8000 kB.",
         &chart,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faithful_draws_random_positions_with_replacement_and_nothing_else() {
+        for scale in [Scale::QUICK, Scale::FULL, Scale::new(false, 256)] {
+            let default = Liege2018.plan(scale);
+            let faithful = Liege2018.plan(scale.faithful(true));
+            assert_eq!(default.runs, faithful.runs);
+            assert_eq!(default.cases.len(), faithful.cases.len());
+            let mut changed = 0;
+            for (d, f) in default.cases.iter().zip(&faithful.cases) {
+                if d.pattern == Pattern::Random && !d.method.writes() {
+                    assert_eq!(f.pattern, Pattern::RandomReplace);
+                    changed += 1;
+                } else {
+                    assert_eq!(f.pattern, d.pattern, "{}", f.method);
+                }
+                let undone = Case {
+                    pattern: d.pattern,
+                    ..f.clone()
+                };
+                assert_eq!(&undone, d);
+            }
+            assert!(changed > 0);
+            // Claims and tables find the faithful cases.
+            assert_eq!(
+                pairs_of_plan(&faithful.cases).len() * 2,
+                faithful.cases.len()
+            );
+        }
+    }
 }

@@ -29,6 +29,9 @@ pub struct Scale {
     pub full: bool,
     /// Test-only divisor of every file size (1 = none).
     pub scale_down: u64,
+    /// Replay the original's quirks (`--faithful`) where a preset can; each
+    /// preset's fidelity notes say which.
+    pub faithful: bool,
 }
 
 impl Scale {
@@ -36,7 +39,29 @@ impl Scale {
     pub const QUICK: Scale = Scale {
         full: false,
         scale_down: 1,
+        faithful: false,
     };
+
+    /// The full scale.
+    pub const FULL: Scale = Scale {
+        full: true,
+        scale_down: 1,
+        faithful: false,
+    };
+
+    /// Quick (`full` false) or full sizes, divided by the test-only `scale_down`.
+    pub fn new(full: bool, scale_down: u64) -> Scale {
+        Scale {
+            full,
+            scale_down,
+            faithful: false,
+        }
+    }
+
+    /// The same scale, replaying the original's quirks or not.
+    pub fn faithful(self, faithful: bool) -> Scale {
+        Scale { faithful, ..self }
+    }
 
     /// `quick` or `full` sizes, divided by the test-only divisor, never
     /// below `floor` bytes.
@@ -199,6 +224,7 @@ pub fn read_case(
         io: Default::default(),
         latency: false,
         scale: None,
+        scale_unit: None,
         threads: None,
         procs: None,
         duration_s: None,
@@ -374,14 +400,11 @@ mod tests {
         for preset in all() {
             for scale in [
                 Scale::QUICK,
-                Scale {
-                    full: true,
-                    scale_down: 1,
-                },
-                Scale {
-                    full: false,
-                    scale_down: 256,
-                },
+                Scale::FULL,
+                Scale::new(false, 256),
+                Scale::QUICK.faithful(true),
+                Scale::FULL.faithful(true),
+                Scale::new(false, 256).faithful(true),
             ] {
                 let plan = preset.plan(scale);
                 assert!(!plan.cases.is_empty(), "{}", preset.name());
@@ -409,13 +432,12 @@ mod tests {
 
     #[test]
     fn full_scale_uses_the_original_sizes() {
-        let full = Scale {
-            full: true,
-            scale_down: 1,
-        };
         let largest = |name: &str| {
-            let plan = find(name).unwrap().plan(full);
-            plan.cases.iter().map(|c| c.file_size).max().unwrap()
+            let plan = find(name).unwrap().plan(Scale::FULL);
+            let faithful = find(name).unwrap().plan(Scale::FULL.faithful(true));
+            let max = |p: &Plan| p.cases.iter().map(|c| c.file_size).max().unwrap();
+            assert_eq!(max(&plan), max(&faithful), "{name}");
+            max(&plan)
         };
         assert_eq!(largest("fedorova2019"), 4 << 30);
         assert_eq!(largest("dillon2004"), 1_462_726_660);

@@ -6,13 +6,13 @@ use super::{ratio_cell, ratio_of, ratio_point, read_case, secs, summary_of, Pres
 use crate::cache::CacheState;
 use crate::claims::{Claim, Expect};
 use crate::image::image_len;
-use crate::method::MethodKind;
+use crate::method::{MethodKind, Share};
 use crate::pattern::Pattern;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
 use crate::report::plot::{series_plot, Axis, Plot, Series, SeriesStyle};
 use crate::results::RunResults;
 use crate::threads::{ThreadMode, Threads};
-use crate::workload::{ScaleFactor, WorkloadKind};
+use crate::workload::{ScaleFactor, ScaleUnit, WorkloadKind};
 
 /// The preset.
 pub struct Sun2002;
@@ -40,10 +40,33 @@ fn image_at(scale: Scale) -> (u32, u32) {
     (w, w * 4 / 5)
 }
 
-/// The read and mmap cases reducing a `size`-byte image by `k`.
-fn cases(size: u64, k: u32) -> (Case, Case) {
+/// The image's length and whether the run replays the listing's quirks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Shape {
+    size: u64,
+    faithful: bool,
+}
+
+impl Shape {
+    /// The shape of a plan's or a run's cases: `--faithful` ones scale bytes.
+    fn of<'a>(cases: impl IntoIterator<Item = &'a Case>) -> Shape {
+        let mut cases = cases.into_iter().peekable();
+        let size = cases.peek().map_or(0, |c| c.file_size);
+        Shape {
+            size,
+            faithful: cases.any(|c| c.scale_unit == Some(ScaleUnit::Byte)),
+        }
+    }
+}
+
+/// The read and mmap cases reducing the image by `k`: whole pixels and a
+/// MAP_SHARED mapping (the text), or with `--faithful` the listing's
+/// bytes-as-pixels scaling and MAP_PRIVATE.
+fn cases(shape: Shape, k: u32) -> (Case, Case) {
+    let Shape { size, faithful } = shape;
     let case = |method| Case {
         scale: Some(ScaleFactor::Reduce(k)),
+        scale_unit: faithful.then_some(ScaleUnit::Byte),
         threads: Some(Threads {
             count: THREADS,
             mode: ThreadMode::Replicate,
@@ -57,11 +80,15 @@ fn cases(size: u64, k: u32) -> (Case, Case) {
             CacheState::Warm,
         )
     };
-    (case(MethodKind::Read), case(MethodKind::Mmap))
+    let mut mmap = case(MethodKind::Mmap);
+    if faithful {
+        mmap.share = Some(Share::Private);
+    }
+    (case(MethodKind::Read), mmap)
 }
 
-fn size_of(results: &RunResults) -> u64 {
-    results.cases.first().map_or(0, |c| c.case.file_size)
+fn size_of(results: &RunResults) -> Shape {
+    Shape::of(results.cases.iter().map(|c| &c.case))
 }
 
 impl Preset for Sun2002 {
@@ -93,11 +120,14 @@ impl Preset for Sun2002 {
 
     fn plan(&self, scale: Scale) -> Plan {
         let (w, h) = image_at(scale);
-        let size = image_len(w, h);
+        let shape = Shape {
+            size: image_len(w, h),
+            faithful: scale.faithful,
+        };
         let cases = TABLE1
             .iter()
             .flat_map(|&(k, ..)| {
-                let (r, m) = cases(size, k);
+                let (r, m) = cases(shape, k);
                 [r, m]
             })
             .collect();
@@ -112,8 +142,8 @@ impl Preset for Sun2002 {
     }
 
     fn claims(&self, plan: &Plan) -> Vec<Claim> {
-        let size = plan.cases.first().map_or(0, |c| c.file_size);
-        let pairs: Vec<(Case, Case)> = TABLE1.iter().map(|&(k, ..)| cases(size, k)).collect();
+        let shape = Shape::of(&plan.cases);
+        let pairs: Vec<(Case, Case)> = TABLE1.iter().map(|&(k, ..)| cases(shape, k)).collect();
         vec![
             Claim {
                 text: "mmap is faster than read at every reduction factor (published 1.14–2.03x)"
@@ -134,17 +164,19 @@ impl Preset for Sun2002 {
 
     fn fidelity(&self) -> Vec<String> {
         vec![
-            "Scales whole 3-byte pixels (output pixel (x, y) is input pixel (k·x, k·y)); the article's listing indexes bytes as if they were pixels. Both touch only every k-th row, which is what lets mmap skip pages.".into(),
-            "The image is generated from a fixed seed (deterministic content, the same file every run), not a photograph; reduction time does not depend on the pixel values.".into(),
-            "The mapping is MAP_SHARED, as the article's text says; the listing used MAP_PRIVATE. Both only read here, so no page is copied either way.".into(),
-            "Times are per trial: the barrier release to the last of the 10 threads finishing its get-the-bytes, scale and free (read: read() into a buffer, free; mmap: mmap, scale, madvise(MADV_DONTNEED), munmap). The article timed a whole program; the image is warm in the page cache for both.".into(),
-            "This is a modern kernel (Linux 6.18): a page fault maps a whole large folio or a fault-around window (16 pages) at once, so mmap takes far fewer faults per MiB than one per 4 KiB page, and skipped rows cost nothing; read copies the whole 3.75 MB per thread whatever the factor. Expect larger ratios than 2002's, on 2 cores where 10 threads time-share.".into(),
-            "Quick and full use the same 1280×1024 image and 10 threads; full runs 10 times per case as the article, alternating read and mmap; quick runs 20, because a trial takes milliseconds here and 5 runs of 10 time-sharing threads left CIs too wide to decide.".into(),
+            "Scales whole 3-byte pixels (output pixel (x, y) is input pixel (k·x, k·y)). The article's listing indexes the raster as if every byte were a pixel: rows of `width` bytes, so it reads only the first third of the raster (every k-th byte of every k-th 1280-byte row), while read() still copies the whole image. Replayed by --faithful (--scale-unit byte), which lets mmap skip two thirds of the pages at every factor.".into(),
+            "The image is generated from a fixed seed (deterministic content, the same file every run), not a photograph; reduction time does not depend on the pixel values. Not replayed by --faithful: the photograph is not published.".into(),
+            "The mapping is MAP_SHARED, as the article's text says; the listing used MAP_PRIVATE, which --faithful replays. Both only read here, so no page is copied either way.".into(),
+            "The listing starts both versions a byte or two before the raster (an offset minus 1 minus 1); faultline scales from the raster's first byte in both modes: the offset's origin is not shown and it moves no page boundary that matters.".into(),
+            "Times are per trial: the barrier release to the last of the 10 threads finishing its get-the-bytes, scale and free (read: read() into a buffer, free; mmap: mmap, scale, madvise(MADV_DONTNEED), munmap). The article timed a whole program; the image is warm in the page cache for both. Not replayed by --faithful: the program's start, header parsing and exit would add the same cost to both versions.".into(),
+            "This is a modern kernel (Linux 6.18): a page fault maps a whole large folio or a fault-around window (16 pages) at once, so mmap takes far fewer faults per MiB than one per 4 KiB page, and skipped rows cost nothing; read copies the whole 3.75 MB per thread whatever the factor. Expect larger ratios than 2002's, on 2 cores where 10 threads time-share. A property of the machine, which no mode can replay.".into(),
+            "Quick and full use the same 1280×1024 image and 10 threads; full runs 10 times per case as the article, alternating read and mmap; quick runs 20, because a trial takes milliseconds here and 5 runs of 10 time-sharing threads left CIs too wide to decide. --faithful keeps these counts: full already runs the article's 10.".into(),
         ]
     }
 
     fn measured(&self, results: &RunResults) -> Vec<Table> {
-        let size = size_of(results);
+        let shape = size_of(results);
+        let size = shape.size;
         let cell = |c: &Case| {
             let s = summary_of(results, c);
             let t = match results.settings.metric {
@@ -166,7 +198,7 @@ impl Preset for Sun2002 {
         let rows = TABLE1
             .iter()
             .map(|&(k, pr, pm, pq)| {
-                let (r, m) = cases(size, k);
+                let (r, m) = cases(shape, k);
                 vec![
                     k.to_string(),
                     cell(&r),
@@ -178,8 +210,13 @@ impl Preset for Sun2002 {
             .collect();
         vec![Table::new(
             &format!(
-                "Measured ({} image, {THREADS} threads replicate, warm): mean time ± 95% CI half-width",
-                crate::size::format_size(size)
+                "Measured ({} image, {THREADS} threads replicate, warm{}): mean time ± 95% CI half-width",
+                crate::size::format_size(size),
+                if shape.faithful {
+                    ", bytes scaled as pixels, MAP_PRIVATE"
+                } else {
+                    ""
+                }
             ),
             &[
                 "factor",
@@ -232,10 +269,7 @@ mod tests {
     #[test]
     fn the_image_is_the_studys_or_a_small_5_4_one() {
         assert_eq!(image_at(Scale::QUICK), (1280, 1024));
-        let tiny = Scale {
-            full: false,
-            scale_down: 256,
-        };
+        let tiny = Scale::new(false, 256);
         assert_eq!(image_at(tiny), (80, 64));
         let plan = Sun2002.plan(Scale::QUICK);
         assert_eq!(plan.cases.len(), 8);
@@ -245,5 +279,38 @@ mod tests {
             .all(|c| c.file_size == image_len(1280, 1024)
                 && c.block_size == c.file_size
                 && c.threads.is_some_and(|t| t.count == 10)));
+    }
+
+    #[test]
+    fn faithful_scales_bytes_and_maps_private_and_nothing_else() {
+        for scale in [Scale::QUICK, Scale::FULL, Scale::new(false, 256)] {
+            let default = Sun2002.plan(scale);
+            let faithful = Sun2002.plan(scale.faithful(true));
+            assert_eq!(default.runs, faithful.runs);
+            assert_eq!(default.cases.len(), faithful.cases.len());
+            for (d, f) in default.cases.iter().zip(&faithful.cases) {
+                assert_eq!(d.scale_unit, None);
+                assert_eq!(f.scale_unit, Some(ScaleUnit::Byte));
+                let want_share = match f.method {
+                    MethodKind::Mmap => Some(Share::Private),
+                    _ => None,
+                };
+                assert_eq!(f.share, want_share);
+                let undone = Case {
+                    scale_unit: None,
+                    share: d.share,
+                    ..f.clone()
+                };
+                assert_eq!(&undone, d);
+            }
+            // Its claims compare its own cases.
+            for claim in Sun2002.claims(&faithful) {
+                for (b, o) in &claim.pairs {
+                    assert!(faithful.cases.contains(b) && faithful.cases.contains(o));
+                    assert_eq!(b.scale_unit, Some(ScaleUnit::Byte));
+                    assert_eq!(o.share, Some(Share::Private));
+                }
+            }
+        }
     }
 }
