@@ -57,6 +57,10 @@ pub struct ReproduceArgs {
     /// faultline's data directory.
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
+    /// Print what each preset would run (cases, trials, test files, disk
+    /// space) and exit without running anything.
+    #[arg(long, conflicts_with = "resume")]
+    pub dry_run: bool,
     /// crotty2022: reading threads per trial (default: the CPUs available).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
@@ -144,6 +148,10 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             }
             None => {
                 let plan = preset.plan(scale);
+                if args.dry_run {
+                    println!("{}", describe_plan(preset.as_ref(), &plan, &run_args));
+                    continue;
+                }
                 check_disk_space(&plan, &run_args)?;
                 crate::setup_fresh_plan(&run_args, Some(plan), Some(reproduction.clone()))?
             }
@@ -160,6 +168,9 @@ pub fn run(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             code = c;
             break;
         }
+    }
+    if args.dry_run {
+        return Ok(code);
     }
     println!("Verdicts:");
     for o in &outcomes {
@@ -259,29 +270,129 @@ fn per_preset(path: &Path, preset: &str) -> PathBuf {
 /// Refuses, before anything is generated, a plan whose test files do not
 /// fit on the data directory's file system (files already there count as 0).
 fn check_disk_space(plan: &faultline::plan::Plan, run: &RunArgs) -> anyhow::Result<()> {
-    let dir = crate::data_dir(run.data_dir.clone());
-    let mut sizes: Vec<u64> = plan
-        .cases
-        .iter()
-        .filter(|c| !c.method.writes() && c.scale.is_none())
-        .map(|c| c.file_size)
-        .collect();
-    sizes.sort_unstable();
-    sizes.dedup();
-    let needed: u64 = sizes
-        .iter()
-        .filter(|&&size| {
-            let path = dir.join(faultline::dataset::generated_name(size, run.seed));
-            std::fs::metadata(path).map_or(true, |m| m.len() != size)
-        })
-        .sum();
-    // The data directory may not exist yet: ask about its nearest ancestor.
-    let probe = dir
-        .ancestors()
-        .find(|p| p.exists())
-        .unwrap_or(std::path::Path::new("/"));
-    if let Some(available) = faultline::disk_space::available_bytes(probe) {
-        faultline::disk_space::check(needed, available, &dir)?;
+    let need = DiskNeed::of(plan, run);
+    if let Some(available) = need.available {
+        faultline::disk_space::check(need.total(), available, &need.dir)?;
     }
     Ok(())
+}
+
+/// What a plan needs of the data directory's file system.
+struct DiskNeed {
+    /// The data directory.
+    dir: PathBuf,
+    /// Distinct test-file sizes the plan reads.
+    read_sizes: Vec<u64>,
+    /// Bytes of those files not generated yet.
+    to_generate: u64,
+    /// The largest file one write trial creates (scratch files are removed
+    /// after each trial, so only one exists at a time).
+    largest_write: u64,
+    /// Free bytes on its file system, when known.
+    available: Option<u64>,
+}
+
+impl DiskNeed {
+    fn of(plan: &faultline::plan::Plan, run: &RunArgs) -> DiskNeed {
+        let dir = crate::data_dir(run.data_dir.clone());
+        let mut read_sizes: Vec<u64> = plan
+            .cases
+            .iter()
+            .filter(|c| !c.method.writes() && c.scale.is_none())
+            .map(|c| c.file_size)
+            .collect();
+        read_sizes.sort_unstable();
+        read_sizes.dedup();
+        let to_generate = read_sizes
+            .iter()
+            .filter(|&&size| {
+                let path = dir.join(faultline::dataset::generated_name(size, run.seed));
+                std::fs::metadata(path).map_or(true, |m| m.len() != size)
+            })
+            .sum();
+        let largest_write = plan
+            .cases
+            .iter()
+            .filter(|c| c.method.writes())
+            .map(|c| c.file_size)
+            .max()
+            .unwrap_or(0);
+        // The data directory may not exist yet: ask about its nearest ancestor.
+        let probe = dir
+            .ancestors()
+            .find(|p| p.exists())
+            .unwrap_or(std::path::Path::new("/"));
+        let available = faultline::disk_space::available_bytes(probe);
+        DiskNeed {
+            dir,
+            read_sizes,
+            to_generate,
+            largest_write,
+            available,
+        }
+    }
+
+    /// Bytes the run will add to the file system at its peak.
+    fn total(&self) -> u64 {
+        self.to_generate + self.largest_write
+    }
+}
+
+/// `--dry-run`: what a preset's plan would run and need, without running it.
+fn describe_plan(preset: &dyn Preset, plan: &faultline::plan::Plan, run: &RunArgs) -> String {
+    use faultline::size::format_size;
+    let need = DiskNeed::of(plan, run);
+    let per_case = u64::from(plan.runs + plan.warmup);
+    let sizes: Vec<String> = need.read_sizes.iter().map(|&s| format_size(s)).collect();
+    let mut lines = vec![
+        format!(
+            "{}: {} cases x {} runs (+{} warm-up) = {} trials, each in its own process",
+            preset.name(),
+            plan.cases.len(),
+            plan.runs,
+            plan.warmup,
+            plan.cases.len() as u64 * per_case
+        ),
+        format!(
+            "  test files: {} ({} to generate in {})",
+            if sizes.is_empty() {
+                "none".to_string()
+            } else {
+                sizes.join(", ")
+            },
+            format_size(need.to_generate),
+            need.dir.display()
+        ),
+        format!(
+            "  largest file one write trial creates: {}",
+            format_size(need.largest_write)
+        ),
+    ];
+    let (timed, counted): (Vec<_>, Vec<_>) =
+        plan.cases.iter().partition(|c| c.duration_s.is_some());
+    if !counted.is_empty() {
+        let volume: u64 = counted.iter().map(|c| c.file_size * per_case).sum();
+        lines.push(format!(
+            "  file bytes the trials pass over: {} in all",
+            format_size(volume)
+        ));
+    }
+    if !timed.is_empty() {
+        let seconds: u64 = timed
+            .iter()
+            .map(|c| u64::from(c.duration_s.unwrap_or(0)) * per_case)
+            .sum();
+        lines.push(format!(
+            "  duration-bounded trials: {seconds} s of main loops in all"
+        ));
+    }
+    lines.push(match need.available {
+        Some(free) => format!(
+            "  disk: needs {} at its peak; {} free",
+            format_size(need.total()),
+            format_size(free)
+        ),
+        None => "  disk: free space unknown".to_string(),
+    });
+    lines.join("\n")
 }

@@ -4,13 +4,17 @@
 //! the CIDR 2022 mmap study's benchmark (`crotty2022`), whose point is how
 //! throughput changes over time as the page cache fills.
 //!
-//! - Each worker has its own method (its own descriptor; a mapping method
-//!   maps the file once per worker) and its own seeded random stream of
+//! - Each worker has its own method (its own descriptor) and its own seeded
+//!   random stream of
 //!   block indices, drawn in chunks of [`CHUNK`] reads between which it
 //!   publishes its count and checks the stop flag. Drawing the indices is
 //!   inside the loop (the number of reads is not known in advance); it costs
 //!   nanoseconds against microseconds per read, the same for every method.
 //!   The case's thread mode does not apply: the workers share no order.
+//! - The mapping methods map the file once and every worker reads that one
+//!   mapping, as a program's threads (and the study's benchmark) do: one
+//!   set of page tables, so evicting a page must shoot down the entry in
+//!   every CPU's TLB that runs a worker.
 //! - Setup (mapping, advice) happens before the workers are released and is
 //!   reported as setup time; the main loop runs from the release until the
 //!   last worker stops, just after the sampler's last tick.
@@ -31,7 +35,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::error::{Error, Result};
 use crate::measure::{device, rusage, vmstat};
-use crate::method::{LoopCounts, Untimed};
+use crate::method::{LoopCounts, Method, MethodKind, MmapMethod, Untimed};
 use crate::pattern::{BlockOrder, Layout};
 use crate::plan::Case;
 use crate::sample::ChildReport;
@@ -108,6 +112,25 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
     let vm_before = vmstat::snapshot().ok();
     let ru_before = rusage::snapshot();
     let started = Instant::now();
+    let mut shared_map = match case.method {
+        MethodKind::Mmap | MethodKind::MmapCopy => {
+            let file = File::open(path).map_err(|e| Error::io("open", path, e))?;
+            let copy = case.method == MethodKind::MmapCopy;
+            let mut owner = MmapMethod::new(file, layout, case.mmap_options(), copy);
+            owner.setup()?;
+            Some(owner)
+        }
+        _ => None,
+    };
+    let mut sharers = (0..workers)
+        .map(|_| match &shared_map {
+            Some(owner) => owner
+                .sharing()
+                .map(Some)
+                .ok_or_else(|| Error::Trial("could not share the mapping".into())),
+            None => Ok(None),
+        })
+        .collect::<Result<Vec<Option<MmapMethod>>>>()?;
     let read_now = |at: Instant, t0: Instant| Reading {
         at_ns: (at - t0).as_nanos() as u64,
         reads: counters.total(),
@@ -125,17 +148,21 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
         let handles: Vec<_> = files
             .into_iter()
             .enumerate()
-            .map(|(w, file)| {
+            .zip(sharers.drain(..))
+            .map(|((w, file), sharer)| {
                 let (barrier, counters, stop, failed) = (&barrier, &counters, &stop, &failed);
                 scope.spawn(move || -> WorkerResult {
-                    let mut method = case.method.build(
-                        file,
-                        layout,
-                        case.mmap_options(),
-                        case.write_options(),
-                        &case.io,
-                        Box::new(Untimed),
-                    );
+                    let mut method: Box<dyn Method> = match sharer {
+                        Some(m) => Box::new(m),
+                        None => case.method.build(
+                            file,
+                            layout,
+                            case.mmap_options(),
+                            case.write_options(),
+                            &case.io,
+                            Box::new(Untimed),
+                        ),
+                    };
                     let mut workload = case.build_workload(page_size);
                     let set_up = method.setup();
                     if set_up.is_err() {
@@ -200,6 +227,9 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
             .collect();
         (t0, readings, results)
     });
+    if let Some(owner) = shared_map.as_mut() {
+        owner.teardown()?;
+    }
     let joined = Instant::now();
     let ru_after = rusage::snapshot();
     let vm_after = vmstat::snapshot().ok();

@@ -624,3 +624,64 @@ fn crotty2022_flags_are_refused_elsewhere_and_a_size_must_exceed_the_budget() {
     );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
+
+/// Whether `dir` holds a generated test file.
+fn holds_data_file(dir: &std::path::Path) -> bool {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .any(|e| e.file_name().to_string_lossy().ends_with(".data"))
+        })
+        .unwrap_or(false)
+}
+
+#[test]
+fn dry_run_describes_each_plan_and_runs_nothing() {
+    let scratch = Scratch::new();
+    let out = faultline()
+        .args(["reproduce", "all", "--full", "--dry-run", "--data-dir"])
+        .arg(scratch.path("data"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // fedorova2019 at full scale: the original's 4 GiB file, 3 runs.
+    assert!(
+        stdout.contains("fedorova2019: 26 cases x 3 runs") && stdout.contains("test files: 4 GiB"),
+        "{stdout}"
+    );
+    // write2020 writes the original's 1000 MB (1000 MiB here) per trial.
+    assert!(
+        stdout.contains("largest file one write trial creates: 1000 MiB"),
+        "{stdout}"
+    );
+    for name in ["sun2002", "dillon2004", "liege2018", "write2020"] {
+        assert!(stdout.contains(&format!("{name}: ")), "{stdout}");
+    }
+    assert_eq!(stdout.matches("  disk: ").count(), 5, "{stdout}");
+    assert!(!stdout.contains("Verdicts"), "{stdout}");
+    assert!(!holds_data_file(&scratch.path("data")), "nothing generated");
+}
+
+#[test]
+fn the_disk_check_counts_the_file_a_write_trial_creates() {
+    let scratch = Scratch::new();
+    // write2020 reads no test file; its quick trials each write 64 MB.
+    let out = faultline()
+        .env("FAULTLINE_TEST_FREE_BYTES", "100000000")
+        .args(["reproduce", "write2020", "--data-dir"])
+        .arg(scratch.path("data"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("error: not enough disk space in ") && err.contains("needs 61.04 MiB"),
+        "{err}"
+    );
+    assert!(!err.contains("journal:"), "refused before running: {err}");
+}

@@ -6,6 +6,7 @@
 //! child, which the runner reports as a failed trial, never the run itself.
 
 use std::fs::File;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -113,7 +114,10 @@ pub struct MmapMethod {
     layout: Layout,
     options: MmapOptions,
     copy: bool,
-    map: Option<memmap2::Mmap>,
+    map: Option<Arc<memmap2::Mmap>>,
+    /// Set on a method that reads another's mapping ([`MmapMethod::sharing`]):
+    /// its setup maps nothing and its teardown only lets go.
+    borrowed: bool,
     buffer: Vec<u8>,
 }
 
@@ -126,8 +130,26 @@ impl MmapMethod {
             options,
             copy,
             map: None,
+            borrowed: false,
             buffer: Vec::new(),
         }
+    }
+
+    /// A method that reads this one's mapping (after its setup), for
+    /// threads that share one mapping as a program's threads would. Its
+    /// setup only prepares its own copy buffer, and its teardown leaves the
+    /// mapping to this method's. `None` before setup, or when `file` cannot
+    /// be duplicated.
+    pub fn sharing(&self) -> Option<MmapMethod> {
+        Some(MmapMethod {
+            file: self.file.try_clone().ok()?,
+            layout: self.layout,
+            options: self.options,
+            copy: self.copy,
+            map: Some(Arc::clone(self.map.as_ref()?)),
+            borrowed: true,
+            buffer: Vec::new(),
+        })
     }
 }
 
@@ -139,6 +161,9 @@ impl Method for MmapMethod {
     fn setup(&mut self) -> Result<()> {
         if self.copy {
             self.buffer = prefaulted_buffer(self.layout.block_size as usize);
+        }
+        if self.borrowed {
+            return Ok(());
         }
         let mut builder = memmap2::MmapOptions::new();
         builder.len(self.layout.file_size as usize);
@@ -168,7 +193,7 @@ impl Method for MmapMethod {
             map.advise(memmap2::Advice::PopulateRead)
                 .map_err(|e| refused("madvise(MADV_POPULATE_READ)", e))?;
         }
-        self.map = Some(map);
+        self.map = Some(Arc::new(map));
         Ok(())
     }
 
@@ -207,7 +232,7 @@ impl Method for MmapMethod {
     /// (the page cache keeps the pages), which munmap would do anyway; doing
     /// it first keeps the free step the same for every case.
     fn teardown(&mut self) -> Result<()> {
-        if let Some(map) = &self.map {
+        if let Some(map) = self.map.as_ref().filter(|_| !self.borrowed) {
             if !map.is_empty() {
                 // SAFETY: the range is exactly this live, read-only mapping;
                 // dropping its page-table entries cannot change what it reads.
@@ -226,10 +251,62 @@ impl Method for MmapMethod {
                 }
             }
         }
-        self.map = None; // munmap
+        self.map = None; // munmap, once the last sharer lets go
         self.buffer = Vec::new();
         Ok(())
     }
 }
 
 display_as_value_name!(Populate, Advice, Share);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workload::WorkloadKind;
+
+    fn mapped(bytes: &[u8]) -> (tempfile::NamedTempFile, MmapMethod) {
+        let mut tmp = tempfile::NamedTempFile::new().unwrap();
+        std::io::Write::write_all(&mut tmp, bytes).unwrap();
+        let layout = Layout {
+            file_size: bytes.len() as u64,
+            block_size: 4096,
+        };
+        let file = File::open(tmp.path()).unwrap();
+        let mut owner = MmapMethod::new(file, layout, MmapOptions::default(), false);
+        owner.setup().unwrap();
+        (tmp, owner)
+    }
+
+    fn sum_of(method: &mut MmapMethod, blocks: u64) -> u64 {
+        let mut workload = WorkloadKind::Sum.build(4096, None);
+        method
+            .run(&BlockOrder::Sequential { count: blocks }, workload.as_mut())
+            .unwrap();
+        workload.checksum()
+    }
+
+    #[test]
+    fn sharers_read_the_owners_mapping_and_leave_it_mapped() {
+        let bytes: Vec<u8> = (0..8192u32).map(|i| (i * 7 % 251) as u8).collect();
+        let (_tmp, mut owner) = mapped(&bytes);
+        assert!(MmapMethod::new(
+            owner.file.try_clone().unwrap(),
+            owner.layout,
+            owner.options,
+            false
+        )
+        .sharing()
+        .is_none());
+        let mut sharer = owner.sharing().unwrap();
+        sharer.setup().unwrap();
+        let at = |m: &MmapMethod| m.map.as_ref().unwrap().as_ptr();
+        assert_eq!(at(&sharer), at(&owner), "one mapping, not two");
+        let expected = sum_of(&mut owner, 2);
+        assert_eq!(sum_of(&mut sharer, 2), expected);
+        sharer.teardown().unwrap();
+        assert!(sharer.map.is_none());
+        assert_eq!(sum_of(&mut owner, 2), expected, "still mapped");
+        owner.teardown().unwrap();
+        assert!(owner.map.is_none());
+    }
+}

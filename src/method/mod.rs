@@ -27,7 +27,7 @@ pub mod uring;
 mod uring_write;
 mod write;
 
-pub use mmap::{Advice, MmapOptions, Populate, Share};
+pub use mmap::{Advice, MmapMethod, MmapOptions, Populate, Share};
 pub use mmap_write::SizeWith;
 pub use options::{IoOptions, Switch, DEFAULT_STDIO_BUFFER};
 pub use preadv::{DEFAULT_IOV, MAX_IOV};

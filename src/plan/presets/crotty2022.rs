@@ -415,7 +415,7 @@ impl Preset for Crotty2022 {
         notes.extend([
             format!("Published on {PUBLISHED_ON} over a 2 TiB device (20x memory); here a few cores, a virtual disk and a page cache limited by a cgroup (or a file larger than free memory), so absolute rates are far lower: compare shapes and ratios, not M reads/s."),
             "The memory budget is a cgroup limit on the trial process's page cache (memory.max or memory.limit_in_bytes), not the machine's RAM: reclaim is the cgroup's own (direct reclaim by the reading threads), not kswapd's global eviction the study measured.".into(),
-            "Reads go to a file on a file system, not a raw device mapping; each thread maps the file itself (one mapping per thread in one process), where mmapbench shares one mapping.".into(),
+            "Reads go to a file on a file system, not a raw device mapping. As in mmapbench, the threads share one mapping of it (one set of page tables, so evicting a page shoots down every worker CPU's TLB entry).".into(),
             "fio's psync O_DIRECT baseline is faultline's `direct` method run by the same threads; `pread` (buffered) and `uring` (buffered io_uring, depth 8 per thread) are added.".into(),
             "TLB shootdowns are the `TLB:` line of /proc/interrupts summed over CPUs, system-wide as in the study; other work on the machine adds to them.".into(),
             "The kernel differs from the study's Linux 5.11 (folios, multi-gen LRU, per-VMA locks change eviction and fault costs).".into(),
