@@ -187,7 +187,10 @@ fn sync_mean(s: &CaseSummary) -> f64 {
 }
 
 /// One short clause saying which cost the counters blame, or `None` when no
-/// rule fires. The first rule that fires wins:
+/// rule fires. The device rules (read amplification and device requests)
+/// apply only when the slower side's extra CPU time is under
+/// [`SETUP_SHARE`] of the time gap, that is when it waited for the device.
+/// The first rule that fires wins:
 ///
 /// 0. sync: with the `total` metric, the difference in mean sync time
 ///    (fsync, fdatasync, msync, measured directly) explains at least
@@ -224,7 +227,15 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
         }
     }
 
-    if let (Some(amp), Some(other_amp)) = (
+    // The device explains a gap only when the slower side spent it waiting,
+    // not computing: its extra CPU time is under half the gap. (Stray device
+    // reads in a CPU-bound comparison, such as a warm cache partly reclaimed,
+    // are then left to the fault and syscall rules.)
+    let cpu = |x: &CaseSummary| x.user_ns.mean + x.sys_ns.mean;
+    let waited =
+        time_gap > 0.0 && cpu(slower.summary) - cpu(faster.summary) < SETUP_SHARE * time_gap;
+    if let (true, Some(amp), Some(other_amp)) = (
+        waited,
         slower.summary.read_amplification,
         faster.summary.read_amplification,
     ) {
@@ -237,7 +248,8 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
             ));
         }
     }
-    if let (Some(slow_requests), Some(fast_requests)) = (
+    if let (true, Some(slow_requests), Some(fast_requests)) = (
+        waited,
         slower.summary.device_reads_per_mib,
         faster.summary.device_reads_per_mib,
     ) {
@@ -529,7 +541,8 @@ mod tests {
     #[test]
     fn amplification_rule_fires_only_on_large_and_lopsided_amplification() {
         let fast = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.1), Some(1.0));
-        let slow = fixtures::case_summary(per_mib(256.0, 4.0, 0.0, 0.4), Some(4.0));
+        let mut slow = fixtures::case_summary(per_mib(256.0, 4.0, 0.0, 0.4), Some(4.0));
+        slow.time_ns.mean *= 2.0; // waiting: same CPU time, twice the wall time
         let clause = explain(
             side("read", &fast),
             side("mmap(advice=random)", &slow),
@@ -599,6 +612,7 @@ mod tests {
         let mut slow = fixtures::case_summary(fixtures::read_per_mib(), Some(1.0));
         slow.device_reads_per_mib = Some(256.0);
         slow.device_read_request_bytes = Some(4096.0);
+        slow.time_ns.mean *= 2.0; // waiting: same CPU time, twice the wall time
         let mut fast = fixtures::case_summary(fixtures::mmap_per_mib(), Some(1.0));
         fast.device_reads_per_mib = Some(8.0);
         fast.device_read_request_bytes = Some(131072.0);
@@ -653,5 +667,26 @@ mod tests {
             Metric::Loop,
         );
         assert!(!clause.unwrap_or_default().starts_with("device request"));
+    }
+
+    #[test]
+    fn device_rules_stay_silent_when_the_gap_is_cpu_time() {
+        // A warm random 1-byte read(): a few stray device reads (a cache
+        // partly reclaimed), but the extra time is all spent in the kernel.
+        let mut fast = fixtures::case_summary(per_mib(0.0, 0.0, 0.0, 0.0), Some(0.0));
+        let mut slow = fixtures::case_summary(per_mib(0.0, 0.0, 1000.0, 600.0), Some(0.33));
+        slow.device_reads_per_mib = Some(63.0);
+        fast.device_reads_per_mib = Some(0.0);
+        slow.time_ns.mean = fast.time_ns.mean + 4.0e8;
+        slow.sys_ns.mean = fast.sys_ns.mean + 3.9e8;
+        let clause = explain(side("mmap", &fast), side("read", &slow), Metric::Loop);
+        assert_eq!(clause.as_deref(), Some("syscall cost dominates"));
+        // The same counters with the gap spent waiting name the device.
+        slow.sys_ns.mean = fast.sys_ns.mean;
+        let clause = explain(side("mmap", &fast), side("read", &slow), Metric::Loop).unwrap();
+        assert!(
+            clause.starts_with("device reads dominate: read makes 63.0"),
+            "{clause}"
+        );
     }
 }
