@@ -117,3 +117,86 @@ fn threads_are_refused_for_write_methods() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("--threads is for read methods"), "{stderr}");
 }
+
+#[test]
+fn the_table_and_reports_show_each_threaded_or_multi_process_case_spread() {
+    let s = Scratch::new();
+    let md = s.path("out.md");
+    let html = s.path("out.html");
+    let out = s
+        .run(&[
+            "--size",
+            "1M",
+            "--block",
+            "64k",
+            "--method",
+            "read,mmap",
+            "--threads",
+            "2",
+            "--cache",
+            "warm",
+            "--runs",
+            "2",
+            "--export-markdown",
+            md.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    let section = table
+        .split("Threads and processes:\n")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no spread section in:\n{table}"));
+    for method in ["read", "mmap"] {
+        assert!(
+            section.contains(&format!(
+                ": {method}: 2 threads × 2 trials, each thread's time median "
+            )),
+            "{section}"
+        );
+    }
+    assert!(std::fs::read_to_string(&md)
+        .unwrap()
+        .contains("## Threads and processes"));
+    // The HTML report of the same results lists them too.
+    let procs = s
+        .run(&[
+            "--size",
+            "256k",
+            "--method",
+            "mmap",
+            "--procs",
+            "2",
+            "--runs",
+            "1",
+            "--export-json",
+            s.path("procs.json").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        procs.status.success(),
+        "{}",
+        String::from_utf8_lossy(&procs.stderr)
+    );
+    let procs_table = String::from_utf8_lossy(&procs.stdout);
+    assert!(
+        procs_table.contains("2 processes × 1 trials") && procs_table.contains("peak RSS "),
+        "{procs_table}"
+    );
+    let status = common::faultline()
+        .arg("report")
+        .arg(s.path("procs.json"))
+        .arg("-o")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(status.status.success());
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<section id=\"spread\">") && page.contains("2 processes"));
+}

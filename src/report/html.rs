@@ -71,6 +71,7 @@ pub fn render_html(results: &RunResults) -> String {
     let verdicts = verdict_lines(results);
     let failures = failure_lines(results);
     let warnings = warning_lines(results);
+    let spreads = super::spread::spread_lines(results);
 
     let mut out = String::with_capacity(64 * 1024);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
@@ -96,6 +97,9 @@ pub fn render_html(results: &RunResults) -> String {
         nav.push(("plots", "Plots"));
     }
     nav.push(("results", "Results"));
+    if !spreads.is_empty() {
+        nav.push(("spread", super::spread::TITLE));
+    }
     if !failures.is_empty() {
         nav.push(("failures", "Failures"));
     }
@@ -132,6 +136,9 @@ pub fn render_html(results: &RunResults) -> String {
         out.push_str("</section>\n");
     }
     push_results(&mut out, results);
+    if !spreads.is_empty() {
+        push_lines(&mut out, "spread", super::spread::TITLE, &spreads);
+    }
     if !failures.is_empty() {
         push_lines(&mut out, "failures", "Failures", &failures);
     }

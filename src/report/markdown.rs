@@ -74,6 +74,12 @@ pub fn render_markdown(results: &RunResults) -> String {
         out.push_str(&format!("{OUTLIER_NOTE}.\n\n"));
     }
 
+    let spreads = super::spread::spread_lines(results);
+    if !spreads.is_empty() {
+        out.push_str(&format!("## {}\n\n", super::spread::TITLE));
+        push_bullets(&mut out, &spreads);
+    }
+
     out.push_str("## Verdicts\n\n");
     let verdicts = verdict_lines(results);
     if verdicts.is_empty() {

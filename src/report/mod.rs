@@ -18,6 +18,7 @@ pub mod json;
 pub mod markdown;
 pub mod plot;
 pub mod preset;
+mod spread;
 pub mod table;
 pub mod timeline_csv;
 pub mod verdict;

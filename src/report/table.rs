@@ -270,6 +270,13 @@ pub fn render_table(results: &RunResults) -> String {
         out.push_str(OUTLIER_NOTE);
         out.push('\n');
     }
+    let spreads = super::spread::spread_lines(results);
+    if !spreads.is_empty() {
+        out.push_str(&format!("{}:\n", super::spread::TITLE));
+        for line in spreads {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     if !results.complete {
         out.push_str(
             "the run is incomplete (interrupted or still running): some cases may lack runs\n",

@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod compare;
 pub mod latency;
 pub mod outliers;
+pub mod spread;
 pub mod summary;
 
 pub use compare::{paired_ratio, RatioEstimate, Verdict};

@@ -1,0 +1,107 @@
+//! Words for the threads and processes of each case ([`crate::stats::spread`]):
+//! one line per case that ran on several, shared by the text table, the
+//! Markdown and the HTML report.
+use super::fmt::{ms, num};
+use super::table::groups;
+use crate::results::{CaseResult, RunResults};
+use crate::stats::spread::{proc_spread, thread_spread, Spread};
+use crate::stats::summary::Summary;
+
+/// What the section of these lines is called.
+pub(crate) const TITLE: &str = "Threads and processes";
+
+/// `median (min–max)` of a time summary, in ms.
+fn times(s: &Summary) -> String {
+    format!(
+        "median {} ms ({}–{} ms)",
+        num(ms(s.median), 2),
+        num(ms(s.min), 2),
+        num(ms(s.max), 2)
+    )
+}
+
+/// One case's line for `spread`, whose workers are called `what` (`whats` in the plural).
+fn line(heading: &str, case: &CaseResult, (what, whats): (&str, &str), spread: &Spread) -> String {
+    let mut text = format!(
+        "{heading}: {}: {} {whats} × {} trials, each {what}'s time {}; slowest over fastest {} per trial (median; max {})",
+        case.label,
+        spread.workers,
+        spread.trials,
+        times(&spread.time_ns),
+        num(spread.imbalance.median, 2),
+        num(spread.imbalance.max, 2)
+    );
+    let mib = |s: &Summary| num(s.mean / 1024.0, 1);
+    if let Some(rss) = &spread.max_rss_kib {
+        text.push_str(&format!("; peak RSS {} MiB per process (mean)", mib(rss)));
+    }
+    if let Some(pss) = &spread.pss_kib {
+        text.push_str(&format!(", PSS {} MiB", mib(pss)));
+    }
+    text
+}
+
+/// One line per case whose trials ran on more than one thread or process,
+/// in the table's group order.
+pub(crate) fn spread_lines(results: &RunResults) -> Vec<String> {
+    let mut lines = Vec::new();
+    for group in groups(results) {
+        for case in group.cases {
+            if let Some(s) = thread_spread(&case.samples) {
+                lines.push(line(&group.heading, case, ("thread", "threads"), &s));
+            }
+            if let Some(s) = proc_spread(&case.samples) {
+                lines.push(line(&group.heading, case, ("process", "processes"), &s));
+            }
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::procs::ProcStat;
+    use crate::report::fixtures;
+
+    #[test]
+    fn only_cases_on_several_workers_get_a_line() {
+        let mut results = fixtures::results();
+        assert!(spread_lines(&results).is_empty());
+        for s in &mut results.cases[0].samples {
+            s.child.thread_ns = vec![2_000_000, 3_000_000];
+        }
+        for s in &mut results.cases[1].samples {
+            s.child.procs = vec![
+                ProcStat {
+                    total_ns: 4_000_000,
+                    max_rss_kib: 10240,
+                    pss_kib: Some(5120),
+                },
+                ProcStat {
+                    total_ns: 4_000_000,
+                    max_rss_kib: 10240,
+                    pss_kib: Some(5120),
+                },
+            ];
+        }
+        let lines = spread_lines(&results);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        let trials = results.cases[0].samples.len();
+        assert!(
+            lines[0].contains(&format!(
+                "2 threads × {trials} trials, each thread's time median 2.50 ms (2.00–3.00 ms); slowest over fastest 1.50"
+            )),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[0].contains(&format!(": {}: 2 threads", results.cases[0].label)));
+        assert!(
+            lines[1].contains("2 processes")
+                && lines[1].contains("slowest over fastest 1.00")
+                && lines[1].contains("peak RSS 10.0 MiB per process (mean), PSS 5.0 MiB"),
+            "{}",
+            lines[1]
+        );
+    }
+}
