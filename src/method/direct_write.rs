@@ -17,8 +17,8 @@ use std::fs::File;
 
 use super::aligned::AlignedBuf;
 use super::direct::{buffer_alignment, enable_direct_write};
-use super::write::{pwrite_all, sync_file, sync_in_loop, sync_name};
-use super::{write_error, LoopCounts, Method, SyncCall, SyncPolicy, SyncTimer};
+use super::write::{pwrite_all, sync_at_end, sync_in_loop};
+use super::{LoopCounts, Method, SyncCall, SyncPolicy, SyncTimer};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
@@ -89,11 +89,7 @@ impl Method for DirectWriteMethod {
     }
 
     fn sync(&mut self) -> Result<()> {
-        if self.sync == SyncPolicy::End {
-            sync_file(&self.file, self.sync_call)
-                .map_err(|e| write_error(sync_name(self.sync_call), e))?;
-        }
-        Ok(())
+        sync_at_end(&self.file, self.sync, self.sync_call)
     }
 
     fn teardown(&mut self) -> Result<()> {

@@ -43,7 +43,7 @@ use io_uring::{opcode, squeue, types, IoUring};
 use super::aligned::AlignedBuf;
 use super::direct::{buffer_alignment, enable_direct_write};
 use super::uring::{enter, ring_and_buffers, MAX_DEPTH};
-use super::write::{sync_file, sync_name};
+use super::write::{sync_at_end, sync_name};
 use super::{write_error, LoopCounts, Method, SyncCall, SyncPolicy};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
@@ -185,11 +185,7 @@ impl Method for UringWriteMethod {
     }
 
     fn sync(&mut self) -> Result<()> {
-        if self.sync == SyncPolicy::End {
-            sync_file(&self.file, self.sync_call)
-                .map_err(|e| write_error(sync_name(self.sync_call), e))?;
-        }
-        Ok(())
+        sync_at_end(&self.file, self.sync, self.sync_call)
     }
 
     fn teardown(&mut self) -> Result<()> {

@@ -170,6 +170,16 @@ pub(super) fn sync_file(file: &File, call: SyncCall) -> std::io::Result<()> {
     }
 }
 
+/// The sync of `--sync end`, after the loop: `call` on `file` when `policy`
+/// is [`SyncPolicy::End`], nothing otherwise. Shared by every write method
+/// that writes through a file descriptor.
+pub(super) fn sync_at_end(file: &File, policy: SyncPolicy, call: SyncCall) -> Result<()> {
+    if policy == SyncPolicy::End {
+        sync_file(file, call).map_err(|e| write_error(sync_name(call), e))?;
+    }
+    Ok(())
+}
+
 pub(super) fn sync_name(call: SyncCall) -> &'static str {
     match call {
         SyncCall::Fsync => "fsync",
@@ -238,11 +248,7 @@ impl Method for WriteMethod {
     }
 
     fn sync(&mut self) -> Result<()> {
-        if self.sync == SyncPolicy::End {
-            sync_file(&self.file, self.sync_call)
-                .map_err(|e| write_error(sync_name(self.sync_call), e))?;
-        }
-        Ok(())
+        sync_at_end(&self.file, self.sync, self.sync_call)
     }
 
     fn teardown(&mut self) -> Result<()> {
