@@ -175,14 +175,7 @@ pub fn run(case: &Case, path: &std::path::Path, page_size: usize) -> Result<Thre
             .map(|(file, order)| {
                 let barrier = &barrier;
                 scope.spawn(move || -> ThreadResult {
-                    let mut method = case.method.build(
-                        file,
-                        layout,
-                        case.mmap_options(),
-                        case.write_options(),
-                        &case.io,
-                        Box::new(Untimed),
-                    );
+                    let mut method = case.build_method(file, layout, Box::new(Untimed));
                     let mut workload = case.build_workload(page_size);
                     barrier.wait();
                     let t0 = Instant::now();

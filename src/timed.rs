@@ -34,7 +34,7 @@ use rand::{Rng, RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::error::{Error, Result};
-use crate::measure::{device, rusage, vmstat};
+use crate::measure::{device, CounterReading};
 use crate::method::{LoopCounts, Method, MethodKind, MmapMethod, Untimed};
 use crate::pattern::{BlockOrder, Layout};
 use crate::plan::Case;
@@ -108,9 +108,7 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
     let failed = AtomicBool::new(false);
     let barrier = Barrier::new(workers + 1);
 
-    let dev_before = device_stat.as_deref().and_then(device::snapshot);
-    let vm_before = vmstat::snapshot().ok();
-    let ru_before = rusage::snapshot();
+    let before = CounterReading::before(device_stat.as_deref());
     let started = Instant::now();
     let mut shared_map = match case.method {
         MethodKind::Mmap | MethodKind::MmapCopy => {
@@ -154,14 +152,7 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
                 scope.spawn(move || -> WorkerResult {
                     let mut method: Box<dyn Method> = match sharer {
                         Some(m) => Box::new(m),
-                        None => case.method.build(
-                            file,
-                            layout,
-                            case.mmap_options(),
-                            case.write_options(),
-                            &case.io,
-                            Box::new(Untimed),
-                        ),
+                        None => case.build_method(file, layout, Box::new(Untimed)),
                     };
                     let mut workload = case.build_workload(page_size);
                     let set_up = method.setup();
@@ -231,13 +222,11 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
         owner.teardown()?;
     }
     let joined = Instant::now();
-    let ru_after = rusage::snapshot();
-    let vm_after = vmstat::snapshot().ok();
-    let dev_after = device_stat.as_deref().and_then(device::snapshot);
+    let after = CounterReading::after(device_stat.as_deref());
 
     let mut report = ChildReport {
         setup_ns: (t0 - started).as_nanos() as u64,
-        ..Default::default()
+        ..after.since(&before)
     };
     let mut last_end = t0;
     let mut checksum = 0u64;
@@ -275,16 +264,6 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
     report.wall_ns = (last_end - t0).as_nanos() as u64;
     report.teardown_ns = (joined - last_end).as_nanos() as u64;
     report.checksum = checksum;
-    report.rusage = ru_after.delta_since(&ru_before);
-    report.max_rss_kib = ru_after.max_rss_kib();
-    report.vmstat = match (vm_before, vm_after) {
-        (Some(before), Some(after)) => after.delta_since(&before),
-        _ => Default::default(),
-    };
-    report.device = match (dev_before, dev_after) {
-        (Some(before), Some(after)) => Some(after.delta_since(&before)),
-        _ => None,
-    };
     report.timeline = bucket(&readings);
     Ok(report)
 }

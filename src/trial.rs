@@ -16,7 +16,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::measure::{device, rusage, vmstat};
+use crate::measure::{device, CounterReading};
 use crate::method::SyncTimer;
 use crate::pattern::{BlockOrder, Layout};
 use crate::plan::Case;
@@ -152,14 +152,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let mut workload = case.build_workload(page_size());
     let device_stat = device::stat_path(&file);
     let loop_syncs = LoopSyncs::default();
-    let mut method = case.method.build(
-        file,
-        layout,
-        case.mmap_options(),
-        case.write_options(),
-        &case.io,
-        Box::new(loop_syncs.clone()),
-    );
+    let mut method = case.build_method(file, layout, Box::new(loop_syncs.clone()));
 
     // Made (and its pages touched) before anything is measured.
     let mut latency = case.latency.then(crate::latency::Recorder::new);
@@ -167,9 +160,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         crate::procs::ready_and_wait()?;
     }
 
-    let dev_before = device_stat.as_deref().and_then(device::snapshot);
-    let vm_before = vmstat::snapshot().ok();
-    let ru_before = rusage::snapshot();
+    let before = CounterReading::before(device_stat.as_deref());
     let t0 = Instant::now();
     method.setup().map_err(|e| on_filesystem(e, &spec.path))?;
     let t1 = Instant::now();
@@ -206,9 +197,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     };
     method.teardown()?;
     let t4 = Instant::now();
-    let ru_after = rusage::snapshot();
-    let vm_after = vmstat::snapshot().ok();
-    let dev_after = device_stat.as_deref().and_then(device::snapshot);
+    let after = CounterReading::after(device_stat.as_deref());
 
     if let Some(e) = workload.error() {
         return Err(Error::Trial(e));
@@ -230,16 +219,6 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         setup_ns: (t1 - t0).as_nanos() as u64,
         sync_ns: (t3 - t2).as_nanos() as u64 + in_loop_sync_ns,
         teardown_ns: (t4 - teardown_start).as_nanos() as u64,
-        rusage: ru_after.delta_since(&ru_before),
-        max_rss_kib: ru_after.max_rss_kib(),
-        vmstat: match (vm_before, vm_after) {
-            (Some(before), Some(after)) => after.delta_since(&before),
-            _ => Default::default(),
-        },
-        device: match (dev_before, dev_after) {
-            (Some(before), Some(after)) => Some(after.delta_since(&before)),
-            _ => None,
-        },
         bytes: counts.bytes,
         syscalls: counts.syscalls,
         checksum,
@@ -248,6 +227,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         pss_kib,
         procs: Vec::new(),
         timeline: Vec::new(),
+        ..after.since(&before)
     })
 }
 
@@ -263,9 +243,7 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let device_stat = File::open(&spec.path)
         .ok()
         .and_then(|f| device::stat_path(&f));
-    let dev_before = device_stat.as_deref().and_then(device::snapshot);
-    let vm_before = vmstat::snapshot().ok();
-    let ru_before = rusage::snapshot();
+    let before = CounterReading::before(device_stat.as_deref());
     let run = crate::threads::run(case, &spec.path, page_size())?;
     if case.procs.is_some() {
         // The second and third meeting points of crate::procs (no PSS: the
@@ -273,9 +251,7 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
         crate::procs::ready_and_wait()?;
         crate::procs::ready_and_wait()?;
     }
-    let ru_after = rusage::snapshot();
-    let vm_after = vmstat::snapshot().ok();
-    let dev_after = device_stat.as_deref().and_then(device::snapshot);
+    let after = CounterReading::after(device_stat.as_deref());
     if let (Some(path), Some((w, h, pixels))) = (&spec.keep_output, &run.image) {
         crate::image::write_ppm_atomically(path, *w, *h, pixels)?;
     }
@@ -284,16 +260,6 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
         setup_ns: 0,
         sync_ns: 0,
         teardown_ns: 0,
-        rusage: ru_after.delta_since(&ru_before),
-        max_rss_kib: ru_after.max_rss_kib(),
-        vmstat: match (vm_before, vm_after) {
-            (Some(before), Some(after)) => after.delta_since(&before),
-            _ => Default::default(),
-        },
-        device: match (dev_before, dev_after) {
-            (Some(before), Some(after)) => Some(after.delta_since(&before)),
-            _ => None,
-        },
         bytes: run.bytes,
         syscalls: run.syscalls,
         checksum: run.checksum,
@@ -302,6 +268,7 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
         pss_kib: None,
         procs: Vec::new(),
         timeline: Vec::new(),
+        ..after.since(&before)
     })
 }
 

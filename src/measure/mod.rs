@@ -6,3 +6,58 @@ pub mod environment;
 pub mod residency;
 pub mod rusage;
 pub mod vmstat;
+
+use std::path::Path;
+
+/// The counters a trial reads just before and just after what it measures:
+/// the file's block device, /proc/vmstat and getrusage().
+pub struct CounterReading {
+    device: Option<device::DeviceSnapshot>,
+    vmstat: Option<vmstat::VmstatSnapshot>,
+    rusage: rusage::RusageSnapshot,
+}
+
+impl CounterReading {
+    /// Device first, getrusage() last: the reading nearest the clock is the
+    /// process's own.
+    pub fn before(device_stat: Option<&Path>) -> Self {
+        let device = device_stat.and_then(device::snapshot);
+        let vmstat = vmstat::snapshot().ok();
+        let rusage = rusage::snapshot();
+        CounterReading {
+            device,
+            vmstat,
+            rusage,
+        }
+    }
+
+    /// The mirror of [`CounterReading::before`]: getrusage() first.
+    pub fn after(device_stat: Option<&Path>) -> Self {
+        let rusage = rusage::snapshot();
+        let vmstat = vmstat::snapshot().ok();
+        let device = device_stat.and_then(device::snapshot);
+        CounterReading {
+            device,
+            vmstat,
+            rusage,
+        }
+    }
+
+    /// A report holding only what changed since `before`; an unreadable
+    /// vmstat leaves the map empty and an unreadable device leaves `None`.
+    pub fn since(&self, before: &CounterReading) -> crate::sample::ChildReport {
+        crate::sample::ChildReport {
+            rusage: self.rusage.delta_since(&before.rusage),
+            max_rss_kib: self.rusage.max_rss_kib(),
+            vmstat: match (&before.vmstat, &self.vmstat) {
+                (Some(b), Some(a)) => a.delta_since(b),
+                _ => Default::default(),
+            },
+            device: match (&before.device, &self.device) {
+                (Some(b), Some(a)) => Some(a.delta_since(b)),
+                _ => None,
+            },
+            ..Default::default()
+        }
+    }
+}

@@ -84,6 +84,24 @@ pub struct Case {
 }
 
 impl Case {
+    /// The case's I/O method over `file`, with the case's mmap, write and
+    /// I/O options; `timer` times the syncs inside the loop.
+    pub fn build_method(
+        &self,
+        file: std::fs::File,
+        layout: crate::pattern::Layout,
+        timer: Box<dyn crate::method::SyncTimer>,
+    ) -> Box<dyn crate::method::Method> {
+        self.method.build(
+            file,
+            layout,
+            self.mmap_options(),
+            self.write_options(),
+            &self.io,
+            timer,
+        )
+    }
+
     /// A fresh workload for one trial of this case (with its scale factor).
     pub fn build_workload(&self, page_size: usize) -> Box<dyn crate::workload::Workload> {
         self.workload
