@@ -63,6 +63,12 @@ pub fn refusal(case: &Case) -> Option<String> {
     if case.latency || case.procs.is_some() {
         return Some("a duration-bounded trial takes neither --latency nor --procs".into());
     }
+    if case.block_size == 0 || case.file_size % case.block_size != 0 {
+        return Some(format!(
+            "a duration-bounded trial reads whole blocks: a {} B file is not a whole number of {} B blocks",
+            case.file_size, case.block_size
+        ));
+    }
     None
 }
 
@@ -371,5 +377,10 @@ mod tests {
         assert!(refusal(&case).unwrap().contains("touch"));
         case.workload = WorkloadKind::Touch;
         assert_eq!(refusal(&case), None);
+        // A short last block would not add up to reads x block size.
+        case.file_size += 1;
+        assert!(refusal(&case)
+            .unwrap()
+            .contains("whole number of 4096 B blocks"));
     }
 }

@@ -617,6 +617,27 @@ fn crotty2022_flags_are_refused_elsewhere_and_a_size_must_exceed_the_budget() {
         "{err}"
     );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
+
+    // A size that is not whole pages is refused before anything is made.
+    let out = faultline()
+        .args([
+            "reproduce",
+            "crotty2022",
+            "--size",
+            "1000000001",
+            "--data-dir",
+        ])
+        .arg(scratch.path("data"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is not a whole number of 4 KiB pages"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!holds_data_file(&scratch.path("data")));
 }
 
 /// Whether `dir` holds a generated test file.
@@ -659,6 +680,46 @@ fn dry_run_describes_each_plan_and_runs_nothing() {
     assert_eq!(stdout.matches("  disk: ").count(), 5, "{stdout}");
     assert!(!stdout.contains("Verdicts"), "{stdout}");
     assert!(!holds_data_file(&scratch.path("data")), "nothing generated");
+}
+
+#[test]
+fn dry_run_names_the_image_a_scale_preset_reads_and_counts_every_thread() {
+    let scratch = Scratch::new();
+    let data = scratch.path("data");
+    let out = faultline()
+        .args(["reproduce", "sun2002", "--full", "--dry-run", "--data-dir"])
+        .arg(&data)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The 1280 x 1024 PPM image the scale cases read, to be generated.
+    let image = faultline::image::image_len(1280, 1024);
+    let name = faultline::image::image_name(1280, 1024, 1);
+    let size = faultline::size::format_size(image);
+    assert!(
+        stdout.contains(&format!(
+            "  test files: {size} (1280x1024 PPM image, {name}) ({size} to generate in "
+        )),
+        "{stdout}"
+    );
+    // 8 cases x 10 runs, each trial 10 replicate threads over the whole image.
+    assert!(
+        stdout.contains("sun2002: 8 cases x 10 runs (+0 warm-up)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "  file bytes the trials pass over: {} in all",
+            faultline::size::format_size(8 * 10 * 10 * image)
+        )),
+        "{stdout}"
+    );
+    assert!(!data.join(&name).exists(), "nothing generated");
 }
 
 #[test]

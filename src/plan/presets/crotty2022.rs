@@ -11,7 +11,7 @@
 use super::{ratio_cell, ratio_of, read_case, summary_of, Preset, Scale, Table};
 use crate::cache::CacheState;
 use crate::claims::{Claim, Expect};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::memory_budget::{self, BudgetKind, MemoryBudget, Selection};
 use crate::method::{Advice, IoOptions, MethodKind};
 use crate::pattern::Pattern;
@@ -90,6 +90,12 @@ impl Crotty2022 {
     /// budget can be had.
     pub fn prepare(scale: Scale, choices: Choices) -> Result<Crotty2022> {
         let (budget, file, seconds, _) = nominal(scale);
+        if let Some(size) = choices.size.filter(|s| s % BLOCK != 0) {
+            return Err(Error::Plan(format!(
+                "--size {size} B is not a whole number of {} pages; crotty2022 reads whole pages",
+                crate::size::format_size(BLOCK)
+            )));
+        }
         let Selection { budget, file_size } =
             memory_budget::select(&memory_budget::probe(), budget, file, choices.size)?;
         let threads = choices
@@ -413,13 +419,13 @@ impl Preset for Crotty2022 {
             ));
         }
         notes.extend([
-            format!("Published on {PUBLISHED_ON} over a 2 TiB device (20x memory); here a few cores, a virtual disk and a page cache limited by a cgroup (or a file larger than free memory), so absolute rates are far lower: compare shapes and ratios, not M reads/s."),
+            format!("Published on {PUBLISHED_ON} over a 2 TiB device (20x memory); a reproduction runs on this machine's cores and disk (see the machine notes) with a page cache limited by a cgroup (or a file larger than free memory), so its absolute rates are not the study's: compare shapes and ratios, not M reads/s."),
             "The memory budget is a cgroup limit on the trial process's page cache (memory.max or memory.limit_in_bytes), not the machine's RAM: reclaim is the cgroup's own (direct reclaim by the reading threads), not kswapd's global eviction the study measured.".into(),
             "Reads go to a file on a file system, not a raw device mapping. As in mmapbench, the threads share one mapping of it (one set of page tables, so evicting a page shoots down every worker CPU's TLB entry).".into(),
             "fio's psync O_DIRECT baseline is faultline's `direct` method run by the same threads; `pread` (buffered) and `uring` (buffered io_uring, depth 8 per thread) are added.".into(),
             "TLB shootdowns are the `TLB:` line of /proc/interrupts summed over CPUs, system-wide as in the study; other work on the machine adds to them.".into(),
             "The kernel differs from the study's Linux 5.11 (folios, multi-gen LRU, per-VMA locks change eviction and fault costs).".into(),
-            "Each trial starts from a cold cache, so the timeline shows the budget filling; it fills within seconds here against ~27 s in the study.".into(),
+            "Each trial starts from a cold cache, so the timeline shows the budget filling (the measured table's \"filled at\" column gives when) against ~27 s in the study.".into(),
             "Claims compare mean throughput over the whole trial (time per read, paired by run), which includes the seconds before the budget filled.".into(),
         ]);
         notes
@@ -430,24 +436,23 @@ impl Preset for Crotty2022 {
             return Vec::new();
         };
         let base = Way::Direct.case(&s);
-        let base_rate = reads_per_s(results, &base);
         let rows = WAYS
             .iter()
             .map(|w| {
                 let case = w.case(&s);
                 let f = figures(&timelines(results, &case), s.budget.limit_bytes);
-                let r = reads_per_s(results, &case);
+                // One paired estimate gives the point and its CI, so they agree.
+                let vs_direct = ratio_of(results, &base, &case);
                 vec![
                     w.label().to_string(),
-                    rate(r),
-                    match (r, base_rate) {
-                        (Some(r), Some(b)) if b > 0.0 => format!("{:.2}", r / b),
-                        _ => "-".into(),
-                    },
+                    rate(reads_per_s(results, &case)),
+                    vs_direct
+                        .as_ref()
+                        .map_or("-".into(), |q| format!("{:.2}", q.ratio)),
                     if *w == Way::Direct {
                         "baseline".into()
                     } else {
-                        ratio_cell(ratio_of(results, &base, &case).as_ref())
+                        ratio_cell(vs_direct.as_ref())
                     },
                     rate(f.before_fill),
                     rate(f.after_fill),
@@ -463,7 +468,7 @@ impl Preset for Crotty2022 {
         vec![Table::new(
             &format!(
                 "Measured: random 4 KiB reads, {} threads, {} file, {} s per trial from a cold cache, budget: {}; \
-                 throughput relative to direct (O_DIRECT) with 95% CI; before/after: mean reads/s up to / after the second the budget filled",
+                 throughput relative to direct (O_DIRECT), the paired estimate over runs with its 95% CI; before/after: mean reads/s up to / after the second the budget filled",
                 s.threads,
                 crate::size::format_size(s.file_size),
                 s.duration_s,
