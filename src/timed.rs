@@ -6,7 +6,7 @@
 //!
 //! - Each worker has its own method (its own descriptor) and its own seeded
 //!   random stream of
-//!   block indices, drawn in chunks of [`CHUNK`] reads between which it
+//!   block indices, drawn in chunks of [`chunk_reads`] reads between which it
 //!   publishes its count and checks the stop flag. Drawing the indices is
 //!   inside the loop (the number of reads is not known in advance); it costs
 //!   nanoseconds against microseconds per read, the same for every method.
@@ -42,8 +42,18 @@ use crate::sample::ChildReport;
 use crate::timeline::{bucket, own_major_faults, read_number, tlb_shootdowns, OpCounters, Reading};
 use crate::workload::WorkloadKind;
 
-/// Reads a worker makes between two looks at the stop flag.
+/// Reads a worker makes between two looks at the stop flag, per request in
+/// flight: see [`chunk_reads`].
 pub const CHUNK: usize = 32;
+
+/// Reads a worker makes between two looks at the stop flag: [`CHUNK`] per
+/// request the method keeps in flight (`--depth`, 1 without). An io_uring
+/// method lets its ring drain at the end of each `run`, so a chunk of only
+/// a few times the depth would keep it below the asked depth much of the
+/// time; at 32 times, the drain covers at most one read in 32.
+pub fn chunk_reads(case: &Case) -> usize {
+    CHUNK * case.io.depth.map_or(1, |d| d.max(1) as usize)
+}
 
 /// Why a case cannot run for a duration, as one line; `None` when it can.
 pub fn refusal(case: &Case) -> Option<String> {
@@ -63,7 +73,7 @@ pub fn refusal(case: &Case) -> Option<String> {
     if case.latency || case.procs.is_some() {
         return Some("a duration-bounded trial takes neither --latency nor --procs".into());
     }
-    if case.block_size == 0 || case.file_size % case.block_size != 0 {
+    if case.block_size == 0 || !case.file_size.is_multiple_of(case.block_size) {
         return Some(format!(
             "a duration-bounded trial reads whole blocks: a {} B file is not a whole number of {} B blocks",
             case.file_size, case.block_size
@@ -169,13 +179,14 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
                     set_up?;
                     let start = Instant::now();
                     let mut rng = worker_rng(case.seed, w);
-                    let mut order = BlockOrder::Listed(Vec::with_capacity(CHUNK));
+                    let chunk = chunk_reads(case);
+                    let mut order = BlockOrder::Listed(Vec::with_capacity(chunk));
                     let mut reads = 0u64;
                     let mut counts = LoopCounts::default();
                     while !stop.load(Ordering::Relaxed) {
                         if let BlockOrder::Listed(v) = &mut order {
                             v.clear();
-                            v.extend((0..CHUNK).map(|_| rng.random_range(0..blocks)));
+                            v.extend((0..chunk).map(|_| rng.random_range(0..blocks)));
                         }
                         let c = match method.run(&order, workload.as_mut()) {
                             Ok(c) => c,
@@ -186,8 +197,8 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
                         };
                         counts.bytes += c.bytes;
                         counts.syscalls += c.syscalls;
-                        reads += CHUNK as u64;
-                        counters.add(w, CHUNK as u64);
+                        reads += chunk as u64;
+                        counters.add(w, chunk as u64);
                     }
                     let end = Instant::now();
                     method.teardown()?;
@@ -360,6 +371,23 @@ mod tests {
         }
         assert_eq!(expected_checksum(&case, layout, 7, &[10, 3], 4096), by_hand);
         assert_ne!(expected_checksum(&case, layout, 7, &[10, 4], 4096), by_hand);
+    }
+
+    #[test]
+    fn an_io_uring_chunk_holds_32_reads_per_request_in_flight() {
+        let mut case = crate::plan::presets::read_case(
+            crate::method::MethodKind::Uring,
+            crate::pattern::Pattern::RandomReplace,
+            4096,
+            1 << 20,
+            WorkloadKind::Touch,
+            crate::cache::CacheState::Cold,
+        );
+        case.io.depth = Some(8);
+        assert_eq!(chunk_reads(&case), 256);
+        case.method = crate::method::MethodKind::Pread;
+        case.io.depth = None;
+        assert_eq!(chunk_reads(&case), CHUNK);
     }
 
     #[test]

@@ -90,7 +90,7 @@ impl Crotty2022 {
     /// budget can be had.
     pub fn prepare(scale: Scale, choices: Choices) -> Result<Crotty2022> {
         let (budget, file, seconds, _) = nominal(scale);
-        if let Some(size) = choices.size.filter(|s| s % BLOCK != 0) {
+        if let Some(size) = choices.size.filter(|s| !s.is_multiple_of(BLOCK)) {
             return Err(Error::Plan(format!(
                 "--size {size} B is not a whole number of {} pages; crotty2022 reads whole pages",
                 crate::size::format_size(BLOCK)
