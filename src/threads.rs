@@ -104,12 +104,20 @@ pub fn refusal(case: &Case) -> Option<String> {
             case.workload
         ));
     }
+    let blocks = case.file_size.div_ceil(case.block_size.max(1));
+    if t.mode == ThreadMode::Split && blocks > u64::from(u32::MAX) {
+        return Some(format!(
+            "--thread-mode split lists each thread's blocks, and {blocks} blocks is too many; \
+             use a larger --block"
+        ));
+    }
     None
 }
 
 /// The contiguous chunks of `order` for `parts` threads: chunk t holds the
 /// visits at positions `t·len/parts .. (t+1)·len/parts`. Every visit lands in
 /// exactly one chunk; a chunk may be empty when there are fewer visits than threads.
+/// [`refusal`] keeps the block indices within `u32`.
 pub fn split(order: &BlockOrder, parts: usize) -> Vec<BlockOrder> {
     let parts = parts.max(1);
     let mut visits: Vec<u32> = Vec::with_capacity(order.len() as usize);
@@ -264,6 +272,35 @@ mod tests {
             Ok::<(), ()>(())
         });
         v
+    }
+
+    #[test]
+    fn split_refuses_more_blocks_than_u32_indices_hold() {
+        let mut case = crate::plan::presets::read_case(
+            crate::method::MethodKind::Read,
+            Pattern::Seq,
+            1,
+            5 << 30,
+            crate::workload::WorkloadKind::Touch,
+            crate::cache::CacheState::Warm,
+        );
+        case.threads = Some(Threads {
+            count: 2,
+            mode: ThreadMode::Split,
+        });
+        let why = refusal(&case).expect("5 GiB of 1-byte blocks do not fit u32 indices");
+        assert!(why.contains("5368709120 blocks is too many"), "{why}");
+        case.threads = Some(Threads {
+            count: 2,
+            mode: ThreadMode::Replicate,
+        });
+        assert_eq!(refusal(&case), None, "replicate threads list nothing");
+        case.block_size = 4096;
+        case.threads = Some(Threads {
+            count: 2,
+            mode: ThreadMode::Split,
+        });
+        assert_eq!(refusal(&case), None);
     }
 
     #[test]
