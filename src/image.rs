@@ -114,6 +114,20 @@ pub fn ensure_image(
 /// Checks, before anything runs, that a user's file is a whole P6 image the
 /// `scale` workload can use; the error names the file and says why in one line.
 pub fn check_user_image(path: &Path) -> Result<()> {
+    // Sized first: the whole file is read into memory to be parsed.
+    let len = fs::metadata(path)
+        .map_err(|e| Error::io("stat", path, e))?
+        .len();
+    if len > MAX_IMAGE_BYTES {
+        return Err(Error::BadFile {
+            path: path.to_path_buf(),
+            why: format!(
+                "is {}, larger than the {} a scale trial reads as one block",
+                crate::size::format_size(len),
+                crate::size::format_size(MAX_IMAGE_BYTES)
+            ),
+        });
+    }
     let bytes = fs::read(path).map_err(|e| Error::io("read", path, e))?;
     parse_image(&bytes).map(|_| ()).map_err(|e| Error::BadFile {
         path: path.to_path_buf(),

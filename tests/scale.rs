@@ -185,6 +185,26 @@ fn a_ppm_larger_than_its_file_is_refused() {
 }
 
 #[test]
+fn a_file_too_large_for_one_block_is_refused_before_it_is_read() {
+    let s = Scratch::new();
+    let file = s.path("bad.ppm");
+    // Sparse: 65 MiB long without being written.
+    let f = std::fs::File::create(&file).unwrap();
+    f.set_len(65 << 20).unwrap();
+    let out = s
+        .run(&["--file", file.to_str().unwrap(), "--workload", "scale"])
+        .output()
+        .unwrap();
+    let lines = stderr_lines(&out);
+    assert_eq!(out.status.code(), Some(2), "{lines:?}");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].contains("bad.ppm") && lines[0].contains("is 65 MiB, larger than the 64 MiB"),
+        "{lines:?}"
+    );
+}
+
+#[test]
 fn a_ppm_whose_size_overflows_is_refused() {
     refused(
         &Scratch::new(),
