@@ -281,8 +281,9 @@ fn check_disk_space(plan: &faultline::plan::Plan, run: &RunArgs) -> anyhow::Resu
 struct DiskNeed {
     /// The data directory.
     dir: PathBuf,
-    /// Distinct test-file sizes the plan reads.
-    read_sizes: Vec<u64>,
+    /// The test files the plan reads, by size: generated data files, and
+    /// the PPM images of its scale cases.
+    files: Vec<TestFile>,
     /// Bytes of those files not generated yet.
     to_generate: u64,
     /// The largest file one write trial creates (scratch files are removed
@@ -295,20 +296,22 @@ struct DiskNeed {
 impl DiskNeed {
     fn of(plan: &faultline::plan::Plan, run: &RunArgs) -> DiskNeed {
         let dir = crate::data_dir(run.data_dir.clone());
-        let mut read_sizes: Vec<u64> = plan
+        let mut sizes: Vec<u64> = plan
             .cases
             .iter()
-            .filter(|c| !c.method.writes() && c.scale.is_none())
+            .filter(|c| !c.method.writes() || c.scale.is_some())
             .map(|c| c.file_size)
             .collect();
-        read_sizes.sort_unstable();
-        read_sizes.dedup();
-        let to_generate = read_sizes
+        sizes.sort_unstable();
+        sizes.dedup();
+        let files: Vec<TestFile> = sizes
+            .into_iter()
+            .map(|size| TestFile::of(plan, size, run.seed))
+            .collect();
+        let to_generate = files
             .iter()
-            .filter(|&&size| {
-                let path = dir.join(faultline::dataset::generated_name(size, run.seed));
-                std::fs::metadata(path).map_or(true, |m| m.len() != size)
-            })
+            .filter(|f| std::fs::metadata(dir.join(&f.name)).map_or(true, |m| m.len() != f.size))
+            .map(|f| f.size)
             .sum();
         let largest_write = plan
             .cases
@@ -325,7 +328,7 @@ impl DiskNeed {
         let available = faultline::disk_space::available_bytes(probe);
         DiskNeed {
             dir,
-            read_sizes,
+            files,
             to_generate,
             largest_write,
             available,
@@ -338,12 +341,66 @@ impl DiskNeed {
     }
 }
 
+/// One test file a plan reads, as the run prepares it.
+struct TestFile {
+    /// Its length in bytes.
+    size: u64,
+    /// Its name in the data directory.
+    name: String,
+    /// The PPM image's width and height, for a scale case's image.
+    image: Option<(u32, u32)>,
+}
+
+impl TestFile {
+    /// The file of length `size` that `plan`'s cases read: the generated PPM
+    /// image of that length when a scale case uses the size (as the run
+    /// prepares it), else generated data from `seed`.
+    fn of(plan: &faultline::plan::Plan, size: u64, seed: u64) -> TestFile {
+        let scales = plan
+            .cases
+            .iter()
+            .any(|c| c.file_size == size && c.scale.is_some());
+        match scales.then(|| crate::image_dims(size)).flatten() {
+            Some((w, h)) => TestFile {
+                size,
+                name: faultline::image::image_name(w, h, seed),
+                image: Some((w, h)),
+            },
+            None => TestFile {
+                size,
+                name: faultline::dataset::generated_name(size, seed),
+                image: None,
+            },
+        }
+    }
+
+    /// `4 GiB`, or `3.75 MiB (1280x1024 PPM image, NAME)`.
+    fn describe(&self) -> String {
+        let size = faultline::size::format_size(self.size);
+        match self.image {
+            Some((w, h)) => format!("{size} ({w}x{h} PPM image, {})", self.name),
+            None => size,
+        }
+    }
+}
+
+/// How many times one trial of `case` passes over its file: once per
+/// process, and once per thread when each thread runs the whole workload
+/// (split threads share one pass).
+fn passes(case: &faultline::plan::Case) -> u64 {
+    let threads = case.threads.map_or(1, |t| match t.mode {
+        faultline::threads::ThreadMode::Split => 1,
+        faultline::threads::ThreadMode::Replicate => u64::from(t.count),
+    });
+    threads * u64::from(case.procs.unwrap_or(1).max(1))
+}
+
 /// `--dry-run`: what a preset's plan would run and need, without running it.
 fn describe_plan(preset: &dyn Preset, plan: &faultline::plan::Plan, run: &RunArgs) -> String {
     use faultline::size::format_size;
     let need = DiskNeed::of(plan, run);
     let per_case = u64::from(plan.runs + plan.warmup);
-    let sizes: Vec<String> = need.read_sizes.iter().map(|&s| format_size(s)).collect();
+    let sizes: Vec<String> = need.files.iter().map(TestFile::describe).collect();
     let mut lines = vec![
         format!(
             "{}: {} cases x {} runs (+{} warm-up) = {} trials, each in its own process",
@@ -371,10 +428,19 @@ fn describe_plan(preset: &dyn Preset, plan: &faultline::plan::Plan, run: &RunArg
     let (timed, counted): (Vec<_>, Vec<_>) =
         plan.cases.iter().partition(|c| c.duration_s.is_some());
     if !counted.is_empty() {
-        let volume: u64 = counted.iter().map(|c| c.file_size * per_case).sum();
+        let volume: u64 = counted
+            .iter()
+            .map(|c| c.file_size * passes(c) * per_case)
+            .sum();
+        let repeated = counted.iter().any(|c| passes(c) > 1);
         lines.push(format!(
-            "  file bytes the trials pass over: {} in all",
-            format_size(volume)
+            "  file bytes the trials pass over: {} in all{}",
+            format_size(volume),
+            if repeated {
+                " (each thread that runs the whole workload, and each process, counted)"
+            } else {
+                ""
+            }
         ));
     }
     if !timed.is_empty() {
@@ -395,4 +461,36 @@ fn describe_plan(preset: &dyn Preset, plan: &faultline::plan::Plan, run: &RunArg
         None => "  disk: free space unknown".to_string(),
     });
     lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use faultline::cache::CacheState;
+    use faultline::method::MethodKind;
+    use faultline::pattern::Pattern;
+    use faultline::threads::{ThreadMode, Threads};
+    use faultline::workload::WorkloadKind;
+
+    #[test]
+    fn a_trial_passes_over_its_file_once_per_replicate_thread_and_process() {
+        let one = presets::read_case(
+            MethodKind::Read,
+            Pattern::Seq,
+            4096,
+            1 << 20,
+            WorkloadKind::Touch,
+            CacheState::Warm,
+        );
+        let with = |count, mode, procs| faultline::plan::Case {
+            threads: Some(Threads { count, mode }),
+            procs,
+            ..one.clone()
+        };
+        assert_eq!(passes(&one), 1);
+        assert_eq!(passes(&with(10, ThreadMode::Split, None)), 1);
+        assert_eq!(passes(&with(10, ThreadMode::Replicate, None)), 10);
+        assert_eq!(passes(&with(4, ThreadMode::Split, Some(3))), 3);
+        assert_eq!(passes(&with(4, ThreadMode::Replicate, Some(3))), 12);
+    }
 }
