@@ -450,9 +450,9 @@ fn figure5_plot(results: &RunResults, all: &[Pair]) -> Option<Plot> {
          its reading, so no published bar is drawn: at 8000 kB read() spends its time in sys, \
          sequential totals are similar, and random read() needs far more (sys) time. Figure 5 \
          used one log axis; here each panel has its own linear axis, so the stacks add up. \
-         Quick runs stop random 1-byte reads at 1 MB (a read() trial of 8000 kB takes about \
-         12 s here), so the random panel shows the plan's largest random size; full measures \
-         8000 kB.",
+         Quick runs stop random 1-byte reads at 1 MB (at 8000 kB a read() trial makes 8 \
+         million system calls), so the random panel shows the plan's largest random size; full \
+         measures 8000 kB.",
         &chart,
     ))
 }
