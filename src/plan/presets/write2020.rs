@@ -222,15 +222,19 @@ impl Preset for Write2020 {
             columns: 2,
             keys: time_split_keys(),
         };
-        vec![bar_plot(
-            "write2020-times",
-            "write2020: real, user and sys time of write() and mmap + msync",
+        let caption = format!(
             "Per version, user and sys CPU time stacked (CPU) beside the elapsed (real) time \
-             (wall). Left, pale: the post's `time` output for 1000 MB (write 1.343 real, 0.106 \
-             user, 0.938 sys; mmap 1.150, 0.197, 0.767 s). Right, filled: measured here in \
+             (wall). Left, pale: the post's `time` output for 1000 MB (write {:.3} real, {:.3} \
+             user, {:.3} sys; mmap {:.3}, {:.3}, {:.3} s). Right, filled: measured here in \
              fresh trial processes, each trial's setup + loop + teardown; whiskers are the 95% \
              CI of the elapsed mean. The panels have their own axes because the sizes differ. \
              As in the post, the mmap version syncs (msync) and the write version does not fsync.",
+            WRITE[0], WRITE[1], WRITE[2], MMAP[0], MMAP[1], MMAP[2]
+        );
+        vec![bar_plot(
+            "write2020-times",
+            "write2020: real, user and sys time of write() and mmap + msync",
+            &caption,
             &chart,
         )]
     }
