@@ -14,6 +14,7 @@ use crate::report::plot::{
     Scale as AxisScale, Series, SeriesStyle,
 };
 use crate::results::RunResults;
+use crate::stats::analysis::MIB;
 use crate::workload::WorkloadKind;
 
 /// The preset.
@@ -253,7 +254,6 @@ impl Preset for Fedorova2019 {
 /// panel per pattern and cache state, each mmap-copy bar noted with its
 /// paired speedup. `size` is the file's size.
 fn throughput_plot(results: &RunResults, size: u64, all: &[Point]) -> Plot {
-    const MIB: f64 = (1u64 << 20) as f64;
     let throughput = |c: &Case| {
         summary_of(results, c).map(|s| {
             let t = &s.throughput_bps;
