@@ -37,24 +37,33 @@ impl MethodKind {
 /// Fails with a message that says what to do when the file system refuses
 /// O_DIRECT or `block_size` breaks the alignment.
 pub(crate) fn enable_direct(file: &File, block_size: u64) -> Result<Alignment> {
-    set_o_direct(file).map_err(|e| refused_error(e, "use --method pread or uring"))?;
-    let alignment = alignment_of(file)?;
-    if let Some(why) = misaligned(block_size, &alignment) {
-        return Err(Error::Trial(why));
-    }
-    Ok(alignment)
+    enable_direct_checked(file, "use --method pread or uring", |alignment| {
+        misaligned(block_size, alignment)
+    })
 }
 
 /// [`enable_direct`] for the O_DIRECT write methods: the file size must be
 /// aligned too, since every byte written is the workload's (no padding of
 /// the last block), so its end must fall on the alignment.
 pub(crate) fn enable_direct_write(file: &File, layout: Layout) -> Result<Alignment> {
-    set_o_direct(file).map_err(|e| refused_error(e, "use --method pwrite or uring-write"))?;
+    enable_direct_checked(file, "use --method pwrite or uring-write", |alignment| {
+        misaligned_write(layout.block_size, layout.file_size, alignment)
+    })
+}
+
+/// Turns O_DIRECT on (a refusal says to `instead`), then fails with what
+/// `misaligned` finds wrong under the device's alignment, if anything.
+fn enable_direct_checked(
+    file: &File,
+    instead: &str,
+    misaligned: impl FnOnce(&Alignment) -> Option<String>,
+) -> Result<Alignment> {
+    set_o_direct(file).map_err(|e| refused_error(e, instead))?;
     let alignment = alignment_of(file)?;
-    if let Some(why) = misaligned_write(layout.block_size, layout.file_size, &alignment) {
-        return Err(Error::Trial(why));
+    match misaligned(&alignment) {
+        Some(why) => Err(Error::Trial(why)),
+        None => Ok(alignment),
     }
-    Ok(alignment)
 }
 
 /// Turns O_DIRECT on with fcntl(F_SETFL), which fails (EINVAL) exactly
@@ -99,18 +108,23 @@ pub fn misaligned(block_size: u64, alignment: &Alignment) -> Option<String> {
     if block_size.is_multiple_of(alignment.bytes) {
         return None;
     }
-    let down = block_size / alignment.bytes * alignment.bytes;
-    let up = alignment.round_up(block_size);
-    let suggestion = if down == 0 {
-        format!("try {up}")
-    } else {
-        format!("try {down} or {up}")
-    };
+    let suggestion = aligned_neighbours(block_size, alignment);
     Some(format!(
         "O_DIRECT needs every block's offset and length aligned to {alignment}, \
          and --block {block_size} is not a multiple of {}; {suggestion}",
         alignment.bytes
     ))
+}
+
+/// "try D or U": the aligned values either side of `value` (only U when D is 0).
+fn aligned_neighbours(value: u64, alignment: &Alignment) -> String {
+    let down = value / alignment.bytes * alignment.bytes;
+    let up = alignment.round_up(value);
+    if down == 0 {
+        format!("try {up}")
+    } else {
+        format!("try {down} or {up}")
+    }
 }
 
 /// Why files of `file_size` bytes written in `block_size` blocks cannot be
@@ -125,13 +139,7 @@ pub fn misaligned_write(block_size: u64, file_size: u64, alignment: &Alignment) 
     if file_size.is_multiple_of(alignment.bytes) {
         return None;
     }
-    let down = file_size / alignment.bytes * alignment.bytes;
-    let up = alignment.round_up(file_size);
-    let suggestion = if down == 0 {
-        format!("try {up}")
-    } else {
-        format!("try {down} or {up}")
-    };
+    let suggestion = aligned_neighbours(file_size, alignment);
     Some(format!(
         "O_DIRECT writes need every block's offset and length aligned to {alignment}, \
          and --size {file_size} is not a multiple of {} (its last block would end \
