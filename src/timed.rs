@@ -39,7 +39,7 @@ use crate::method::{LoopCounts, Method, MethodKind, MmapMethod, Untimed};
 use crate::pattern::{BlockOrder, Layout};
 use crate::plan::Case;
 use crate::sample::ChildReport;
-use crate::timeline::{bucket, own_major_faults, read_number, tlb_shootdowns, OpCounters, Reading};
+use crate::timeline::{bucket, read_number, tlb_shootdowns, OpCounters, Reading};
 use crate::workload::WorkloadKind;
 
 /// Reads a worker makes between two looks at the stop flag, per request in
@@ -149,7 +149,7 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
         at_ns: (at - t0).as_nanos() as u64,
         reads: counters.total(),
         tlb_shootdowns: tlb_shootdowns(),
-        major_faults: own_major_faults(),
+        major_faults: crate::measure::rusage::snapshot().totals().majflt,
         device_read_bytes: device_stat
             .as_deref()
             .and_then(device::snapshot)

@@ -96,17 +96,6 @@ pub fn tlb_shootdowns() -> Option<u64> {
     parse_tlb_shootdowns(&std::fs::read_to_string("/proc/interrupts").ok()?)
 }
 
-/// Major faults of this process so far (all threads).
-pub fn own_major_faults() -> u64 {
-    // SAFETY: getrusage writes into the zeroed struct we own.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `usage` is a valid, writable rusage.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return 0;
-    }
-    usage.ru_majflt as u64
-}
-
 /// A number read from a one-number file (a cgroup's `memory.current`).
 pub fn read_number(path: &Path) -> Option<u64> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
@@ -141,7 +130,7 @@ impl OpCounters {
 }
 
 /// The second at the end of which the cgroup's page cache first reached 90%
-/// of `limit` (1-based; 0 when it was full before the first second ended);
+/// of `limit` (1-based: point k covers second k);
 /// without cgroup readings, the second by which the device had read `limit`
 /// bytes. `None` when the budget never filled.
 pub fn filled_at(points: &[TimelinePoint], limit: u64) -> Option<u32> {

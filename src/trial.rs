@@ -223,10 +223,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         syscalls: counts.syscalls,
         checksum,
         latency: latency.and_then(|r| r.percentiles()),
-        thread_ns: Vec::new(),
         pss_kib,
-        procs: Vec::new(),
-        timeline: Vec::new(),
         ..after.since(&before)
     })
 }
@@ -263,11 +260,7 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
         bytes: run.bytes,
         syscalls: run.syscalls,
         checksum: run.checksum,
-        latency: None,
         thread_ns: run.thread_ns,
-        pss_kib: None,
-        procs: Vec::new(),
-        timeline: Vec::new(),
         ..after.since(&before)
     })
 }
