@@ -168,7 +168,7 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Vec<u32>,
     /// How threads share the work: split the blocks between them, or each run the whole workload.
-    #[arg(long, value_delimiter = ',', value_enum, default_values_t = [ThreadMode::Split])]
+    #[arg(long, value_delimiter = ',', value_enum, default_values_t = [ThreadMode::Split], requires = "threads")]
     pub thread_mode: Vec<ThreadMode>,
     /// Trial processes run at once on the same file, released together, 1 to 64
     /// (each reports its peak RSS and PSS).

@@ -119,6 +119,19 @@ fn threads_are_refused_for_write_methods() {
 }
 
 #[test]
+fn a_thread_mode_without_threads_is_refused_not_ignored() {
+    let s = Scratch::new();
+    let out = s
+        .run(&["--size", "256k", "--thread-mode", "replicate"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("--threads"), "{stderr}");
+}
+
+#[test]
 fn the_table_and_reports_show_each_threaded_or_multi_process_case_spread() {
     let s = Scratch::new();
     let md = s.path("out.md");
