@@ -229,25 +229,33 @@ pub fn series_plot(name: &str, title: &str, x: Axis, y: Axis, series: &[Series])
         "Solid lines with dots: measured here, whiskers 95% CI. \
          Dashed lines with hollow squares: published values.",
     );
-    let height = chart.height();
-    let svg = match chart.render(title) {
-        Ok((svg, dropped)) => {
-            if dropped > 0 {
-                caption.push_str(&format!(
-                    " {dropped} point(s) could not be drawn (not finite, or not positive on a log axis)."
-                ));
-            }
-            svg
+    let drawn = chart.render(title).map(|(svg, dropped)| {
+        if dropped > 0 {
+            caption.push_str(&format!(
+                " {dropped} point(s) could not be drawn (not finite, or not positive on a log axis)."
+            ));
         }
-        Err(e) => failed_svg(&e.to_string()),
-    };
+        svg
+    });
+    plot_of(name, title, caption, chart.height(), drawn)
+}
+
+/// The [`Plot`] of a chart `height` px tall that `drawn` rendered, or one
+/// whose SVG says why it could not be drawn.
+fn plot_of(
+    name: &str,
+    title: &str,
+    caption: String,
+    height: u32,
+    drawn: chart::Drawn<String>,
+) -> Plot {
     Plot {
         name: name.to_string(),
         title: title.to_string(),
         caption,
         width: chart::WIDTH,
         height,
-        svg,
+        svg: drawn.unwrap_or_else(|e| failed_svg(&e.to_string())),
     }
 }
 
@@ -263,16 +271,7 @@ pub fn bar_plot(name: &str, title: &str, caption: &str, chart: &BarChart) -> Plo
             " {dropped} bar segment(s) could not be drawn (not finite, negative, or not positive on a log axis)."
         ));
     }
-    Plot {
-        name: name.to_string(),
-        title: title.to_string(),
-        caption,
-        width: chart::WIDTH,
-        height: chart.height(),
-        svg: chart
-            .render(title)
-            .unwrap_or_else(|e| failed_svg(&e.to_string())),
-    }
+    plot_of(name, title, caption, chart.height(), chart.render(title))
 }
 
 /// Mean throughput per case with its 95% CI; `None` when no case has a summary.
@@ -534,16 +533,7 @@ pub fn time_plot(results: &RunResults) -> Option<Plot> {
 
 /// Renders a row chart into a [`Plot`].
 fn row_plot(name: &str, title: &str, caption: String, chart: &RowChart) -> Plot {
-    Plot {
-        name: name.to_string(),
-        title: title.to_string(),
-        caption,
-        width: chart::WIDTH,
-        height: chart.height(),
-        svg: chart
-            .render(title)
-            .unwrap_or_else(|e| failed_svg(&e.to_string())),
-    }
+    plot_of(name, title, caption, chart.height(), chart.render(title))
 }
 
 /// A small SVG that says the plot could not be drawn, and why.
@@ -618,26 +608,28 @@ fn nonzero(x: f64) -> f64 {
     }
 }
 
+/// Probes of plotters' SVG output, for the plot tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::report::fixtures;
-    use crate::stats::RatioEstimate;
+pub(crate) mod svg_probe {
+    use plotters::style::RGBColor;
 
     /// `fill="#RRGGBB"` as plotters writes it.
-    fn fill(c: RGBColor) -> String {
+    pub(crate) fn fill(c: RGBColor) -> String {
         format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2)
     }
 
-    /// Rectangles filled with `c`.
-    fn rects(svg: &str, c: RGBColor) -> usize {
+    /// The attributes of each `<rect .../>` filled with `c`.
+    pub(crate) fn rects_filled(svg: &str, c: RGBColor) -> Vec<&str> {
+        let fill = fill(c);
         svg.split("<rect")
             .skip(1)
-            .filter(|r| r.split("/>").next().unwrap().contains(&fill(c)))
-            .count()
+            .map(|r| r.split("/>").next().unwrap())
+            .filter(|r| r.contains(&fill))
+            .collect()
     }
 
-    fn texts(svg: &str) -> Vec<String> {
+    /// Every `<text>` element's content, trimmed.
+    pub(crate) fn texts(svg: &str) -> Vec<String> {
         svg.split("<text")
             .skip(1)
             .map(|t| {
@@ -645,6 +637,19 @@ mod tests {
                 body[..body.find("</text>").unwrap()].trim().to_string()
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::svg_probe::{fill, texts};
+    use super::*;
+    use crate::report::fixtures;
+    use crate::stats::RatioEstimate;
+
+    /// How many rectangles are filled with `c`.
+    fn rects(svg: &str, c: RGBColor) -> usize {
+        svg_probe::rects_filled(svg, c).len()
     }
 
     #[test]

@@ -492,30 +492,15 @@ fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, panel: &BarPanel) -> Drawn 
 mod tests {
     use super::*;
 
-    /// `fill="#RRGGBB"` as plotters writes it.
-    fn fill(c: RGBColor) -> String {
-        format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2)
-    }
+    use crate::report::plot::svg_probe::{rects_filled, texts};
 
-    /// Rectangles filled with `c`, and their heights in px.
+    /// The heights in px of the rectangles filled with `c`.
     fn rects(svg: &str, c: RGBColor) -> Vec<f64> {
-        svg.split("<rect")
-            .skip(1)
-            .map(|r| r.split("/>").next().unwrap())
-            .filter(|r| r.contains(&fill(c)))
+        rects_filled(svg, c)
+            .into_iter()
             .map(|r| {
                 let at = r.find("height=\"").unwrap() + 8;
                 r[at..at + r[at..].find('"').unwrap()].parse().unwrap()
-            })
-            .collect()
-    }
-
-    fn texts(svg: &str) -> Vec<String> {
-        svg.split("<text")
-            .skip(1)
-            .map(|t| {
-                let body = &t[t.find('>').unwrap() + 1..];
-                body[..body.find("</text>").unwrap()].trim().to_string()
             })
             .collect()
     }
