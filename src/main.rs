@@ -523,6 +523,13 @@ fn execute_with_results(setup: Setup, args: &RunArgs) -> anyhow::Result<(ExitCod
         (None, Some(s)) => (s.dir().to_path_buf(), true),
         (None, None) => anyhow::bail!("nothing to measure"),
     };
+    // What continues this run after an interruption: a preset's run is
+    // continued by `reproduce`, which gives the published tables and verdicts.
+    let resume_command = match &reproduction {
+        Some(r) if r.faithful => format!("faultline reproduce {} --faithful --resume", r.preset),
+        Some(r) => format!("faultline reproduce {} --resume", r.preset),
+        None => "faultline run --resume".to_string(),
+    };
     let settings = Settings {
         file: measured.clone(),
         generated,
@@ -626,7 +633,7 @@ fn execute_with_results(setup: Setup, args: &RunArgs) -> anyhow::Result<(ExitCod
     if stop.load(Ordering::SeqCst) && !raw.complete {
         eprintln!(
             "interrupted: {} sample(s) kept in the journal {journal_path} and the exports; \
-             resume with: faultline run --resume {journal_path}",
+             resume with: {resume_command} {journal_path}",
             raw.samples.len()
         );
         return Ok((ExitCode::from(EXIT_INTERRUPTED), results));

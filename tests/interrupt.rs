@@ -252,3 +252,55 @@ fn ctrl_c_during_a_write_run_leaves_no_file_behind() {
         "the half-written file and faultline's directory are gone: {left:?}"
     );
 }
+
+#[test]
+fn an_interrupted_reproduction_says_to_resume_it_with_reproduce() {
+    let scratch = Scratch::new();
+    let data = scratch.data_dir();
+    let run = Command::new(assert_cmd::cargo::cargo_bin!("faultline"))
+        .args(["reproduce", "liege2018", "--faithful", "--scale-down", "4"])
+        .arg("--data-dir")
+        .arg(&data)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let journal = loop {
+        let found = std::fs::read_dir(data.join("runs")).ok().and_then(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .find(|p| p.extension().is_some_and(|e| e == "journal"))
+        });
+        if let Some(j) = found {
+            break j;
+        }
+        assert!(Instant::now() < deadline, "no journal appeared");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    wait_for_entries(&journal, 1);
+    kill(Pid::from_raw(run.id() as i32), Signal::SIGINT).unwrap();
+    let out = run.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let hint = format!(
+        "resume with: faultline reproduce liege2018 --faithful --resume {}",
+        journal.display()
+    );
+    assert!(stderr.contains(&hint), "{stderr}");
+    // The command it gives continues the reproduction to its verdicts.
+    let args: Vec<&str> = hint["resume with: faultline ".len()..].split(' ').collect();
+    let resumed = common::faultline()
+        .args(&args)
+        .arg("--data-dir")
+        .arg(&data)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&resumed.stdout);
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    assert!(stdout.contains("Verdicts:"), "{stdout}");
+    assert!(stdout.contains("mode: faithful"), "{stdout}");
+}
