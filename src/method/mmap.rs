@@ -202,7 +202,7 @@ impl Method for MmapMethod {
         let map: &[u8] = self
             .map
             .as_deref()
-            .ok_or(Error::Trial("run before setup".into()))?;
+            .ok_or_else(|| Error::Trial("run before setup".into()))?;
         let mut bytes = 0u64;
         if self.copy {
             let buffer = &mut self.buffer;

@@ -147,7 +147,7 @@ impl Method for MmapWriteMethod {
         let map = self
             .map
             .as_mut()
-            .ok_or(Error::Trial("run before setup".into()))?;
+            .ok_or_else(|| Error::Trial("run before setup".into()))?;
         let timer = &mut self.timer;
         let mut counts = LoopCounts::default();
         order.for_each(|index| {

@@ -80,7 +80,10 @@ fn io_error(e: std::io::Error, offset: u64) -> Error {
 
 impl Method for StdioMethod {
     fn setup(&mut self) -> Result<()> {
-        let file = self.file.take().ok_or(Error::Trial("setup twice".into()))?;
+        let file = self
+            .file
+            .take()
+            .ok_or_else(|| Error::Trial("setup twice".into()))?;
         let mut reader = BufReader::with_capacity(
             self.capacity,
             Counting {
@@ -107,7 +110,7 @@ impl Method for StdioMethod {
         let reader = self
             .reader
             .as_mut()
-            .ok_or(Error::Trial("run before setup".into()))?;
+            .ok_or_else(|| Error::Trial("run before setup".into()))?;
         let block = &mut self.block;
         let mut position = 0u64;
         let mut bytes = 0u64;
