@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use faultline::cache::{CacheState, Preparer, WarmBy};
-use faultline::dataset::{self, Dataset};
+use faultline::files::dataset::{self, Dataset};
 use faultline::pattern::{BlockOrder, Layout, Pattern};
+use faultline::plan::{CacheState, WarmBy};
+use faultline::runner::cache::Preparer;
 use faultline::workload::sum_bytes;
 
 struct BenchCase {

@@ -22,31 +22,21 @@ macro_rules! display_as_value_name {
     )*};
 }
 
-pub mod cache;
-pub mod claims;
-pub mod dataset;
-pub mod disk_space;
 pub mod error;
-pub mod image;
-pub mod journal;
-pub mod latency;
+pub mod files;
 pub mod measure;
-pub mod memory_budget;
 pub mod method;
 pub mod pattern;
 pub mod plan;
-pub mod preflight;
-pub mod procs;
 pub mod report;
 pub mod results;
 pub mod runner;
-pub mod sample;
-pub mod scratch;
 pub mod size;
 pub mod stats;
-pub mod threads;
-pub mod timed;
-pub mod timeline;
+pub mod studies;
+pub mod system;
 pub mod trial;
-pub mod validate;
 pub mod workload;
+
+#[cfg(test)]
+pub(crate) mod fixtures;

@@ -1,7 +1,5 @@
 //! The `faultline` command: options, then plan, then run, then report.
 mod cli;
-mod report_cmd;
-mod reproduce_cmd;
 
 use std::collections::BTreeMap;
 use std::process::ExitCode;
@@ -13,16 +11,17 @@ use anyhow::Context;
 use clap::Parser;
 
 use cli::{Cli, Command, RunArgs};
-use faultline::cache::{CacheState, WarmBy};
-use faultline::dataset::{self, Dataset};
 use faultline::error::Error;
-use faultline::journal::{self, Journal};
+use faultline::files::dataset::{self, Dataset};
+use faultline::files::scratch::{Needs, Scratch};
 use faultline::measure::environment;
 use faultline::plan::Plan;
+use faultline::plan::{CacheState, WarmBy};
 use faultline::report::{self, Exports};
-use faultline::results::{RunResults, Settings};
+use faultline::results::Settings;
+use faultline::runner::journal::{self, Journal};
 use faultline::runner::{self, RunnerOptions};
-use faultline::scratch::{Needs, Scratch};
+use faultline::stats::RunResults;
 
 /// Exit code for bad usage or bad input.
 const EXIT_USAGE: u8 = 2;
@@ -52,8 +51,8 @@ fn main() -> ExitCode {
         Command::Run(args) => run(*args),
         Command::Env { file, data_dir } => print_env(file, data_dir),
         Command::Clean { data_dir } => clean(data_dir),
-        Command::Report(args) => report_cmd::run(&args),
-        Command::Reproduce(args) => reproduce_cmd::run(&args),
+        Command::Report(args) => cli::report::run(&args),
+        Command::Reproduce(args) => cli::reproduce::run(&args),
     };
     match result {
         Ok(code) => code,
@@ -129,12 +128,13 @@ fn print_env(
 
 fn clean(dir: Option<std::path::PathBuf>) -> anyhow::Result<ExitCode> {
     let dir = data_dir(dir);
-    let removed = dataset::clean(&dir)?;
+    let removed =
+        faultline::files::clean::clean(&dir, &|p| faultline::runner::journal::read(p).is_ok())?;
     for path in &removed {
         println!("removed {}", path.display());
     }
     println!("{} file(s) removed from {}", removed.len(), dir.display());
-    for cgroup in faultline::memory_budget::clean_stale() {
+    for cgroup in faultline::runner::cgroup::clean_stale() {
         println!("removed stale cgroup {}", cgroup.display());
     }
     Ok(ExitCode::SUCCESS)
@@ -270,7 +270,7 @@ fn setup_fresh_plan(
     // Check the file and the plan before generating anything.
     let user_file = args.file.as_deref().map(dataset::user_file).transpose()?;
     if let (true, Some(d)) = (args.scales(), &user_file) {
-        faultline::image::check_user_image(&d.path)?;
+        faultline::files::image::check_user_image(&d.path)?;
     }
     let sizes = match (&user_file, &given) {
         (Some(d), _) => vec![d.size],
@@ -282,7 +282,7 @@ fn setup_fresh_plan(
         }
         (None, None) if args.scales() => {
             let (w, h) = args.image_size();
-            vec![faultline::image::image_len(w, h)]
+            vec![faultline::files::image::image_len(w, h)]
         }
         (None, None) => args.sizes(),
     };
@@ -293,12 +293,12 @@ fn setup_fresh_plan(
     let target = user_file
         .as_ref()
         .map_or(dir.as_path(), |d| d.path.as_path());
-    faultline::preflight::check_plan(&plan, target)?;
+    faultline::plan::preflight::check_plan(&plan, target)?;
     let scratch_dir = args
         .dir
         .clone()
-        .unwrap_or_else(|| dir.join(faultline::scratch::SUBDIR));
-    faultline::preflight::check_write_dir(&plan, &scratch_dir)?;
+        .unwrap_or_else(|| dir.join(faultline::files::scratch::SUBDIR));
+    faultline::plan::preflight::check_write_dir(&plan, &scratch_dir)?;
     let rewrites = plan
         .cases
         .iter()
@@ -318,7 +318,7 @@ fn setup_fresh_plan(
         }
         None if args.scales() => {
             let (w, h) = args.image_size();
-            let image = faultline::image::ensure_image(&dir, w, h, args.seed, |p| {
+            let image = faultline::files::image::ensure_image(&dir, w, h, args.seed, |p| {
                 eprintln!("generating {} ...", p.display())
             })
             .context("preparing the test image")?;
@@ -339,7 +339,7 @@ fn setup_fresh_plan(
                     let (w, h) = image_dims(size).ok_or_else(|| {
                         Error::Plan(format!("no generated PPM image is {size} bytes long"))
                     })?;
-                    let image = faultline::image::ensure_image(&dir, w, h, args.seed, |p| {
+                    let image = faultline::files::image::ensure_image(&dir, w, h, args.seed, |p| {
                         eprintln!("generating {} ...", p.display())
                     })
                     .context("preparing the test image")?;
@@ -350,7 +350,7 @@ fn setup_fresh_plan(
             }
         }
     }
-    faultline::preflight::check_files(&plan, &files)?;
+    faultline::plan::preflight::check_files(&plan, &files)?;
     let exports = exports_of(args);
     let command_line: Vec<String> = std::env::args().collect();
     let header = journal::Header {
@@ -399,7 +399,7 @@ fn image_dims(size: u64) -> Option<(u32, u32)> {
         }
         for digits in 1..=10u32 {
             let header =
-                faultline::image::image_len(1, h) - 3 * u64::from(h) - 1 + u64::from(digits);
+                faultline::files::image::image_len(1, h) - 3 * u64::from(h) - 1 + u64::from(digits);
             let Some(pixels) = size.checked_sub(header) else {
                 continue;
             };
@@ -410,7 +410,7 @@ fn image_dims(size: u64) -> Option<(u32, u32)> {
                 continue;
             };
             if w.to_string().len() as u32 == digits
-                && faultline::image::image_len(w, h) == size
+                && faultline::files::image::image_len(w, h) == size
                 && best.is_none_or(|b| off((w, h)) < off(b))
             {
                 best = Some((w, h));
@@ -544,7 +544,7 @@ fn execute_with_results(setup: Setup, args: &RunArgs) -> anyhow::Result<(ExitCod
     };
     let mut warnings = Vec::new();
     let mut drop_caches = asked_drop_caches;
-    if drop_caches && dataset::current_uid() != 0 {
+    if drop_caches && faultline::system::current_uid() != 0 {
         let w = "--drop-caches needs root; falling back to evicting the file with posix_fadvise(DONTNEED)".to_string();
         eprintln!("warning: {w}");
         warnings.push(w);
@@ -589,7 +589,7 @@ fn execute_with_results(setup: Setup, args: &RunArgs) -> anyhow::Result<(ExitCod
         )
         .expect("valid template"),
     );
-    let assemble = |raw: &runner::RawResults| {
+    let assemble = |raw: &faultline::results::RawResults| {
         let mut raw = raw.clone();
         raw.warnings.splice(0..0, warnings.iter().cloned());
         RunResults::assemble(

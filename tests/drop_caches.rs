@@ -7,7 +7,7 @@ use common::{samples, Scratch};
 
 #[test]
 fn as_root_cold_means_drop_caches() {
-    if faultline::dataset::current_uid() != 0 {
+    if faultline::system::current_uid() != 0 {
         eprintln!("not root: the fallback test below covers this case");
         return;
     }
@@ -35,7 +35,7 @@ fn as_root_cold_means_drop_caches() {
 #[test]
 fn without_root_drop_caches_falls_back_with_a_warning() {
     use std::os::unix::fs::{chown, PermissionsExt};
-    if faultline::dataset::current_uid() != 0
+    if faultline::system::current_uid() != 0
         || std::process::Command::new("setpriv")
             .arg("--version")
             .output()

@@ -181,7 +181,7 @@ fn a_torn_journal_line_is_skipped_with_a_warning() {
         4,
         "the torn trial ran again"
     );
-    let replay = faultline::journal::read(&journal).unwrap();
+    let replay = faultline::runner::journal::read(&journal).unwrap();
     assert!(
         replay.warnings.is_empty(),
         "the torn fragment was cut before appending: {:?}",

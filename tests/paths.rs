@@ -140,7 +140,7 @@ struct Mount {
 impl Mount {
     /// Mounts a fresh `fstype` (root only); `None` when that is not possible.
     fn new(fstype: &str) -> Option<Mount> {
-        if faultline::dataset::current_uid() != 0 {
+        if faultline::system::current_uid() != 0 {
             return None;
         }
         let dir = tempfile::tempdir().ok()?;

@@ -698,8 +698,8 @@ fn dry_run_names_the_image_a_scale_preset_reads_and_counts_every_thread() {
         String::from_utf8_lossy(&out.stderr)
     );
     // The 1280 x 1024 PPM image the scale cases read, to be generated.
-    let image = faultline::image::image_len(1280, 1024);
-    let name = faultline::image::image_name(1280, 1024, 1);
+    let image = faultline::files::image::image_len(1280, 1024);
+    let name = faultline::files::image::image_name(1280, 1024, 1);
     let size = faultline::size::format_size(image);
     assert!(
         stdout.contains(&format!(

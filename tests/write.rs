@@ -415,7 +415,7 @@ impl Drop for Mounted {
 #[test]
 fn a_dir_that_is_not_writable_is_refused() {
     let scratch = Scratch::new();
-    if faultline::dataset::current_uid() == 0 {
+    if faultline::system::current_uid() == 0 {
         // Root writes through permission bits: use a read-only file system.
         let Some(ro) = Mounted::new("tmpfs", "ro,size=1m") else {
             eprintln!("skipped: cannot mount a read-only tmpfs here");
@@ -848,7 +848,7 @@ fn a_file_system_that_refuses_o_direct_writes_is_named() {
     );
     spec.case.workload = faultline::workload::WorkloadKind::Fill;
     spec.case.sync = Some(faultline::method::SyncPolicy::None);
-    spec.case.target = Some(faultline::scratch::Target::Fresh);
+    spec.case.target = Some(faultline::plan::Target::Fresh);
     spec.case.fill = Some(faultline::workload::FillContent::Pattern);
     let err = faultline::trial::run_trial(&spec).unwrap_err().to_string();
     assert!(

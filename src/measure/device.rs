@@ -102,7 +102,7 @@ mod tests {
         let mut file = File::open(&path).unwrap();
         let Some(stat) = stat_path(&file) else { return }; // no block device (tmpfs): nothing to show
         file.sync_all().unwrap();
-        crate::cache::evict(&file).unwrap();
+        crate::runner::cache::evict(&file).unwrap();
         let before = snapshot(&stat).unwrap();
         let mut buf = Vec::new();
         file.read_to_end(&mut buf).unwrap();

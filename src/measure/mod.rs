@@ -1,10 +1,14 @@
 //! Measuring instruments: CPU and fault counters, /proc/vmstat, page-cache
-//! residency and the environment. Each is read outside the timed loop.
+//! residency, block-device counters, per-second timelines, per-operation
+//! latency and the environment. Each is read outside the timed loop (the
+//! latency recorder, when asked for, is the one exception).
 
 pub mod device;
 pub mod environment;
+pub mod latency;
 pub mod residency;
 pub mod rusage;
+pub mod timeline;
 pub mod vmstat;
 
 use std::path::Path;
@@ -43,10 +47,10 @@ impl CounterReading {
         }
     }
 
-    /// A report holding only what changed since `before`; an unreadable
-    /// vmstat leaves the map empty and an unreadable device leaves `None`.
-    pub fn since(&self, before: &CounterReading) -> crate::sample::ChildReport {
-        crate::sample::ChildReport {
+    /// What changed since `before`; an unreadable vmstat leaves the map
+    /// empty and an unreadable device leaves `None`.
+    pub fn since(&self, before: &CounterReading) -> CounterDelta {
+        CounterDelta {
             rusage: self.rusage.delta_since(&before.rusage),
             max_rss_kib: self.rusage.max_rss_kib(),
             vmstat: match (&before.vmstat, &self.vmstat) {
@@ -57,7 +61,19 @@ impl CounterReading {
                 (Some(b), Some(a)) => Some(a.delta_since(b)),
                 _ => None,
             },
-            ..Default::default()
         }
     }
+}
+
+/// What changed between two [`CounterReading`]s.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CounterDelta {
+    /// getrusage() deltas.
+    pub rusage: rusage::Counters,
+    /// Peak resident set of the process, KiB.
+    pub max_rss_kib: u64,
+    /// Deltas of selected /proc/vmstat counters (system-wide).
+    pub vmstat: std::collections::BTreeMap<String, i64>,
+    /// The file's block device (device-wide); `None` without one.
+    pub device: Option<device::DeviceDelta>,
 }

@@ -126,13 +126,6 @@ pub fn cachestat_available(file: &File) -> bool {
     cachestat(file).is_ok()
 }
 
-/// The system page size in bytes.
-pub fn page_size() -> u64 {
-    // SAFETY: sysconf has no memory-safety preconditions.
-    let v = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    u64::try_from(v).ok().filter(|&p| p > 0).unwrap_or(4096)
-}
-
 /// Pages a file of `len` bytes spans.
 fn pages_for(len: u64, page: u64) -> u64 {
     len.div_ceil(page)
@@ -158,7 +151,7 @@ fn measure_impl(file: &File, try_cachestat: bool) -> io::Result<Residency> {
 /// Measures residency with the given instrument, without fallback.
 pub fn measure_with(file: &File, source: ResidencySource) -> io::Result<Residency> {
     let len = file.metadata()?.len();
-    let page = page_size();
+    let page = crate::system::page_size() as u64;
     let total_pages = pages_for(len, page);
     let resident_pages = match source {
         ResidencySource::Cachestat => cachestat(file)?.nr_cache,
@@ -267,7 +260,10 @@ mod tests {
             Err(e) => eprintln!("cachestat unavailable ({e}); checking mincore only"),
         }
         for r in &v {
-            assert_eq!(r.total_pages, (LEN as u64).div_ceil(page_size()));
+            assert_eq!(
+                r.total_pages,
+                (LEN as u64).div_ceil(crate::system::page_size() as u64)
+            );
         }
         v
     }
@@ -330,7 +326,10 @@ mod tests {
         let (_dir, f) = temp_file(64 << 10);
         let r = measure_impl(&f, false).unwrap();
         assert_eq!(r.source, ResidencySource::Mincore);
-        assert_eq!(r.total_pages, (64u64 << 10).div_ceil(page_size()));
+        assert_eq!(
+            r.total_pages,
+            (64u64 << 10).div_ceil(crate::system::page_size() as u64)
+        );
         let r = measure_impl(&f, true).unwrap();
         let expect = if cachestat_available(&f) {
             ResidencySource::Cachestat

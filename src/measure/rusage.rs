@@ -4,7 +4,28 @@
 //! timed loop); [`RusageSnapshot::delta_since`] turns the pair into the
 //! [`Counters`] a sample records. `RUSAGE_SELF` covers every thread of the
 //! calling process, and nothing of its children.
-use crate::sample::Counters;
+use serde::{Deserialize, Serialize};
+
+/// getrusage() counters (deltas).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counters {
+    /// User CPU time, ns.
+    pub user_ns: u64,
+    /// System CPU time, ns.
+    pub sys_ns: u64,
+    /// Minor page faults.
+    pub minflt: u64,
+    /// Major page faults.
+    pub majflt: u64,
+    /// Voluntary context switches.
+    pub nvcsw: u64,
+    /// Involuntary context switches.
+    pub nivcsw: u64,
+    /// Blocks read by the file system (512-byte units).
+    pub inblock: u64,
+    /// Blocks written by the file system (512-byte units).
+    pub oublock: u64,
+}
 
 /// A raw getrusage() reading.
 #[derive(Clone, Copy, Debug)]

@@ -170,7 +170,7 @@ impl DirectMethod {
 
 /// Buffer alignment: the device's, but at least a page.
 pub(crate) fn buffer_alignment(alignment: &Alignment) -> usize {
-    (alignment.bytes as usize).max(crate::trial::page_size())
+    (alignment.bytes as usize).max(crate::system::page_size())
 }
 
 impl Method for DirectMethod {

@@ -208,7 +208,7 @@ impl Method for UringMethod {
         self.stride = alignment.as_ref().map_or(block, |a| a.round_up(block)) as usize;
         let align = alignment
             .as_ref()
-            .map_or(crate::trial::page_size(), buffer_alignment);
+            .map_or(crate::system::page_size(), buffer_alignment);
         let (ring, buffers) = ring_and_buffers(
             slots,
             self.stride,

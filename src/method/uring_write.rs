@@ -123,7 +123,7 @@ impl Method for UringWriteMethod {
         let align = if self.direct {
             buffer_alignment(&enable_direct_write(&self.file, self.layout)?)
         } else {
-            crate::trial::page_size()
+            crate::system::page_size()
         };
         // More slots than blocks would never be used.
         let slots = self.depth.min(self.layout.blocks() as usize).max(1);

@@ -7,10 +7,10 @@
 use std::io;
 use std::path::Path;
 
-use super::atomic::write_atomically;
 use crate::error::Result;
-use crate::results::{CaseResult, RunResults};
-use crate::sample::Sample;
+use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::results::Sample;
+use crate::stats::{CaseResult, RunResults};
 
 /// The header row, in column order.
 pub const COLUMNS: [&str; 62] = [
@@ -84,7 +84,7 @@ const VMSTAT: [&str; 4] = ["pgfault", "pgmajfault", "pgpgin", "pgpgout"];
 /// Writes one row per sample of every case, under a header of [`COLUMNS`],
 /// atomically. Checksums are written in hex (`0x...`), as faultline prints them.
 pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
-    write_atomically(path, |w| {
+    write_atomically(path, SHARED_MODE, |w| {
         let mut out = ::csv::Writer::from_writer(w);
         out.write_record(COLUMNS).map_err(io::Error::from)?;
         for case in &results.cases {
@@ -179,7 +179,7 @@ fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixtures;
+    use crate::fixtures;
 
     fn read_back(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
         let mut reader = ::csv::Reader::from_path(path).unwrap();
@@ -288,7 +288,7 @@ mod tests {
         case.case.io.depth = Some(32);
         case.case.io.registered = Some(true);
         case.case.latency = true;
-        case.samples[0].child.latency = Some(crate::latency::LatencyPercentiles {
+        case.samples[0].child.latency = Some(crate::measure::latency::LatencyPercentiles {
             ops: 65_536,
             p50_ns: 1_500,
             p90_ns: 2_000,

@@ -17,13 +17,13 @@
 //! has already escaped.
 use std::path::Path;
 
-use super::atomic::write_atomically;
 use super::markdown::{flatten, shell_word};
 use super::plot::{plots, Plot};
 use super::table::{case_row, groups, outlier_count, Row, HEADERS, OUTLIER_NOTE};
 use super::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::error::Result;
-use crate::results::RunResults;
+use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::stats::RunResults;
 use crate::stats::Verdict;
 
 /// The page's Content-Security-Policy: nothing may be loaded, inline CSS may apply.
@@ -163,7 +163,7 @@ pub fn render_html(results: &RunResults) -> String {
 /// Writes [`render_html`] to `path`, atomically.
 pub fn write_html(results: &RunResults, path: &Path) -> Result<()> {
     let html = render_html(results);
-    write_atomically(path, |w| w.write_all(html.as_bytes()))
+    write_atomically(path, SHARED_MODE, |w| w.write_all(html.as_bytes()))
 }
 
 /// `text` safe inside an element or a quoted attribute value.
@@ -345,7 +345,7 @@ fn push_fields(out: &mut String, headings: [&str; 2], value: &impl serde::Serial
 /// Renders the report of `faultline reproduce`: one section per preset with
 /// the published and measured tables, each claim's verdict, the fidelity
 /// and machine notes, and the plots.
-pub fn render_preset_html(outcomes: &[super::preset::PresetOutcome]) -> String {
+pub fn render_preset_html(outcomes: &[crate::studies::outcome::PresetOutcome]) -> String {
     let mut out = String::with_capacity(64 * 1024);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str(&format!(
@@ -402,7 +402,7 @@ pub fn render_preset_html(outcomes: &[super::preset::PresetOutcome]) -> String {
 }
 
 /// One preset table, caption included.
-fn push_preset_table(out: &mut String, t: &crate::plan::presets::Table) {
+fn push_preset_table(out: &mut String, t: &crate::studies::Table) {
     out.push_str(&format!(
         "<div class=\"scroll\"><table>\n<caption>{}</caption>\n<thead><tr>",
         escape(&t.caption)
@@ -424,7 +424,7 @@ fn push_preset_table(out: &mut String, t: &crate::plan::presets::Table) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixtures;
+    use crate::fixtures;
     use crate::stats::RatioEstimate;
 
     /// The values of every `attr="..."` in the document.

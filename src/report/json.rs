@@ -7,14 +7,14 @@ use std::fs::File;
 use std::io::{self, BufReader};
 use std::path::Path;
 
-use super::atomic::write_atomically;
 use crate::error::{Error, Result};
-use crate::results::RunResults;
+use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::stats::RunResults;
 
 /// Writes `results` to `path` as pretty JSON, atomically: a reader sees the
 /// previous export or this one, never a mix.
 pub fn write_json(results: &RunResults, path: &Path) -> Result<()> {
-    write_atomically(path, |w| {
+    write_atomically(path, SHARED_MODE, |w| {
         serde_json::to_writer_pretty(&mut *w, results).map_err(io::Error::from)?;
         w.write_all(b"\n")
     })
@@ -30,7 +30,7 @@ pub fn read_json(path: &Path) -> Result<RunResults> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixtures;
+    use crate::fixtures;
 
     #[test]
     fn round_trips() {

@@ -8,12 +8,12 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::atomic::write_atomically;
 use super::fmt::MISSING;
 use super::table::{case_row, groups, headers, outlier_count, Row, OUTLIER_NOTE};
 use super::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::error::Result;
-use crate::results::RunResults;
+use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::stats::RunResults;
 
 /// Renders the whole report as Markdown.
 pub fn render_markdown(results: &RunResults) -> String {
@@ -106,7 +106,7 @@ pub fn render_markdown(results: &RunResults) -> String {
 /// Writes [`render_markdown`] to `path`, atomically.
 pub fn write_markdown(results: &RunResults, path: &Path) -> Result<()> {
     let text = render_markdown(results);
-    write_atomically(path, |w| w.write_all(text.as_bytes()))
+    write_atomically(path, SHARED_MODE, |w| w.write_all(text.as_bytes()))
 }
 
 /// A two-column table of every field of `value` as serialized; nested
@@ -205,7 +205,7 @@ pub(super) fn shell_word(w: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixtures;
+    use crate::fixtures;
     use crate::report::table::HEADERS;
 
     #[test]

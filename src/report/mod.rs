@@ -8,23 +8,18 @@
 use std::path::PathBuf;
 
 use crate::error::Result;
-use crate::results::RunResults;
+use crate::stats::RunResults;
 
-pub mod atomic;
 pub mod csv;
 mod fmt;
 pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod plot;
-pub mod preset;
 mod spread;
 pub mod table;
 pub mod timeline_csv;
 pub mod verdict;
-
-#[cfg(test)]
-pub(crate) mod fixtures;
 
 pub use self::csv::write_csv;
 pub use html::{render_html, write_html};
@@ -92,7 +87,7 @@ mod tests {
         };
         assert!(!exports.is_empty());
         assert!(Exports::default().is_empty());
-        let results = fixtures::results();
+        let results = crate::fixtures::results();
         exports.write_all(&results).unwrap();
         let mut names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
@@ -114,7 +109,7 @@ mod tests {
             csv: None,
             markdown: Some(dir.path().join("r.md")),
         };
-        let err = exports.write_all(&fixtures::results()).unwrap_err();
+        let err = exports.write_all(&crate::fixtures::results()).unwrap_err();
         assert!(err.to_string().contains("missing-dir"), "{err}");
         assert!(dir.path().join("r.md").exists());
     }

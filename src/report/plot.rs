@@ -36,12 +36,12 @@ use std::path::{Path, PathBuf};
 use plotters::style::RGBColor;
 
 use self::chart::{ChartRow, LegendEntry, Mark, RowChart, Swatch, XyChart, XySeries};
-use super::atomic::write_atomically;
 use super::fmt::ratio;
 use super::table::{case_row, groups, Row};
 use crate::error::{Error, Result};
+use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::plan::Metric;
-use crate::results::RunResults;
+use crate::stats::RunResults;
 use crate::stats::Verdict;
 
 pub use self::bars::{Bar, BarChart, BarGroup, BarPanel, Hue, Key, Segment};
@@ -192,11 +192,11 @@ pub fn write_plot_files(plots: &[Plot], dir: &Path) -> Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for plot in plots {
         let svg = dir.join(format!("{}.svg", plot.name));
-        write_atomically(&svg, |w| w.write_all(plot.svg.as_bytes()))?;
+        write_atomically(&svg, SHARED_MODE, |w| w.write_all(plot.svg.as_bytes()))?;
         written.push(svg);
         let png_path = dir.join(format!("{}.png", plot.name));
         let png = plot.png().map_err(|e| Error::io("render", &png_path, e))?;
-        write_atomically(&png_path, |w| w.write_all(&png))?;
+        write_atomically(&png_path, SHARED_MODE, |w| w.write_all(&png))?;
         written.push(png_path);
     }
     Ok(written)
@@ -644,7 +644,7 @@ pub(crate) mod svg_probe {
 mod tests {
     use super::svg_probe::{fill, texts};
     use super::*;
-    use crate::report::fixtures;
+    use crate::fixtures;
     use crate::stats::RatioEstimate;
 
     /// How many rectangles are filled with `c`.

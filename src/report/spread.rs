@@ -3,9 +3,9 @@
 //! Markdown and the HTML report.
 use super::fmt::{ms, num};
 use super::table::groups;
-use crate::results::{CaseResult, RunResults};
 use crate::stats::spread::{proc_spread, thread_spread, Spread};
 use crate::stats::summary::Summary;
+use crate::stats::{CaseResult, RunResults};
 
 /// What the section of these lines is called.
 pub(crate) const TITLE: &str = "Threads and processes";
@@ -61,8 +61,8 @@ pub(crate) fn spread_lines(results: &RunResults) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::procs::ProcStat;
-    use crate::report::fixtures;
+    use crate::fixtures;
+    use crate::results::ProcStat;
 
     #[test]
     fn only_cases_on_several_workers_get_a_line() {

@@ -5,9 +5,9 @@
 use std::collections::BTreeSet;
 
 use super::fmt::{half_width, ms, num, plus_minus};
-use crate::results::{CaseResult, RunResults};
 use crate::size::format_size;
 use crate::stats::analysis::CaseSummary;
+use crate::stats::{CaseResult, RunResults};
 
 /// Bytes per GB and per GiB.
 const GB: f64 = 1e9;
@@ -314,7 +314,7 @@ fn width(s: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixtures;
+    use crate::fixtures;
 
     #[test]
     fn shows_each_case_with_its_numbers() {

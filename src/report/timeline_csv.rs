@@ -1,12 +1,12 @@
 //! The timeline CSV: one row per second of every duration-bounded trial
-//! ([`crate::timeline`]), written beside the per-sample CSV as
+//! ([`crate::measure::timeline`]), written beside the per-sample CSV as
 //! `<stem>-timeline.csv`, replaced atomically. Absent counters are empty cells.
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::atomic::write_atomically;
 use crate::error::Result;
-use crate::results::RunResults;
+use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::stats::RunResults;
 
 /// The header row, in column order.
 pub const COLUMNS: [&str; 13] = [
@@ -44,7 +44,7 @@ pub fn has_timelines(results: &RunResults) -> bool {
 /// Writes one row per timeline point of every sample, atomically.
 pub fn write_timeline_csv(results: &RunResults, path: &Path) -> Result<()> {
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
-    write_atomically(path, |w| {
+    write_atomically(path, SHARED_MODE, |w| {
         let mut out = ::csv::Writer::from_writer(w);
         out.write_record(COLUMNS).map_err(io::Error::from)?;
         for case in &results.cases {

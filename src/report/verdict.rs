@@ -7,9 +7,9 @@
 //! comparing counters that are already in the results.
 use super::fmt::{num, opt_num, ratio};
 use crate::plan::Metric;
-use crate::results::{CaseResult, ComparisonResult, RunResults};
 use crate::stats::analysis::CaseSummary;
 use crate::stats::Verdict;
+use crate::stats::{CaseResult, ComparisonResult, RunResults};
 
 /// How many times more of a cost the slower side must pay for a rule to blame it.
 pub const FAR: f64 = 3.0;
@@ -73,7 +73,7 @@ pub fn verdict_line(cmp: &ComparisonResult, results: &RunResults) -> String {
     // A fresh write target has nothing to read, so device reads during its
     // trials are other activity on the device (the counters are device-wide):
     // they are left out of the evidence and the rules.
-    let fresh_write = other.is_some_and(|c| c.case.target == Some(crate::scratch::Target::Fresh));
+    let fresh_write = other.is_some_and(|c| c.case.target == Some(crate::plan::Target::Fresh));
     let without_reads = |s: &CaseSummary| CaseSummary {
         read_amplification: None,
         device_reads_per_mib: None,
@@ -330,7 +330,7 @@ fn label_of(case: Option<&CaseResult>, id: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixtures;
+    use crate::fixtures;
     use crate::stats::analysis::PerMib;
     use crate::stats::RatioEstimate;
 

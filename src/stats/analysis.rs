@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use super::summary::summarize;
 use super::{paired_ratio, RatioEstimate, Summary};
 use crate::plan::Metric;
-use crate::sample::Sample;
+use crate::results::Sample;
 
 /// Summary of one case's samples.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -235,7 +235,8 @@ fn times_by_run(samples: &[Sample], metric: Metric, per_byte: bool) -> Option<BT
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sample::{ChildReport, Counters};
+    use crate::measure::rusage::Counters;
+    use crate::results::ChildReport;
     use crate::stats::Verdict;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::summary::{summarize, Summary};
-use crate::sample::Sample;
+use crate::results::Sample;
 
 /// Each latency percentile summarised across a case's trials, ns.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -29,7 +29,7 @@ pub struct LatencySummary {
 /// Summarises the latency of the samples that recorded it; `None` when none did.
 pub fn summarize_latency(samples: &[Sample]) -> Option<LatencySummary> {
     let recorded: Vec<_> = samples.iter().filter_map(|s| s.child.latency).collect();
-    let field = |f: fn(&crate::latency::LatencyPercentiles) -> u64| {
+    let field = |f: fn(&crate::measure::latency::LatencyPercentiles) -> u64| {
         summarize(&recorded.iter().map(|p| f(p) as f64).collect::<Vec<_>>())
     };
     Some(LatencySummary {
@@ -45,8 +45,8 @@ pub fn summarize_latency(samples: &[Sample]) -> Option<LatencySummary> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::latency::LatencyPercentiles;
-    use crate::sample::ChildReport;
+    use crate::measure::latency::LatencyPercentiles;
+    use crate::results::ChildReport;
 
     fn sample(latency: Option<LatencyPercentiles>) -> Sample {
         Sample {

@@ -5,9 +5,11 @@ pub mod analysis;
 pub mod compare;
 pub mod latency;
 pub mod outliers;
+pub mod run_results;
 pub mod spread;
 pub mod summary;
 
 pub use compare::{paired_ratio, RatioEstimate, Verdict};
 pub use outliers::mad_outliers;
+pub use run_results::{CaseResult, ComparisonResult, RunResults};
 pub use summary::{summarize, Summary};

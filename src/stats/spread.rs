@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::summary::{summarize, Summary};
-use crate::sample::Sample;
+use crate::results::Sample;
 
 /// The spread of a case's workers (threads or processes) over its trials.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,10 +72,10 @@ pub fn proc_spread(samples: &[Sample]) -> Option<Spread> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::procs::ProcStat;
+    use crate::results::ProcStat;
 
     fn with_threads(ns: &[u64]) -> Sample {
-        let mut s = crate::report::fixtures::sample(0, 0);
+        let mut s = crate::fixtures::sample(0, 0);
         s.child.thread_ns = ns.to_vec();
         s
     }
@@ -101,7 +101,7 @@ mod tests {
 
     #[test]
     fn processes_add_their_memory() {
-        let mut a = crate::report::fixtures::sample(0, 0);
+        let mut a = crate::fixtures::sample(0, 0);
         a.child.procs = vec![
             ProcStat {
                 total_ns: 100,

@@ -1,0 +1,167 @@
+//! The one atomic writer: every file faultline writes whole (generated test
+//! files, images, exports, reports, plots) is written through it.
+//!
+//! The content goes to a fresh temporary file of faultline's in the
+//! destination's own directory (O_EXCL, O_NOFOLLOW), named
+//! `.faultline-tmp-<pid>-<n>-<name>` so that `faultline clean` (and a later
+//! run, once that pid is gone) can tell a leftover from anything else. It is
+//! flushed, fsynced and then renamed over the destination, and the directory
+//! is fsynced as well. A reader therefore sees either the previous file or the
+//! new one, never a torn file, even when the run is interrupted or the
+//! machine crashes mid-write. On any error the temporary file is removed.
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Result};
+
+/// Distinguishes temporary files of concurrent writes within one process.
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The name prefix of every temporary file the atomic writer creates.
+pub const TEMP_PREFIX: &str = ".faultline-tmp-";
+
+/// Mode of exports and reports (before the umask).
+pub const SHARED_MODE: u32 = 0o666;
+/// Mode of faultline's own files (test files, images).
+pub const PRIVATE_MODE: u32 = 0o600;
+
+/// Writes `path` atomically, with permissions `mode` (before the umask),
+/// with the bytes `fill` writes to the writer it is given.
+///
+/// `fill` gets a buffered writer over the temporary file; it need not flush.
+/// Errors carry the operation and the path that failed.
+pub fn write_atomically<F>(path: &Path, mode: u32, fill: F) -> Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> io::Result<()>,
+{
+    let tmp = temp_path(path)?;
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .map_err(|e| Error::io("create", &tmp, e))?;
+    let written = write_and_sync(file, fill)
+        .map_err(|e| Error::io("write", &tmp, e))
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| Error::io("rename", path, e)));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    // The rename is durable once the directory is synced. Some file systems
+    // refuse to open or fsync a directory; the data itself is already safe.
+    if let Ok(dir) = File::open(directory_of(path)) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+fn write_and_sync<F>(file: File, fill: F) -> io::Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> io::Result<()>,
+{
+    let mut out = BufWriter::new(file);
+    fill(&mut out)?;
+    let file = out.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()
+}
+
+/// The directory holding `path` (`.` for a bare file name).
+fn directory_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// A hidden, unique name next to `path`: `.faultline-tmp-<pid>-<n>-<name>`.
+fn temp_path(path: &Path) -> Result<PathBuf> {
+    let name = path.file_name().ok_or_else(|| {
+        Error::io(
+            "write",
+            path,
+            io::Error::new(io::ErrorKind::InvalidInput, "the export path names no file"),
+        )
+    })?;
+    let mut tmp_name = std::ffi::OsString::from(format!(
+        "{TEMP_PREFIX}{}-{}-",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    tmp_name.push(name);
+    Ok(directory_of(path).join(tmp_name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn replaces_the_file_and_leaves_no_temporary_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        std::fs::write(&path, "old contents that are longer").unwrap();
+        write_atomically(&path, SHARED_MODE, |w| w.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(entries(dir.path()), vec!["out.txt".to_string()]);
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_old_file_and_removes_the_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.txt");
+        std::fs::write(&path, "old").unwrap();
+        let err = write_atomically(&path, SHARED_MODE, |w| {
+            w.write_all(b"partial")?;
+            Err(io::Error::other("interrupted"))
+        })
+        .unwrap_err();
+        assert!(err.to_string().contains("interrupted"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        assert_eq!(entries(dir.path()), vec!["out.txt".to_string()]);
+    }
+
+    #[test]
+    fn a_missing_directory_is_an_error_naming_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("absent").join("out.txt");
+        let err = write_atomically(&path, SHARED_MODE, |w| w.write_all(b"x")).unwrap_err();
+        assert!(err.to_string().contains("absent"), "{err}");
+    }
+
+    #[test]
+    fn private_files_are_created_for_this_user_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data");
+        write_atomically(&path, PRIVATE_MODE, |w| w.write_all(b"x")).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn bare_file_names_live_in_the_current_directory() {
+        assert_eq!(directory_of(Path::new("out.json")), Path::new("."));
+        assert_eq!(directory_of(Path::new("a/out.json")), Path::new("a"));
+        let tmp = temp_path(Path::new("a/out.json")).unwrap();
+        assert_eq!(tmp.parent(), Some(Path::new("a")));
+        assert!(tmp
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(TEMP_PREFIX));
+    }
+}

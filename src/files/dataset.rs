@@ -1,0 +1,322 @@
+//! Test files: generated deterministically, created atomically, named by
+//! size and seed, and reused; or a user's file, which is only ever read.
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use rand::{Rng, SeedableRng};
+
+use crate::error::{Error, Result};
+use crate::system::current_uid;
+
+/// Prefix of every file faultline creates in its directories.
+pub const PREFIX: &str = "faultline-";
+pub(crate) const DATA_SUFFIX: &str = ".data";
+
+/// A file to measure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dataset {
+    /// Where it is.
+    pub path: PathBuf,
+    /// Its length in bytes.
+    pub size: u64,
+    /// The seed of its content, for files faultline generated.
+    pub seed: Option<u64>,
+}
+
+impl Dataset {
+    /// Whether faultline generated (and so owns) this file.
+    pub fn generated(&self) -> bool {
+        self.seed.is_some()
+    }
+}
+
+/// `$XDG_CACHE_HOME/faultline`, else `~/.cache/faultline`.
+pub fn default_data_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("faultline")
+}
+
+/// Creates `dir` with mode 0700 if missing. An existing directory must be a
+/// real directory (not a symlink), owned by this user and not writable by
+/// others.
+pub fn ensure_private_dir(dir: &Path) -> Result<()> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) => {
+            let bad = |why: &str| Error::BadFile {
+                path: dir.to_path_buf(),
+                why: why.to_string(),
+            };
+            if meta.file_type().is_symlink() {
+                return Err(bad(
+                    "is a symbolic link; faultline only uses a real directory it owns",
+                ));
+            }
+            if !meta.is_dir() {
+                return Err(bad("is not a directory"));
+            }
+            if meta.uid() != current_uid() {
+                return Err(bad("is owned by another user; refusing to use it"));
+            }
+            if meta.permissions().mode() & 0o002 != 0 {
+                return Err(bad("is writable by everyone; refusing to use it (chmod o-w, or pick another --data-dir)"));
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(dir)
+                .map_err(|e| Error::io("create directory", dir, e))?;
+            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+                .map_err(|e| Error::io("set permissions of", dir, e))
+        }
+        Err(e) => Err(Error::io("inspect", dir, e)),
+    }
+}
+
+/// The name of the generated file of `size` bytes from `seed`.
+pub fn generated_name(size: u64, seed: u64) -> String {
+    format!("{PREFIX}{size}-{seed:016x}{DATA_SUFFIX}")
+}
+
+/// Writes the deterministic content of (`size`, `seed`) to `out`.
+pub fn write_content(out: &mut impl Write, size: u64, seed: u64) -> std::io::Result<()> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut left = size;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        rng.fill_bytes(&mut chunk[..n]);
+        out.write_all(&chunk[..n])?;
+        left -= n as u64;
+    }
+    Ok(())
+}
+
+/// Returns the generated file of `size` bytes from `seed` in `dir`, creating
+/// it if missing (written under a temporary name, synced, then renamed, so
+/// a crash or a full disk never leaves a partial file under the real name).
+/// `on_generate` is called before a file is generated.
+pub fn ensure_generated(
+    dir: &Path,
+    size: u64,
+    seed: u64,
+    on_generate: impl FnOnce(&Path),
+) -> Result<Dataset> {
+    if size == 0 {
+        return Err(Error::Plan("--size must be at least 1 byte".into()));
+    }
+    ensure_private_dir(dir)?;
+    let path = dir.join(generated_name(size, seed));
+    match fs::symlink_metadata(&path) {
+        Ok(meta) if meta.is_file() && meta.len() == size && content_matches(&path, size, seed) => {
+            return Ok(Dataset {
+                path,
+                size,
+                seed: Some(seed),
+            });
+        }
+        Ok(meta) if meta.is_file() && meta.len() == size => {
+            eprintln!(
+                "warning: {} does not hold the bytes its name promises (modified?); regenerating it",
+                path.display()
+            );
+            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+        }
+        Ok(meta) if meta.is_file() => {
+            eprintln!(
+                "warning: {} is {} bytes, not {size}; regenerating it",
+                path.display(),
+                meta.len()
+            );
+            fs::remove_file(&path).map_err(|e| Error::io("remove", &path, e))?;
+        }
+        Ok(_) => {
+            return Err(Error::BadFile {
+                path,
+                why: "exists but is not a regular file; remove it".into(),
+            })
+        }
+        Err(_) => {}
+    }
+    on_generate(&path);
+    write_own_file(dir, &generated_name(size, seed), |mut file| {
+        write_content(&mut file, size, seed)
+    })
+    .map(|path| Dataset {
+        path,
+        size,
+        seed: Some(seed),
+    })
+}
+
+/// Writes `dir/name`, one of faultline's own files (mode 0600), through the
+/// atomic writer ([`super::atomic`]): a crash or a full disk never leaves a
+/// partial file under the real name. Returns the final path.
+pub fn write_own_file(
+    dir: &Path,
+    name: &str,
+    write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<PathBuf> {
+    let path = dir.join(name);
+    super::atomic::write_atomically(&path, super::atomic::PRIVATE_MODE, write)?;
+    Ok(path)
+}
+
+/// Checks a generated file against its seed at 16 places spread over the
+/// file (4 KiB each, first and last included): cheap, and it catches a file
+/// that was modified, truncated and re-extended, or swapped.
+pub fn content_matches(path: &Path, size: u64, seed: u64) -> bool {
+    use std::os::unix::fs::FileExt;
+    const PROBES: u64 = 16;
+    const PROBE: u64 = 4096;
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let mut expected = vec![0u8; PROBE as usize];
+    let mut actual = vec![0u8; PROBE as usize];
+    let last_start = size.saturating_sub(PROBE);
+    (0..PROBES).all(|i| {
+        let offset = last_start * i / (PROBES - 1);
+        let len = PROBE.min(size - offset) as usize;
+        // ChaCha8's stream is addressable in 4-byte words.
+        let word = offset / 4;
+        rng.set_word_pos(word as u128);
+        let skip = (offset % 4) as usize;
+        let mut window = vec![0u8; len + skip];
+        rng.fill_bytes(&mut window);
+        expected[..len].copy_from_slice(&window[skip..]);
+        file.read_exact_at(&mut actual[..len], offset).is_ok() && actual[..len] == expected[..len]
+    })
+}
+
+/// Creates a new file faultline owns: O_EXCL, O_NOFOLLOW, mode 0600.
+pub fn create_new(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| Error::io("create", path, e))
+}
+
+/// Checks a user's file: it must exist and be a non-empty regular file. It is
+/// opened read-only, now and always.
+pub fn user_file(path: &Path) -> Result<Dataset> {
+    let bad = |why: &str| Error::BadFile {
+        path: path.to_path_buf(),
+        why: why.to_string(),
+    };
+    let meta = fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => bad("no such file"),
+        std::io::ErrorKind::PermissionDenied => bad("permission denied"),
+        _ => bad(&e.to_string()),
+    })?;
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err(bad("is a directory; give a regular file"));
+    }
+    if kind.is_fifo() {
+        return Err(bad(
+            "is a FIFO (named pipe); faultline needs a regular file it can map and re-read",
+        ));
+    }
+    if kind.is_char_device() || kind.is_block_device() {
+        return Err(bad("is a device; faultline measures regular files"));
+    }
+    if kind.is_socket() || !kind.is_file() {
+        return Err(bad("is not a regular file"));
+    }
+    if meta.len() == 0 {
+        return Err(bad("is empty; there is nothing to read"));
+    }
+    File::open(path).map_err(|e| Error::io("open", path, e))?;
+    Ok(Dataset {
+        path: path.to_path_buf(),
+        size: meta.len(),
+        seed: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generates_once_and_reuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("d");
+        let mut generated = 0;
+        let a = ensure_generated(&data, 100_000, 5, |_| generated += 1).unwrap();
+        let b = ensure_generated(&data, 100_000, 5, |_| generated += 1).unwrap();
+        assert_eq!(generated, 1);
+        assert_eq!(a, b);
+        assert_eq!(fs::metadata(&a.path).unwrap().len(), 100_000);
+        let mode = fs::metadata(&data).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        let mut again = Vec::new();
+        write_content(&mut again, 100_000, 5).unwrap();
+        assert_eq!(
+            fs::read(&a.path).unwrap(),
+            again,
+            "content is deterministic"
+        );
+    }
+
+    #[test]
+    fn modified_content_is_detected_and_regenerated() {
+        use std::os::unix::fs::FileExt;
+        let dir = tempfile::tempdir().unwrap();
+        for size in [1u64, 4095, 4097, 1 << 20, (1 << 20) + 3] {
+            let a = ensure_generated(dir.path(), size, 9, |_| {}).unwrap();
+            assert!(content_matches(&a.path, size, 9), "size {size}");
+            assert!(
+                !content_matches(&a.path, size, 10),
+                "another seed's bytes, size {size}"
+            );
+        }
+        let a = ensure_generated(dir.path(), 1 << 20, 9, |_| {}).unwrap();
+        let f = fs::OpenOptions::new().write(true).open(&a.path).unwrap();
+        let last = (1u64 << 20) - 1;
+        let original = fs::read(&a.path).unwrap()[last as usize];
+        f.write_all_at(&[original ^ 0xff], last).unwrap();
+        assert!(!content_matches(&a.path, 1 << 20, 9));
+        let mut generated = false;
+        ensure_generated(dir.path(), 1 << 20, 9, |_| generated = true).unwrap();
+        assert!(generated);
+        assert!(content_matches(&a.path, 1 << 20, 9));
+    }
+
+    #[test]
+    fn wrong_size_is_regenerated() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = ensure_generated(dir.path(), 4096, 1, |_| {}).unwrap();
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&a.path)
+            .unwrap()
+            .set_len(10)
+            .unwrap();
+        let mut generated = false;
+        let b = ensure_generated(dir.path(), 4096, 1, |_| generated = true).unwrap();
+        assert!(generated);
+        assert_eq!(fs::metadata(&b.path).unwrap().len(), 4096);
+    }
+
+    #[test]
+    fn refuses_world_writable_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+        let err = ensure_private_dir(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("writable by everyone"), "{err}");
+    }
+}

@@ -1,0 +1,137 @@
+//! Read-back of written files: what a write trial wrote must read back as
+//! exactly what its `fill` workload produced, checked outside any timing.
+use std::fs::{File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::plan::Case;
+
+/// Reads back the file a write trial of `case` wrote, outside any timing, and
+/// checks it independently of the method: its length is the case's file size,
+/// every byte is what the `fill` workload puts at that offset (recomputed
+/// here from the offset alone), and the trial's `checksum` is the sum of those
+/// bytes. Any difference is an [`Error::ReadBack`] naming the first wrong byte.
+///
+/// Every block is written exactly once (write methods take `seq` or `random`,
+/// never `random-replace`), so the bytes of the file are the bytes produced.
+pub fn check_written(path: &Path, case: &Case, checksum: u64) -> Result<()> {
+    let fail = |detail: String| Error::ReadBack {
+        method: case.method_label(),
+        detail,
+    };
+    let content = case.fill.unwrap_or_default();
+    let mut file: File = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| Error::io("open for reading back", path, e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io("stat", path, e))?
+        .len();
+    if len != case.file_size {
+        return Err(fail(format!(
+            "{} is {len} bytes, not the {} that were written",
+            path.display(),
+            case.file_size
+        )));
+    }
+    const CHUNK: usize = 1 << 20;
+    let mut found = vec![0u8; CHUNK];
+    let mut expected = vec![0u8; CHUNK];
+    let mut offset = 0u64;
+    let mut total = 0u64;
+    while offset < len {
+        let n = CHUNK.min((len - offset) as usize);
+        file.read_exact(&mut found[..n])
+            .map_err(|e| Error::io("read back", path, e))?;
+        total = total.wrapping_add(crate::workload::fill(content, offset, &mut expected[..n]));
+        if found[..n] != expected[..n] {
+            let i = (0..n).find(|&i| found[i] != expected[i]).unwrap_or(0);
+            return Err(fail(format!(
+                "byte {} of {} is {:#04x}, not the {:#04x} the fill writes there ({})",
+                offset + i as u64,
+                path.display(),
+                found[i],
+                expected[i],
+                case.group_label()
+            )));
+        }
+        offset += n as u64;
+    }
+    if total != checksum {
+        return Err(fail(format!(
+            "the trial's checksum is {checksum:#018x}, but the bytes it wrote sum to {total:#018x} ({})",
+            case.group_label()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::method::MethodKind;
+    use crate::workload::{FillContent, WorkloadKind};
+
+    fn case(method: MethodKind) -> Case {
+        let mut case = crate::fixtures::case(method);
+        (case.block_size, case.file_size) = (4096, 1 << 20);
+        case
+    }
+
+    fn written(content: FillContent, len: usize) -> (tempfile::NamedTempFile, Case, u64) {
+        let mut data = vec![0u8; len];
+        let sum = crate::workload::fill(content, 0, &mut data);
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &data).unwrap();
+        let mut c = case(MethodKind::Pwrite);
+        c.workload = WorkloadKind::Fill;
+        c.fill = Some(content);
+        c.file_size = len as u64;
+        (file, c, sum)
+    }
+
+    #[test]
+    fn a_correct_file_passes_the_read_back() {
+        let (file, c, sum) = written(FillContent::Pattern, 3 << 20 | 5);
+        check_written(file.path(), &c, sum).unwrap();
+        let (file, c, sum) = written(FillContent::Zero, 1000);
+        assert_eq!(sum, 0);
+        check_written(file.path(), &c, sum).unwrap();
+    }
+
+    #[test]
+    fn the_read_back_names_the_first_wrong_byte() {
+        let (file, c, sum) = written(FillContent::Pattern, 2 << 20);
+        let mut data = std::fs::read(file.path()).unwrap();
+        let at = (1 << 20) + 17;
+        data[at] ^= 0xff;
+        std::fs::write(file.path(), &data).unwrap();
+        let err = check_written(file.path(), &c, sum).unwrap_err().to_string();
+        assert!(
+            err.starts_with("read-back after pwrite: byte 1048593 of "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_read_back_checks_length_and_checksum() {
+        let (file, mut c, sum) = written(FillContent::Pattern, 4096);
+        let err = check_written(file.path(), &c, sum + 1)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("checksum"), "{err}");
+        c.file_size = 8192;
+        let err = check_written(file.path(), &c, sum).unwrap_err().to_string();
+        assert!(err.contains("is 4096 bytes, not the 8192"), "{err}");
+        // A block written at the wrong place: same sum, wrong bytes.
+        let (file, c, sum) = written(FillContent::Pattern, 8192);
+        let mut data = std::fs::read(file.path()).unwrap();
+        data.swap(0, 4096);
+        std::fs::write(file.path(), &data).unwrap();
+        assert!(check_written(file.path(), &c, sum).is_err());
+    }
+}

@@ -1,0 +1,224 @@
+//! Crate-wide test fixtures: hand-built cases, samples and results for the
+//! unit tests of every layer. No stats function is called to build them.
+use std::collections::BTreeMap;
+
+use crate::measure::environment::Environment;
+use crate::measure::rusage::Counters;
+use crate::method::{Advice, MethodKind, Populate, Share};
+use crate::pattern::Pattern;
+use crate::plan::{CacheState, Case, Metric, OrderPolicy, WarmBy};
+use crate::results::{ChildReport, Sample, Settings, TrialFailure};
+use crate::stats::analysis::{CaseSummary, PerMib};
+use crate::stats::{CaseResult, ComparisonResult, RunResults};
+use crate::stats::{RatioEstimate, Summary, Verdict};
+
+/// A summary with the given mean, sd and CI; the other fields follow from them.
+pub(crate) fn summary(mean: f64, sd: f64, ci95: Option<(f64, f64)>) -> Summary {
+    Summary {
+        n: 3,
+        mean,
+        sd,
+        median: mean,
+        min: mean - sd,
+        max: mean + sd,
+        ci95,
+        outliers: Vec::new(),
+    }
+}
+
+/// A seq 16 KiB sum, warm case over a 1 GiB file.
+pub(crate) fn case(method: MethodKind) -> Case {
+    use crate::workload::{FillContent, WorkloadKind};
+    let maps = method.maps_file();
+    let writes = method.writes();
+    Case {
+        method,
+        pattern: Pattern::Seq,
+        block_size: 16 << 10,
+        file_size: 1 << 30,
+        workload: if writes {
+            WorkloadKind::Fill
+        } else {
+            WorkloadKind::Sum
+        },
+        cache: CacheState::Warm,
+        warm_by: WarmBy::Seq,
+        populate: maps.then_some(Populate::None),
+        advice: maps.then_some(Advice::Normal),
+        share: maps.then_some(Share::Shared),
+        sync: writes.then_some(crate::method::SyncPolicy::None),
+        sync_call: None,
+        target: writes.then_some(crate::plan::Target::Fresh),
+        size_with: (method == MethodKind::MmapWrite).then_some(crate::method::SizeWith::Truncate),
+        fill: writes.then_some(FillContent::Pattern),
+        seed: 7,
+        io: Default::default(),
+        latency: false,
+        scale: None,
+        scale_unit: None,
+        threads: None,
+        procs: None,
+        duration_s: None,
+        memory_budget: None,
+    }
+}
+
+/// A case summary: 2 GB/s (CI 1.9 to 2.1 GB/s), 0.5 s, with the given per-MiB counters.
+pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> CaseSummary {
+    CaseSummary {
+        runs: 3,
+        time_ns: summary(5.0e8, 1.0e7, Some((4.9e8, 5.1e8))),
+        loop_ns: summary(4.9e8, 1.0e7, Some((4.8e8, 5.0e8))),
+        setup_ns: summary(2.5e5, 1.0e4, Some((2.4e5, 2.6e5))),
+        teardown_ns: summary(1.0e5, 1.0e4, Some((0.9e5, 1.1e5))),
+        sync_ns: Some(summary(0.0, 0.0, Some((0.0, 0.0)))),
+        throughput_bps: summary(2.0e9, 5.0e7, Some((1.9e9, 2.1e9))),
+        user_ns: summary(3.0e8, 1.0e7, Some((2.9e8, 3.1e8))),
+        sys_ns: summary(1.5e8, 1.0e7, Some((1.4e8, 1.6e8))),
+        per_mib,
+        read_amplification,
+        device_reads_per_mib: None,
+        device_read_request_bytes: None,
+        residency_before: 0.9996,
+        residency_after: 1.0,
+        latency: None,
+    }
+}
+
+/// Per-MiB counters of a warm read() with 16 KiB blocks.
+pub(crate) fn read_per_mib() -> PerMib {
+    PerMib {
+        minflt: 0.0,
+        majflt: 0.0,
+        syscalls: 64.0,
+        sys_ms: 0.31,
+        user_ms: 0.2,
+        nvcsw: 0.0,
+        nivcsw: 0.0,
+    }
+}
+
+/// Per-MiB counters of a warm mmap: one fault per 64 KiB, no syscalls.
+pub(crate) fn mmap_per_mib() -> PerMib {
+    PerMib {
+        minflt: 16.0,
+        majflt: 0.0,
+        syscalls: 0.0,
+        sys_ms: 0.05,
+        user_ms: 0.2,
+        nvcsw: 0.0,
+        nivcsw: 0.0,
+    }
+}
+
+/// One sample of `case`, run `run`.
+pub(crate) fn sample(case: usize, run: u32) -> Sample {
+    let mut vmstat = BTreeMap::new();
+    vmstat.insert("pgfault".to_string(), 16_400);
+    vmstat.insert("pgpgin".to_string(), 0);
+    Sample {
+        case,
+        run,
+        sequence: u64::from(run) * 2 + case as u64,
+        total_ns: 500_350_000,
+        child: ChildReport {
+            wall_ns: 500_000_000,
+            setup_ns: 250_000,
+            teardown_ns: 100_000,
+            sync_ns: 0,
+            rusage: Counters {
+                user_ns: 300_000_000,
+                sys_ns: 150_000_000,
+                minflt: 16_384,
+                majflt: 0,
+                nvcsw: 1,
+                nivcsw: 2,
+                inblock: 0,
+                oublock: 0,
+            },
+            max_rss_kib: 2048,
+            vmstat,
+            device: None,
+            bytes: 1 << 30,
+            syscalls: 65_536,
+            checksum: 0xdead_beef,
+            latency: None,
+            thread_ns: Vec::new(),
+            pss_kib: None,
+            procs: Vec::new(),
+            timeline: Vec::new(),
+        },
+        residency_before: 1.0,
+        residency_after: 1.0,
+        residency_source: "mincore".to_string(),
+        cache_prepared_by: "evict+seq-read".to_string(),
+        cache_reached: true,
+    }
+}
+
+/// Three cases in one group: read (baseline, 3 samples), mmap (faster,
+/// 3 samples) and mmap-copy (no samples, 2 failures); one comparison.
+pub(crate) fn results() -> RunResults {
+    let read = CaseResult {
+        id: 0,
+        case: case(MethodKind::Read),
+        label: "read".to_string(),
+        summary: Some(case_summary(read_per_mib(), Some(0.0))),
+        samples: (0..3).map(|r| sample(0, r)).collect(),
+    };
+    let mut mmap_summary = case_summary(mmap_per_mib(), Some(0.0));
+    mmap_summary.throughput_bps = summary(2.84e9, 4.0e7, None);
+    mmap_summary.time_ns.outliers = vec![2];
+    let mmap = CaseResult {
+        id: 1,
+        case: case(MethodKind::Mmap),
+        label: "mmap".to_string(),
+        summary: Some(mmap_summary),
+        samples: (0..3).map(|r| sample(1, r)).collect(),
+    };
+    let copy = CaseResult {
+        id: 2,
+        case: case(MethodKind::MmapCopy),
+        label: "mmap-copy".to_string(),
+        summary: None,
+        samples: Vec::new(),
+    };
+    let failure = |run| TrialFailure {
+        case: 2,
+        run,
+        warmup: false,
+        reason: "killed by SIGBUS".to_string(),
+    };
+    RunResults {
+        environment: Environment::default(),
+        command_line: vec!["faultline".to_string(), "run".to_string()],
+        settings: Settings {
+            file: "/tmp/data|file".into(),
+            generated: true,
+            scratch_dir: None,
+            runs: 3,
+            warmup: 1,
+            order: OrderPolicy::Alternating,
+            metric: Metric::Total,
+            drop_caches: false,
+            seed: 7,
+            reproduction: None,
+        },
+        cases: vec![read, mmap, copy],
+        comparisons: vec![ComparisonResult {
+            group: "seq 16 KiB sum, warm".to_string(),
+            baseline: 0,
+            other: 1,
+            throughput_ratio: RatioEstimate {
+                ratio: 1.42,
+                ci95_low: 1.38,
+                ci95_high: 1.46,
+                pairs: 3,
+            },
+            verdict: Verdict::Faster,
+        }],
+        failures: vec![failure(0), failure(1)],
+        warnings: vec!["cold cache not reached in run 2 of mmap".to_string()],
+        complete: true,
+    }
+}

@@ -1,0 +1,254 @@
+//! A case: one point in the space of factors (method and its options,
+//! pattern, block and file size, workload, cache state, threads, ...), with
+//! the labels and group key the reports use.
+use serde::{Deserialize, Serialize};
+
+use super::{CacheState, Target, Threads, WarmBy};
+use crate::method::{
+    Advice, IoOptions, MethodKind, MmapOptions, Populate, Share, SizeWith, SyncCall, SyncPolicy,
+    WriteOptions,
+};
+use crate::pattern::Pattern;
+use crate::workload::{FillContent, ScaleFactor, ScaleUnit, WorkloadKind};
+
+/// One point in the space of factors.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Case {
+    /// The I/O method.
+    pub method: MethodKind,
+    /// The order of the blocks.
+    pub pattern: Pattern,
+    /// Block size in bytes.
+    pub block_size: u64,
+    /// File size in bytes.
+    pub file_size: u64,
+    /// What is done with each block.
+    pub workload: WorkloadKind,
+    /// The page-cache state each trial starts in.
+    pub cache: CacheState,
+    /// How a warm cache is reached (recorded for every case; used when `cache` is warm).
+    pub warm_by: WarmBy,
+    /// Pre-faulting of the mapping (mapping methods only).
+    pub populate: Option<Populate>,
+    /// madvise() hint (mapping methods only).
+    pub advice: Option<Advice>,
+    /// MAP_SHARED or MAP_PRIVATE (mapping methods only).
+    pub share: Option<Share>,
+    /// When the data is made durable (write methods only).
+    #[serde(default)]
+    pub sync: Option<SyncPolicy>,
+    /// fsync or fdatasync (`write` and `pwrite` with a sync policy other than none).
+    #[serde(default)]
+    pub sync_call: Option<SyncCall>,
+    /// A fresh file or an existing one overwritten (write methods only).
+    #[serde(default)]
+    pub target: Option<Target>,
+    /// How a fresh file is sized (`mmap-write` on a fresh target only).
+    #[serde(default)]
+    pub size_with: Option<SizeWith>,
+    /// What the `fill` workload writes (write methods only).
+    #[serde(default)]
+    pub fill: Option<FillContent>,
+    /// Seed of the random orders.
+    pub seed: u64,
+    /// Options of the stdio, preadv and uring methods (absent for the others).
+    #[serde(flatten)]
+    pub io: IoOptions,
+    /// Whether each trial records every operation's latency (`--latency`).
+    #[serde(default)]
+    pub latency: bool,
+    /// The factor of the `scale` workload (absent for the others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale: Option<ScaleFactor>,
+    /// What the `scale` workload takes as a pixel (absent: whole pixels).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_unit: Option<ScaleUnit>,
+    /// Threads in the trial and how they share the work (absent: one thread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<Threads>,
+    /// Trial processes run at once on the same file (`--procs`; absent: one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub procs: Option<u32>,
+    /// Seconds each trial reads for, drawing random blocks, with a
+    /// per-second timeline ([`crate::trial::timed`]); absent: the trial visits its
+    /// order once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<u32>,
+    /// The memory the trial's page cache may fill, and how that is enforced
+    /// ([`crate::plan::memory_budget`]); absent: no limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_budget: Option<crate::plan::memory_budget::MemoryBudget>,
+}
+
+impl Case {
+    /// The case's I/O method over `file`, with the case's mmap, write and
+    /// I/O options; `timer` times the syncs inside the loop.
+    pub fn build_method(
+        &self,
+        file: std::fs::File,
+        layout: crate::pattern::Layout,
+        timer: Box<dyn crate::method::SyncTimer>,
+    ) -> Box<dyn crate::method::Method> {
+        self.method.build(
+            file,
+            layout,
+            self.mmap_options(),
+            self.write_options(),
+            &self.io,
+            timer,
+        )
+    }
+
+    /// A fresh workload for one trial of this case (with its scale factor).
+    pub fn build_workload(&self, page_size: usize) -> Box<dyn crate::workload::Workload> {
+        self.workload
+            .build_scaled(page_size, self.fill, self.scale, self.scale_unit)
+    }
+
+    /// The mmap options, defaulted for methods that do not map.
+    pub fn mmap_options(&self) -> MmapOptions {
+        MmapOptions {
+            populate: self.populate.unwrap_or_default(),
+            advice: self.advice.unwrap_or_default(),
+            share: self.share.unwrap_or_default(),
+        }
+    }
+
+    /// The write options, defaulted for methods that do not write.
+    pub fn write_options(&self) -> WriteOptions {
+        WriteOptions {
+            sync: self.sync.unwrap_or_default(),
+            sync_call: self.sync_call.unwrap_or_default(),
+            size_with: self.size_with,
+            zeroed_buffer: self.fill == Some(FillContent::Calloc),
+        }
+    }
+
+    /// The method with its options, e.g. `mmap`, `mmap(populate=map,advice=random)`
+    /// or `write(sync=end,sync-call=fdatasync)`. Options at their defaults are left out.
+    pub fn method_label(&self) -> String {
+        let mut opts = Vec::new();
+        if let Some(p) = self.populate.filter(|p| *p != Populate::None) {
+            opts.push(format!("populate={p}"));
+        }
+        if let Some(a) = self.advice.filter(|a| *a != Advice::Normal) {
+            opts.push(format!("advice={a}"));
+        }
+        if let Some(s) = self.share.filter(|s| *s != Share::Shared) {
+            opts.push(format!("share={s}"));
+        }
+        if let Some(s) = self.sync.filter(|s| *s != SyncPolicy::None) {
+            opts.push(format!("sync={s}"));
+        }
+        if let Some(c) = self.sync_call.filter(|c| *c != SyncCall::Fsync) {
+            opts.push(format!("sync-call={c}"));
+        }
+        if let Some(w) = self.size_with.filter(|w| *w != SizeWith::Truncate) {
+            opts.push(format!("size-with={w}"));
+        }
+        opts.extend(self.io.label_parts());
+        if self.latency {
+            opts.push("latency".to_string());
+        }
+        if opts.is_empty() {
+            self.method.name().to_string()
+        } else {
+            format!("{}({})", self.method.name(), opts.join(","))
+        }
+    }
+
+    /// Everything but the method and its options (for write methods: sync,
+    /// sync call and sizing): cases with the same group key are compared with
+    /// each other.
+    pub fn group_key(&self) -> GroupKey {
+        (
+            self.pattern,
+            self.block_size,
+            self.file_size,
+            self.workload,
+            self.fill,
+            self.target,
+            self.cache,
+            self.warm_by,
+            self.seed,
+            self.scale.map(|s| (s, self.scale_unit.unwrap_or_default())),
+            self.threads,
+            self.procs,
+        )
+    }
+
+    /// A short description of the group, e.g. `seq 16 KiB sum, warm`,
+    /// `seq 16 KiB fill pattern, fresh file` or `random 1 B fill zero, overwrite, cold`;
+    /// a block as large as the file is `whole-file` (`seq whole-file scale /2, ...`).
+    pub fn group_label(&self) -> String {
+        let cache = match (self.cache, self.warm_by) {
+            (CacheState::Warm, WarmBy::Seq) => "warm".to_string(),
+            (CacheState::Warm, by) => format!("warm (by {by})"),
+            (c, _) => c.to_string(),
+        };
+        let state = match self.target {
+            None => cache,
+            Some(Target::Fresh) => "fresh file".to_string(),
+            Some(Target::Overwrite) => format!("overwrite, {cache}"),
+        };
+        let mut workload = match self.fill {
+            Some(fill) => format!("{} {fill}", self.workload),
+            None => self.workload.to_string(),
+        };
+        match self.scale {
+            Some(ScaleFactor::Reduce(k)) => workload.push_str(&format!(" /{k}")),
+            Some(ScaleFactor::Enlarge(k)) => workload.push_str(&format!(" x{k}")),
+            None => {}
+        }
+        if self.scale_unit == Some(ScaleUnit::Byte) {
+            workload.push_str(" bytes as pixels");
+        }
+        if let Some(t) = self.threads {
+            workload.push_str(&format!(", {} threads {}", t.count, t.mode));
+        }
+        if let Some(n) = self.procs {
+            workload.push_str(&format!(", {n} processes"));
+        }
+        if let Some(s) = self.duration_s {
+            workload.push_str(&format!(", {s} s"));
+        }
+        if let Some(b) = self.memory_budget {
+            workload.push_str(&format!(", {b}"));
+        }
+        format!(
+            "{} {} {}, {}",
+            self.pattern,
+            self.block_label(),
+            workload,
+            state
+        )
+    }
+
+    /// The block size, or `whole-file` for one block as large as the file
+    /// (rather than repeat the file's size).
+    fn block_label(&self) -> String {
+        if self.block_size == self.file_size {
+            "whole-file".to_string()
+        } else {
+            crate::size::format_size(self.block_size)
+        }
+    }
+}
+
+/// What [`Case::group_key`] returns: pattern, block size, file size,
+/// workload, fill content, target, cache state, warm-by, seed, scale factor
+/// with its unit, threads and processes.
+pub type GroupKey = (
+    Pattern,
+    u64,
+    u64,
+    WorkloadKind,
+    Option<FillContent>,
+    Option<Target>,
+    CacheState,
+    WarmBy,
+    u64,
+    Option<(ScaleFactor, ScaleUnit)>,
+    Option<Threads>,
+    Option<u32>,
+);

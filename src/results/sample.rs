@@ -1,0 +1,122 @@
+//! Samples: what one trial measured, as it is exported.
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// What the trial child measured about itself and sends back to the runner.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChildReport {
+    /// Main loop wall time, ns.
+    pub wall_ns: u64,
+    /// Setup (buffer allocation; mmap, advice, populate), ns.
+    pub setup_ns: u64,
+    /// Teardown (munmap, free), ns.
+    pub teardown_ns: u64,
+    /// Time spent syncing written data (fsync, fdatasync or msync), ns: the
+    /// sync after the loop (`--sync end`) or the sum of the syncs inside it
+    /// (`--sync each`, then left out of `wall_ns`). 0 when nothing syncs.
+    #[serde(default)]
+    pub sync_ns: u64,
+    /// getrusage() deltas over setup + loop + sync + teardown.
+    #[serde(flatten)]
+    pub rusage: crate::measure::rusage::Counters,
+    /// Peak resident set of the trial process, KiB.
+    pub max_rss_kib: u64,
+    /// Deltas of selected /proc/vmstat counters (system-wide) over setup + loop + teardown.
+    pub vmstat: BTreeMap<String, i64>,
+    /// Requests and bytes the file's block device served over setup + loop +
+    /// teardown (device-wide); `None` when the file has no block device.
+    #[serde(default)]
+    pub device: Option<crate::measure::device::DeviceDelta>,
+    /// Bytes delivered to the workload (read methods) or written (write methods).
+    pub bytes: u64,
+    /// I/O system calls the method issued in the main loop.
+    pub syscalls: u64,
+    /// The workload's checksum.
+    pub checksum: u64,
+    /// Per-operation latency percentiles, when the case asked for them.
+    #[serde(default)]
+    pub latency: Option<crate::measure::latency::LatencyPercentiles>,
+    /// Each thread's own time (setup + loop + teardown), ns, when the case
+    /// runs on threads (`--threads`); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thread_ns: Vec<u64>,
+    /// Proportional set size of the trial process (KiB, from
+    /// /proc/self/smaps_rollup), read after the main loop and before
+    /// teardown, so a mapping's pages still count; only with `--procs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pss_kib: Option<u64>,
+    /// With `--procs N`: each process's own figures (the sample's other
+    /// fields are those of the slowest process); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub procs: Vec<ProcStat>,
+    /// One point per second of a duration-bounded trial ([`crate::trial::timed`]);
+    /// empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<crate::measure::timeline::TimelinePoint>,
+}
+
+impl ChildReport {
+    /// A report holding only the counters of `delta` (what changed around the
+    /// trial); the trial fills in its clocks and counts.
+    pub fn counted(delta: crate::measure::CounterDelta) -> ChildReport {
+        ChildReport {
+            rusage: delta.rusage,
+            max_rss_kib: delta.max_rss_kib,
+            vmstat: delta.vmstat,
+            device: delta.device,
+            ..Default::default()
+        }
+    }
+}
+
+/// One successful trial of one case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sample {
+    /// Index of the case in the plan.
+    pub case: usize,
+    /// Run number, from 0 (warm-up runs are not kept).
+    pub run: u32,
+    /// Position of this trial in the whole run's order (from 0).
+    pub sequence: u64,
+    /// setup + main loop + sync + teardown, ns.
+    pub total_ns: u64,
+    /// What the child measured.
+    #[serde(flatten)]
+    pub child: ChildReport,
+    /// Fraction of the file's pages resident just before the trial.
+    pub residency_before: f64,
+    /// Fraction of the file's pages resident just after the trial.
+    pub residency_after: f64,
+    /// How residency was measured: `cachestat` or `mincore`.
+    pub residency_source: String,
+    /// How the cache state was prepared, e.g. `fadvise-dontneed` or `evict+seq-read`.
+    pub cache_prepared_by: String,
+    /// Whether the measured residency reached the asked-for state
+    /// (cold: at most 1%; warm: at least 99%; as-is: always).
+    pub cache_reached: bool,
+}
+
+/// A trial that did not produce a sample.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrialFailure {
+    /// Index of the case in the plan.
+    pub case: usize,
+    /// Run number (warm-ups count from 0 too, with `warmup` set).
+    pub run: u32,
+    /// Whether it was a warm-up trial.
+    pub warmup: bool,
+    /// Why it failed: the child's error line, or the signal that killed it (e.g. `killed by SIGBUS`).
+    pub reason: String,
+}
+
+/// What one of the processes of a `--procs` trial measured.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcStat {
+    /// Its setup + main loop + sync + teardown, ns.
+    pub total_ns: u64,
+    /// Its peak resident set, KiB.
+    pub max_rss_kib: u64,
+    /// Its proportional set size before teardown, KiB (`None` if unreadable).
+    pub pss_kib: Option<u64>,
+}

@@ -1,0 +1,60 @@
+//! Run-wide settings recorded with the results: what every number depends on
+//! besides the cases, and which study a `faultline reproduce` run replayed.
+use serde::{Deserialize, Serialize};
+
+use crate::plan::{Metric, OrderPolicy};
+
+/// Run-wide settings.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Settings {
+    /// The file measured (for a run of write methods only: the scratch directory).
+    pub file: std::path::PathBuf,
+    /// Whether faultline generated it.
+    pub generated: bool,
+    /// Where write methods wrote; `None` when no write method ran.
+    #[serde(default)]
+    pub scratch_dir: Option<std::path::PathBuf>,
+    /// Measured runs per case.
+    pub runs: u32,
+    /// Warm-up runs per case.
+    pub warmup: u32,
+    /// Order policy.
+    pub order: OrderPolicy,
+    /// Which time the statistics compare.
+    pub metric: Metric,
+    /// Whether cold meant drop_caches (true) or per-file eviction.
+    pub drop_caches: bool,
+    /// Seed of random orders and shuffles.
+    pub seed: u64,
+    /// The study `faultline reproduce` replayed, and how; absent for `faultline run`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduction: Option<Reproduction>,
+}
+
+/// What a `faultline reproduce` run replayed: recorded in the journal and
+/// the results, so that a resumed run cannot mix modes.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reproduction {
+    /// The preset, e.g. `sun2002`.
+    pub preset: String,
+    /// Whether the original's quirks were replayed (`--faithful`).
+    pub faithful: bool,
+}
+
+impl Reproduction {
+    /// `faithful (--faithful: the original's quirks replayed)` or `default (...)`.
+    pub fn mode_line(&self) -> String {
+        mode_line(self.faithful)
+    }
+}
+
+/// The mode of a reproduction in words, for headers.
+pub fn mode_line(faithful: bool) -> String {
+    if faithful {
+        "faithful (--faithful: the original's quirks replayed where the fidelity notes say so)"
+            .into()
+    } else {
+        "default (faultline's like-for-like comparison; --faithful replays the original's quirks)"
+            .into()
+    }
+}

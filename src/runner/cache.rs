@@ -1,0 +1,190 @@
+//! Page-cache control: bringing a file into the state a case asks for.
+use std::fs::{File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use crate::error::{Error, Result};
+use crate::files::dataset::Dataset;
+use crate::plan::cache::{CacheState, WarmBy};
+
+fn fadvise(file: &File, advice: libc::c_int) -> std::io::Result<()> {
+    // SAFETY: plain syscall on a valid descriptor; offset 0, length 0 = whole file.
+    let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, advice) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::from_raw_os_error(rc))
+    }
+}
+
+/// Evicts one file: fsync (so no dirty page stays behind), then
+/// posix_fadvise(DONTNEED).
+pub fn evict(file: &File) -> std::io::Result<()> {
+    file.sync_all()?;
+    fadvise(file, libc::POSIX_FADV_DONTNEED)
+}
+
+/// Drops the whole page cache: sync(), then `1` into /proc/sys/vm/drop_caches (root only).
+pub fn drop_caches() -> std::io::Result<()> {
+    // SAFETY: sync() has no preconditions.
+    unsafe { libc::sync() };
+    std::fs::write("/proc/sys/vm/drop_caches", b"1\n")
+}
+
+/// Brings files into a cache state before each trial.
+#[derive(Clone, Debug)]
+pub struct Preparer {
+    /// Cold means drop_caches instead of per-file eviction.
+    pub drop_caches: bool,
+}
+
+impl Preparer {
+    /// Puts `dataset` into `state` (reached `by` for warm), and returns how it
+    /// was done, e.g. `fadvise-dontneed` or `evict+seq-read`. The caller
+    /// measures what was reached.
+    pub fn prepare(&self, dataset: &Dataset, state: CacheState, by: WarmBy) -> Result<String> {
+        let io = |op| move |e| Error::io(op, &dataset.path, e);
+        let file = File::open(&dataset.path).map_err(io("open"))?;
+        match state {
+            CacheState::AsIs => Ok("as-is".into()),
+            CacheState::Cold => {
+                if self.drop_caches {
+                    file.sync_all().map_err(io("fsync"))?;
+                    drop_caches().map_err(|e| Error::io("write", "/proc/sys/vm/drop_caches", e))?;
+                    Ok("drop-caches".into())
+                } else {
+                    evict(&file).map_err(io("evict"))?;
+                    Ok("fadvise-dontneed".into())
+                }
+            }
+            CacheState::Warm => {
+                evict(&file).map_err(io("evict"))?;
+                match by {
+                    WarmBy::Seq => warm_sequentially(&file).map_err(io("read"))?,
+                    WarmBy::Random => warm_randomly(&file, dataset.size).map_err(io("read"))?,
+                    WarmBy::Written => rewrite(dataset)?,
+                }
+                Ok(format!(
+                    "evict+{by}-{}",
+                    if by == WarmBy::Written {
+                        "back"
+                    } else {
+                        "read"
+                    }
+                ))
+            }
+        }
+    }
+}
+
+impl Preparer {
+    /// Tops up a state that [`Preparer::prepare`] did not fully reach: a
+    /// warm file is read again without evicting first (only missing pages
+    /// cost anything; `seq` re-reads sequentially, the others page by page),
+    /// a cold one is evicted again. Returns what was done, e.g. `+top-up`.
+    pub fn top_up(&self, dataset: &Dataset, state: CacheState, by: WarmBy) -> Result<String> {
+        let io = |op| move |e| Error::io(op, &dataset.path, e);
+        let file = File::open(&dataset.path).map_err(io("open"))?;
+        match (state, by) {
+            (CacheState::AsIs, _) => return Ok(String::new()),
+            (CacheState::Cold, _) => evict(&file).map_err(io("evict"))?,
+            (CacheState::Warm, WarmBy::Seq) => warm_sequentially(&file).map_err(io("read"))?,
+            (CacheState::Warm, _) => warm_randomly(&file, dataset.size).map_err(io("read"))?,
+        }
+        Ok("+top-up".into())
+    }
+}
+
+/// Reads the file whole with 1 MiB read() calls (the kernel's read-ahead then
+/// builds large folios).
+fn warm_sequentially(mut file: &File) -> std::io::Result<()> {
+    let mut buffer = vec![0u8; 1 << 20];
+    while file.read(&mut buffer)? > 0 {}
+    Ok(())
+}
+
+/// Reads every 4 KiB page once in a shuffled order with read-ahead off, so the
+/// cache holds small folios.
+fn warm_randomly(file: &File, size: u64) -> std::io::Result<()> {
+    fadvise(file, libc::POSIX_FADV_RANDOM)?;
+    let pages = size.div_ceil(4096);
+    let mut order: Vec<u64> = (0..pages).collect();
+    order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(pages));
+    let mut buffer = [0u8; 4096];
+    for page in order {
+        file.read_at(&mut buffer, page * 4096)?;
+    }
+    Ok(())
+}
+
+/// Writes a generated file's content again in place, then syncs, so the
+/// cache holds just-written (clean) pages. Refused for a user's file.
+fn rewrite(dataset: &Dataset) -> Result<()> {
+    let Some(seed) = dataset.seed else {
+        return Err(Error::Plan(format!(
+            "--warm-by written rewrites the file, and {} is not a file faultline created; use --warm-by seq or random",
+            dataset.path.display()
+        )));
+    };
+    let io = |op| move |e| Error::io(op, &dataset.path, e);
+    let mut file = OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&dataset.path)
+        .map_err(io("open for rewriting"))?;
+    crate::files::dataset::write_content(&mut file, dataset.size, seed).map_err(io("rewrite"))?;
+    file.sync_all().map_err(io("fsync"))
+}
+
+display_as_value_name!(CacheState, WarmBy);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::residency;
+    use crate::plan::cache::{COLD_MAX, WARM_MIN};
+
+    #[test]
+    fn top_up_restores_a_partly_evicted_warm_file_and_re_evicts_a_cold_one() {
+        let dir = tempfile::tempdir_in(std::env::current_dir().unwrap()).unwrap();
+        let dataset =
+            crate::files::dataset::ensure_generated(dir.path(), 4 << 20, 3, |_| {}).unwrap();
+        let preparer = Preparer { drop_caches: false };
+        let file = File::open(&dataset.path).unwrap();
+        let fraction = || residency::measure(&file).unwrap().fraction();
+        for by in [WarmBy::Seq, WarmBy::Random] {
+            preparer.prepare(&dataset, CacheState::Warm, by).unwrap();
+            // Take the second half away, as page reclaim might.
+            // SAFETY: plain syscall on a valid descriptor.
+            let rc = unsafe {
+                libc::posix_fadvise(
+                    file.as_raw_fd(),
+                    2 << 20,
+                    2 << 20,
+                    libc::POSIX_FADV_DONTNEED,
+                )
+            };
+            assert_eq!(rc, 0);
+            assert!(fraction() < 0.6, "half evicted: {}", fraction());
+            assert_eq!(
+                preparer.top_up(&dataset, CacheState::Warm, by).unwrap(),
+                "+top-up"
+            );
+            assert!(fraction() >= WARM_MIN, "topped up by {by}: {}", fraction());
+        }
+        preparer
+            .top_up(&dataset, CacheState::Cold, WarmBy::Seq)
+            .unwrap();
+        assert!(fraction() <= COLD_MAX);
+        assert_eq!(
+            preparer
+                .top_up(&dataset, CacheState::AsIs, WarmBy::Seq)
+                .unwrap(),
+            ""
+        );
+    }
+}

@@ -1,0 +1,502 @@
+//! The parent side of trials: for each trial in the order policy's order,
+//! prepare the cache state, measure residency, spawn the trial child and read
+//! back its report. The runner computes no statistics.
+//!
+//! A write trial works on a file of the scratch directory ([`Scratch`]): a new
+//! one, or the overwrite target restored to its generated content. After the
+//! trial, outside any timing, the file is read back and checked
+//! ([`crate::files::readback::check_written`]); a difference fails the run. A trial
+//! that found the disk full also stops the run: it is recorded as a failed
+//! trial, its file is removed, and the error says why.
+use std::collections::{BTreeMap, HashSet};
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::time::Duration;
+
+pub mod cache;
+pub mod cgroup;
+pub mod checksums;
+pub mod journal;
+pub mod procs;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use crate::error::{Error, Result};
+use crate::files::dataset::Dataset;
+use crate::files::scratch::{Scratch, TargetFile};
+use crate::measure::residency;
+use crate::plan::cache::reached;
+use crate::plan::{Case, OrderPolicy, Plan};
+use crate::results::RawResults;
+use crate::results::{ChildReport, Sample, TrialFailure};
+use crate::runner::cgroup::TrialCgroup;
+use crate::runner::checksums::ChecksumBook;
+use crate::runner::journal::Entry;
+use crate::trial::{TrialSpec, DISK_FULL_EXIT, SUBCOMMAND};
+use cache::Preparer;
+
+/// How trials are run.
+#[derive(Clone, Debug)]
+pub struct RunnerOptions {
+    /// The binary to re-execute for each trial (normally this one).
+    pub exe: PathBuf,
+    /// Cold means drop_caches rather than per-file eviction.
+    pub drop_caches: bool,
+    /// A trial running longer than this is killed and reported.
+    pub trial_timeout: Option<Duration>,
+    /// Set from a signal handler: stop before the next trial.
+    pub stop: Arc<AtomicBool>,
+    /// Where write methods write; `None` when the plan has no write case.
+    pub scratch: Option<Arc<Scratch>>,
+    /// Where `scale` trials write their scaled image (`--keep-output`; the
+    /// last trial's stays).
+    pub keep_output: Option<PathBuf>,
+}
+
+/// How often a cache state that was not reached is topped up before the
+/// trial runs anyway (with a warning).
+const TOP_UPS: usize = 2;
+
+/// What an earlier, interrupted run of the same plan already did.
+#[derive(Clone, Debug, Default)]
+pub struct Resume {
+    /// Its samples, failures and warnings.
+    pub raw: RawResults,
+    /// The (case, run, warm-up) slots it finished, which are not run again.
+    pub done: HashSet<(usize, u32, bool)>,
+}
+
+/// One planned trial.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// Case index.
+    pub case: usize,
+    /// Run number within its phase.
+    pub run: u32,
+    /// Whether it is a warm-up.
+    pub warmup: bool,
+}
+
+/// The trials of a plan, group by group: warm-ups first, then the measured
+/// runs, each run ordered by the order policy (alternating: A B, B A, ...).
+pub fn schedule(plan: &Plan) -> Vec<Vec<Slot>> {
+    plan.groups()
+        .into_iter()
+        .enumerate()
+        .map(|(g, members)| {
+            let mut slots = Vec::new();
+            let phases = [(true, plan.warmup), (false, plan.runs)];
+            let mut round = 0u64;
+            for (warmup, count) in phases {
+                for run in 0..count {
+                    let mut order = members.clone();
+                    match plan.order {
+                        OrderPolicy::Alternating => {
+                            if round % 2 == 1 {
+                                order.reverse();
+                            }
+                        }
+                        OrderPolicy::Shuffled => {
+                            let seed = plan.seed ^ ((g as u64) << 32) ^ round;
+                            order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+                        }
+                    }
+                    slots.extend(order.into_iter().map(|case| Slot { case, run, warmup }));
+                    round += 1;
+                }
+            }
+            slots
+        })
+        .collect()
+}
+
+/// Runs every trial of `plan` that `resume` has not already done. `files`
+/// maps a file size to its dataset. `record` is called with each finished
+/// trial before the next starts (the journal); `after_group` with everything
+/// so far after each group, and before an error is returned, so exports can
+/// be rewritten.
+pub fn run(
+    plan: &Plan,
+    files: &BTreeMap<u64, Dataset>,
+    options: &RunnerOptions,
+    progress: &indicatif::ProgressBar,
+    resume: Resume,
+    mut record: impl FnMut(&Entry) -> Result<()>,
+    mut after_group: impl FnMut(&RawResults),
+) -> Result<RawResults> {
+    let preparer = Preparer {
+        drop_caches: options.drop_caches,
+    };
+    let mut book = ChecksumBook::default();
+    for sample in &resume.raw.samples {
+        book.check(&plan.cases[sample.case], sample.child.checksum)?;
+    }
+    let mut sequence = resume
+        .raw
+        .samples
+        .iter()
+        .map(|s| s.sequence + 1)
+        .max()
+        .unwrap_or(0);
+    let mut raw = resume.raw;
+    raw.complete = false;
+    for group in schedule(plan) {
+        for slot in group {
+            if resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
+                progress.inc(1);
+                continue;
+            }
+            if options.stop.load(Ordering::SeqCst) {
+                after_group(&raw);
+                return Ok(raw);
+            }
+            let case = &plan.cases[slot.case];
+            progress.set_message(format!("{} · {}", case.method_label(), case.group_label()));
+            let file = trial_file(case, slot.case, files, options)?;
+            let dataset = file.dataset();
+            let mut prepared_by = preparer.prepare(dataset, case.cache, case.warm_by)?;
+            let mut before = measure_residency(dataset)?;
+            // Something else (page reclaim, DAMON) may undo part of the
+            // preparation: top it up, at most twice, and say so.
+            for _ in 0..TOP_UPS {
+                if reached(case.cache, before.fraction()) {
+                    break;
+                }
+                prepared_by.push_str(&preparer.top_up(dataset, case.cache, case.warm_by)?);
+                before = measure_residency(dataset)?;
+            }
+            let reached = reached(case.cache, before.fraction());
+            if !reached {
+                let warning = format!(
+                    "{} ({}), run {}: {} cache not reached: {:.1}% resident before the trial",
+                    case.method_label(),
+                    case.group_label(),
+                    slot.run,
+                    case.cache,
+                    before.fraction() * 100.0
+                );
+                progress.suspend(|| eprintln!("warning: {warning}"));
+                raw.warnings.push(warning);
+            }
+            // A case with a memory budget runs its child alone in a cgroup of
+            // its own, removed when this trial ends (dropped).
+            let cgroup = match case.memory_budget.as_ref().map(TrialCgroup::create) {
+                Some(Err(e)) => {
+                    after_group(&raw);
+                    return Err(e);
+                }
+                Some(Ok(cgroup)) => cgroup,
+                None => None,
+            };
+            let spec = TrialSpec {
+                path: dataset.path.clone(),
+                case: case.clone(),
+                keep_output: options.keep_output.clone(),
+                cgroup_usage: cgroup.as_ref().map(TrialCgroup::usage_file),
+                content_seed: dataset.seed,
+            };
+            let outcome = match case.procs {
+                Some(n) if n > 1 => crate::runner::procs::run_together(&options.exe, &spec, n),
+                _ => spawn_trial(options, &spec, cgroup.as_ref()),
+            };
+            drop(cgroup);
+            if options.stop.load(Ordering::SeqCst) {
+                // Interrupted mid-trial: the child was stopped too, so this
+                // trial is neither a sample nor a failure; --resume reruns it.
+                after_group(&raw);
+                return Ok(raw);
+            }
+            let after = measure_residency(dataset)?;
+            sequence += 1;
+            progress.inc(1);
+            let entry = match outcome {
+                Ok(report) => {
+                    let checked = book.check(case, report.checksum);
+                    if let Err(e) = checked.and_then(|()| file.verify(case, report.checksum)) {
+                        after_group(&raw);
+                        return Err(e);
+                    }
+                    if slot.warmup {
+                        Entry::Warmup {
+                            case: slot.case,
+                            run: slot.run,
+                        }
+                    } else {
+                        Entry::Sample(Box::new(Sample {
+                            case: slot.case,
+                            run: slot.run,
+                            sequence: sequence - 1,
+                            total_ns: report.setup_ns
+                                + report.wall_ns
+                                + report.sync_ns
+                                + report.teardown_ns,
+                            child: report,
+                            residency_before: before.fraction(),
+                            residency_after: after.fraction(),
+                            residency_source: before.source.to_string(),
+                            cache_prepared_by: prepared_by,
+                            cache_reached: reached,
+                        }))
+                    }
+                }
+                Err(reason) if is_disk_full(&reason) => {
+                    let failure = TrialFailure {
+                        case: slot.case,
+                        run: slot.run,
+                        warmup: slot.warmup,
+                        reason: reason.clone(),
+                    };
+                    record(&Entry::Failure(failure.clone()))?;
+                    raw.failures.push(failure);
+                    after_group(&raw);
+                    let kept = options.scratch.as_ref().is_some_and(|s| s.keep());
+                    return Err(Error::Stopped(format!(
+                        "{} ({}), run {}: {reason}; the run stopped and {}",
+                        case.method_label(),
+                        case.group_label(),
+                        slot.run,
+                        if kept {
+                            "kept its files (--keep)"
+                        } else {
+                            "removed its files"
+                        }
+                    )));
+                }
+                Err(reason) => {
+                    progress.suspend(|| {
+                        eprintln!(
+                            "warning: trial failed: {} ({}), run {}: {reason}",
+                            case.method_label(),
+                            case.group_label(),
+                            slot.run
+                        )
+                    });
+                    Entry::Failure(TrialFailure {
+                        case: slot.case,
+                        run: slot.run,
+                        warmup: slot.warmup,
+                        reason,
+                    })
+                }
+            };
+            record(&entry)?;
+            match entry {
+                Entry::Sample(sample) => raw.samples.push(*sample),
+                Entry::Failure(failure) => raw.failures.push(failure),
+                Entry::Warmup { .. } => {}
+            }
+        }
+        after_group(&raw);
+    }
+    raw.complete = true;
+    Ok(raw)
+}
+
+/// The file one trial works on.
+enum TrialFile<'a> {
+    /// A read method's dataset.
+    Read(&'a Dataset),
+    /// A write method's scratch file (a fresh one is removed when this is dropped).
+    Write(TargetFile<'a>),
+}
+
+impl TrialFile<'_> {
+    fn dataset(&self) -> &Dataset {
+        match self {
+            TrialFile::Read(d) => d,
+            TrialFile::Write(t) => t.dataset(),
+        }
+    }
+
+    /// After a write trial, reads the file back and checks it (nothing for reads).
+    fn verify(&self, case: &Case, checksum: u64) -> Result<()> {
+        match self {
+            TrialFile::Read(_) => Ok(()),
+            TrialFile::Write(t) => t.verify(case, checksum),
+        }
+    }
+}
+
+/// The file for the next trial of case `id`: its dataset, or for a write
+/// method a scratch file prepared for this trial.
+fn trial_file<'a>(
+    case: &Case,
+    id: usize,
+    files: &'a BTreeMap<u64, Dataset>,
+    options: &'a RunnerOptions,
+) -> Result<TrialFile<'a>> {
+    if case.method.writes() {
+        let scratch = options.scratch.as_deref().ok_or_else(|| {
+            Error::Plan(format!(
+                "{} writes, and no scratch directory was prepared",
+                case.method
+            ))
+        })?;
+        return Ok(TrialFile::Write(scratch.target(id, case)?));
+    }
+    files
+        .get(&case.file_size)
+        .map(TrialFile::Read)
+        .ok_or_else(|| Error::Plan(format!("no file of {} bytes", case.file_size)))
+}
+
+/// Whether a trial failed because a write found no room (the child's
+/// [`Error::DiskFull`] line, which it exits with [`DISK_FULL_EXIT`] for).
+fn is_disk_full(reason: &str) -> bool {
+    reason.starts_with("disk full (")
+}
+
+fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
+    let file = File::open(&dataset.path).map_err(|e| Error::io("open", &dataset.path, e))?;
+    residency::measure(&file).map_err(|e| Error::io("measure residency of", &dataset.path, e))
+}
+
+/// Runs one trial child (in `cgroup`, when given, which it joins before it
+/// is sent its spec); `Err` holds the reason it produced no sample.
+fn spawn_trial(
+    options: &RunnerOptions,
+    spec: &TrialSpec,
+    cgroup: Option<&TrialCgroup>,
+) -> std::result::Result<ChildReport, String> {
+    let mut child = Command::new(&options.exe)
+        .arg(SUBCOMMAND)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| {
+            format!(
+                "could not start the trial process {}: {e}",
+                options.exe.display()
+            )
+        })?;
+    if let Some(cgroup) = cgroup {
+        if let Err(e) = cgroup.add(child.id()) {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("could not put the trial into its cgroup: {e}"));
+        }
+    }
+    let spec_json = serde_json::to_vec(spec).map_err(|e| e.to_string())?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(&spec_json)
+            .map_err(|e| format!("could not send the trial spec: {e}"))?;
+    }
+    let pid = nix::unistd::Pid::from_raw(child.id() as i32);
+    let (done, watch) = mpsc::channel::<()>();
+    let limit = options.trial_timeout;
+    let stop = Arc::clone(&options.stop);
+    // The watchdog kills the child when it outlives --trial-timeout, or when
+    // a stop is asked for (a signal sent to faultline alone must still end
+    // the running trial). It wakes every 50 ms and never touches the child otherwise.
+    let watchdog = std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        loop {
+            match watch.recv_timeout(Duration::from_millis(50)) {
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let expired = limit.is_some_and(|l| started.elapsed() >= l);
+                    if expired || stop.load(Ordering::SeqCst) {
+                        let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+                        return expired;
+                    }
+                }
+                _ => return false,
+            }
+        }
+    });
+    let output = child.wait_with_output();
+    let _ = done.send(());
+    let timed_out = watchdog.join().unwrap_or(false);
+    let output = output.map_err(|e| format!("waiting for the trial: {e}"))?;
+    if timed_out {
+        let limit = options.trial_timeout.unwrap_or_default();
+        return Err(format!(
+            "timed out after {:.1} s and was killed (--trial-timeout)",
+            limit.as_secs_f64()
+        ));
+    }
+    if let Some(signal) = output.status.signal() {
+        let name = nix::sys::signal::Signal::try_from(signal)
+            .map(|s| s.as_str())
+            .unwrap_or("an unknown signal");
+        let hint = match signal {
+            libc::SIGBUS if spec.case.method.writes() => {
+                " (a store into the mapping could not be backed: disk full, or the file was truncated)"
+            }
+            libc::SIGBUS => " (the file was probably truncated under the mapping)",
+            _ => "",
+        };
+        return Err(format!("killed by {name}{hint}"));
+    }
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let line = stderr
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("no message");
+        if output.status.code() == Some(DISK_FULL_EXIT) && is_disk_full(line) {
+            return Err(line.to_string());
+        }
+        return Err(format!(
+            "exited with {}: {line}",
+            output.status.code().unwrap_or(-1)
+        ));
+    }
+    serde_json::from_slice(&output.stdout).map_err(|e| format!("unreadable trial report: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::method::MethodKind;
+    use crate::plan::Metric;
+
+    fn plan(order: OrderPolicy) -> Plan {
+        let case = |method| {
+            let mut case = crate::fixtures::case(method);
+            (case.block_size, case.file_size) = (4096, 1 << 20);
+            case
+        };
+        Plan {
+            cases: vec![case(MethodKind::Read), case(MethodKind::Mmap)],
+            runs: 4,
+            warmup: 1,
+            order,
+            metric: Metric::Total,
+            seed: 9,
+        }
+    }
+
+    #[test]
+    fn alternating_order_is_abba() {
+        let groups = schedule(&plan(OrderPolicy::Alternating));
+        assert_eq!(groups.len(), 1);
+        let cases: Vec<usize> = groups[0].iter().map(|s| s.case).collect();
+        // warm-up A B, then runs B A, A B, B A, A B
+        assert_eq!(cases, vec![0, 1, 1, 0, 0, 1, 1, 0, 0, 1]);
+        assert!(groups[0][0].warmup && groups[0][1].warmup && !groups[0][2].warmup);
+        let measured = groups[0].iter().filter(|s| !s.warmup).count();
+        assert_eq!(measured, 8);
+    }
+
+    #[test]
+    fn shuffled_order_runs_each_case_once_per_run() {
+        let groups = schedule(&plan(OrderPolicy::Shuffled));
+        for run in 0..4 {
+            let mut cases: Vec<usize> = groups[0]
+                .iter()
+                .filter(|s| !s.warmup && s.run == run)
+                .map(|s| s.case)
+                .collect();
+            cases.sort();
+            assert_eq!(cases, vec![0, 1]);
+        }
+    }
+}

@@ -1,0 +1,667 @@
+//! crotty2022: random 4 KiB reads by N threads over a file larger than the
+//! memory the page cache may use, as a per-second timeline (Crotty, Leis,
+//! Pavlo, "Are You Sure You Want to Use MMAP in Your Database Management
+//! System?", CIDR 2022; benchmark viktorleis/mmapbench).
+//!
+//! Each trial runs for a fixed time ([`crate::trial::timed`]) in a cgroup whose
+//! memory limit is the page-cache budget ([`crate::plan::memory_budget`]), from a
+//! cold cache, so the timeline shows the cache filling and what each method
+//! does once it is full. Not part of `reproduce all`: it needs a memory
+//! budget (root, or a `--size` larger than memory) and takes minutes.
+use super::{ratio_cell, ratio_of, read_case, summary_of, Preset, Scale, Table};
+use crate::error::{Error, Result};
+use crate::measure::timeline::{filled_at, TimelinePoint};
+use crate::method::{Advice, IoOptions, MethodKind};
+use crate::pattern::Pattern;
+use crate::plan::memory_budget::{self, BudgetKind, MemoryBudget, Selection};
+use crate::plan::CacheState;
+use crate::plan::{Case, Metric, OrderPolicy, Plan};
+use crate::plan::{ThreadMode, Threads};
+use crate::report::plot::{series_plot, Axis, Plot, Series, SeriesStyle};
+use crate::stats::RunResults;
+use crate::studies::claims::{Claim, Expect};
+use crate::workload::WorkloadKind;
+
+/// The reads' size: one 4 KiB page.
+const BLOCK: u64 = 4 << 10;
+/// io_uring reads in flight per thread.
+const URING_DEPTH: u32 = 8;
+/// Published: fio's random 4 KiB reads (psync, O_DIRECT), M reads/s.
+const FIO_M: f64 = 0.89;
+/// Published: mmap with MADV_RANDOM after memory filled, M reads/s.
+const MMAP_AFTER_M: f64 = 0.42;
+/// Published: when memory filled, s, and how long mmap stalled.
+const FILLED_S: f64 = 27.0;
+const STALL_S: f64 = 5.0;
+/// Published: mmap without MADV_RANDOM, M reads/s (range).
+const MMAP_NORMAL_M: (f64, f64) = (0.02, 0.04);
+/// The legend's note on where the published numbers come from.
+const PUBLISHED_ON: &str = "100 threads, EPYC 7713, NVMe, 100 GB RAM";
+
+/// The preset, with its sizes resolved for this machine by [`Crotty2022::prepare`].
+#[derive(Clone, Debug, Default)]
+pub struct Crotty2022 {
+    /// Budget, file size, threads and duration; `None`: the nominal quick
+    /// sizes under a cgroup v1 budget (for listing and tests).
+    pub setup: Option<Setup>,
+}
+
+/// What a reproduction on this machine uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// The page-cache budget and how it is enforced.
+    pub budget: MemoryBudget,
+    /// The file the threads read.
+    pub file_size: u64,
+    /// Reading threads per trial.
+    pub threads: u32,
+    /// Seconds per trial.
+    pub duration_s: u32,
+}
+
+/// The user's choices (`reproduce crotty2022 --threads --size --duration`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Choices {
+    /// Threads (default: the CPUs this process may use).
+    pub threads: Option<u32>,
+    /// File size (default: 8x the budget; without a cgroup it must exceed MemAvailable).
+    pub size: Option<u64>,
+    /// Seconds per trial.
+    pub duration_s: Option<u32>,
+}
+
+/// (budget, file size, seconds, runs) at a scale.
+fn nominal(scale: Scale) -> (u64, u64, u32, u32) {
+    let budget = scale.size(128 << 20, 1 << 30, 16 << 20);
+    let file = scale.size(1 << 30, 20 << 30, 64 << 20);
+    let seconds = if scale.scale_down > 1 {
+        3
+    } else if scale.full {
+        60
+    } else {
+        10
+    };
+    (budget, file, seconds, scale.runs(3, 3))
+}
+
+impl Crotty2022 {
+    /// Resolves the sizes on this machine: the budget ([`memory_budget::select`]),
+    /// the file size, threads and duration. Fails with one line when no
+    /// budget can be had.
+    pub fn prepare(scale: Scale, choices: Choices) -> Result<Crotty2022> {
+        let (budget, file, seconds, _) = nominal(scale);
+        if let Some(size) = choices.size.filter(|s| !s.is_multiple_of(BLOCK)) {
+            return Err(Error::Plan(format!(
+                "--size {size} B is not a whole number of {} pages; crotty2022 reads whole pages",
+                crate::size::format_size(BLOCK)
+            )));
+        }
+        let Selection { budget, file_size } =
+            memory_budget::select(&memory_budget::probe(), budget, file, choices.size)?;
+        let threads = choices
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get() as u32));
+        Ok(Crotty2022 {
+            setup: Some(Setup {
+                budget,
+                file_size,
+                threads,
+                duration_s: choices.duration_s.unwrap_or(seconds),
+            }),
+        })
+    }
+
+    fn setup_at(&self, scale: Scale) -> Setup {
+        self.setup.clone().unwrap_or_else(|| {
+            let (budget, file, seconds, _) = nominal(scale);
+            Setup {
+                budget: MemoryBudget {
+                    kind: BudgetKind::CgroupV1MemoryLimit,
+                    limit_bytes: budget,
+                },
+                file_size: file,
+                threads: 2,
+                duration_s: seconds,
+            }
+        })
+    }
+}
+
+/// The compared methods, in plan order; the first (O_DIRECT, fio's
+/// baseline) is the baseline of the group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Way {
+    Direct,
+    Pread,
+    Uring,
+    MmapRandom,
+    MmapNormal,
+}
+
+const WAYS: [Way; 5] = [
+    Way::Direct,
+    Way::Pread,
+    Way::Uring,
+    Way::MmapRandom,
+    Way::MmapNormal,
+];
+
+impl Way {
+    fn label(self) -> &'static str {
+        match self {
+            Way::Direct => "direct (O_DIRECT pread, as fio)",
+            Way::Pread => "pread",
+            Way::Uring => "uring",
+            Way::MmapRandom => "mmap + MADV_RANDOM",
+            Way::MmapNormal => "mmap (no advice)",
+        }
+    }
+
+    fn case(self, s: &Setup) -> Case {
+        let method = match self {
+            Way::Direct => MethodKind::Direct,
+            Way::Pread => MethodKind::Pread,
+            Way::Uring => MethodKind::Uring,
+            Way::MmapRandom | Way::MmapNormal => MethodKind::Mmap,
+        };
+        let mut case = read_case(
+            method,
+            Pattern::RandomReplace,
+            BLOCK,
+            s.file_size,
+            WorkloadKind::Touch,
+            CacheState::Cold,
+        );
+        match self {
+            Way::MmapRandom => case.advice = Some(Advice::Random),
+            Way::Uring => {
+                case.io = IoOptions {
+                    depth: Some(URING_DEPTH),
+                    registered: Some(false),
+                    ..Default::default()
+                }
+            }
+            _ => {}
+        }
+        case.threads = (s.threads >= 2).then_some(Threads {
+            count: s.threads,
+            mode: ThreadMode::Split,
+        });
+        case.duration_s = Some(s.duration_s);
+        case.memory_budget = Some(s.budget);
+        case
+    }
+}
+
+/// The setup the results' cases were run with.
+fn setup_of(cases: &[Case]) -> Option<Setup> {
+    let c = cases.first()?;
+    Some(Setup {
+        budget: c.memory_budget?,
+        file_size: c.file_size,
+        threads: c.threads.map_or(1, |t| t.count),
+        duration_s: c.duration_s?,
+    })
+}
+
+fn cases_of(results: &RunResults) -> Vec<Case> {
+    results.cases.iter().map(|c| c.case.clone()).collect()
+}
+
+/// The timelines of every sample of `case`.
+fn timelines<'a>(results: &'a RunResults, case: &Case) -> Vec<&'a [TimelinePoint]> {
+    results
+        .cases
+        .iter()
+        .filter(|c| &c.case == case)
+        .flat_map(|c| c.samples.iter().map(|s| s.child.timeline.as_slice()))
+        .collect()
+}
+
+/// What one method's timelines show, averaged over its trials.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TimelineFigures {
+    /// Mean reads/s up to and including the second the budget filled (all
+    /// seconds when it never did).
+    pub before_fill: Option<f64>,
+    /// Mean reads/s after the budget filled.
+    pub after_fill: Option<f64>,
+    /// Mean second the budget filled at, over the trials where it did.
+    pub filled_at: Option<f64>,
+    /// Highest TLB shootdowns/s of any second.
+    pub peak_tlb_per_s: Option<f64>,
+    /// Mean TLB shootdowns/s.
+    pub tlb_per_s: Option<f64>,
+    /// Mean major faults/s.
+    pub major_faults_per_s: Option<f64>,
+    /// Mean bytes/s read from the device.
+    pub device_bytes_per_s: Option<f64>,
+    /// Device bytes per read completed.
+    pub device_bytes_per_read: Option<f64>,
+}
+
+fn mean(values: impl IntoIterator<Item = f64>) -> Option<f64> {
+    let v: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// The figures of a set of timelines under a budget of `limit` bytes.
+pub fn figures(timelines: &[&[TimelinePoint]], limit: u64) -> TimelineFigures {
+    let all = || timelines.iter().flat_map(|t| t.iter());
+    let mut before = Vec::new();
+    let mut after = Vec::new();
+    let mut fills = Vec::new();
+    for t in timelines {
+        let fill = filled_at(t, limit);
+        if let Some(f) = fill {
+            fills.push(f as f64);
+        }
+        for p in *t {
+            if fill.is_none_or(|f| p.second <= f) {
+                before.push(p.reads_per_s);
+            } else {
+                after.push(p.reads_per_s);
+            }
+        }
+    }
+    let reads: u64 = all().map(|p| p.reads).sum();
+    let device: Option<f64> = all()
+        .map(|p| p.device_read_bytes_per_s.map(|b| b * p.interval_s))
+        .sum();
+    TimelineFigures {
+        before_fill: mean(before),
+        after_fill: mean(after),
+        filled_at: mean(fills),
+        peak_tlb_per_s: all()
+            .filter_map(|p| p.tlb_shootdowns_per_s)
+            .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))),
+        tlb_per_s: mean(all().filter_map(|p| p.tlb_shootdowns_per_s)),
+        major_faults_per_s: mean(all().map(|p| p.major_faults_per_s)),
+        device_bytes_per_s: mean(all().filter_map(|p| p.device_read_bytes_per_s)),
+        device_bytes_per_read: device.filter(|_| reads > 0).map(|d| d / reads as f64),
+    }
+}
+
+/// Mean reads/s per second over the trials: (second, mean).
+fn mean_series(timelines: &[&[TimelinePoint]]) -> Vec<(u32, f64)> {
+    let longest = timelines.iter().map(|t| t.len()).max().unwrap_or(0);
+    (0..longest)
+        .filter_map(|i| {
+            let m = mean(
+                timelines
+                    .iter()
+                    .filter_map(|t| t.get(i))
+                    .map(|p| p.reads_per_s),
+            )?;
+            Some((i as u32 + 1, m))
+        })
+        .collect()
+}
+
+/// Reads/s as `12.3 k/s`, or `-`.
+fn rate(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x >= 1e6 => format!("{:.2} M/s", x / 1e6),
+        Some(x) if x >= 1e3 => format!("{:.1} k/s", x / 1e3),
+        Some(x) => format!("{x:.0} /s"),
+        None => "-".into(),
+    }
+}
+
+fn mib_per_s(x: Option<f64>) -> String {
+    x.map_or("-".into(), |b| format!("{:.1} MiB/s", b / (1 << 20) as f64))
+}
+
+fn kib(x: Option<f64>) -> String {
+    x.map_or("-".into(), |b| format!("{:.1} KiB", b / 1024.0))
+}
+
+/// Whole-trial reads/s of `case` (mean throughput over the main loop).
+fn reads_per_s(results: &RunResults, case: &Case) -> Option<f64> {
+    summary_of(results, case).map(|s| s.throughput_bps.mean / case.block_size as f64)
+}
+
+impl Preset for Crotty2022 {
+    fn name(&self) -> &'static str {
+        "crotty2022"
+    }
+
+    fn source(&self) -> &'static str {
+        "A. Crotty, V. Leis, A. Pavlo, \"Are You Sure You Want to Use MMAP in Your Database Management System?\", CIDR 2022 (code: viktorleis/mmapbench)"
+    }
+
+    fn published(&self) -> Vec<Table> {
+        let row = |a: &str, b: &str| vec![a.to_string(), b.to_string()];
+        vec![Table::new(
+            &format!(
+                "Published (Figure 2, mmapbench CSVs): random 4 KiB reads, one NVMe SSD, {PUBLISHED_ON}, Linux 5.11, 2 TiB device mapping"
+            ),
+            &["method", "published"],
+            vec![
+                row("fio (psync, O_DIRECT, 4 KiB)", "~0.89 M reads/s, flat"),
+                row(
+                    "mmap + MADV_RANDOM",
+                    "~0.89 M/s until memory filled (~27 s), ~0 for ~5 s, then ~0.42 M/s (47% of fio); ~1.2 M TLB shootdowns/s",
+                ),
+                row("mmap without MADV_RANDOM", "~0.02–0.04 M/s"),
+                row("claim", "mmap 2–20x worse than explicit I/O once data exceeds memory"),
+            ],
+        )]
+    }
+
+    fn plan(&self, scale: Scale) -> Plan {
+        let s = self.setup_at(scale);
+        let (_, _, _, runs) = nominal(scale);
+        Plan {
+            cases: WAYS.iter().map(|w| w.case(&s)).collect(),
+            runs,
+            warmup: 0,
+            order: OrderPolicy::Alternating,
+            metric: Metric::Loop,
+            seed: 1,
+        }
+    }
+
+    fn claims(&self, plan: &Plan) -> Vec<Claim> {
+        let Some(s) = setup_of(&plan.cases) else {
+            return Vec::new();
+        };
+        let c = |w: Way| w.case(&s);
+        vec![
+            Claim {
+                text: "explicit I/O (pread) beats mmap + MADV_RANDOM once data exceeds memory (published: mmap 2–20x worse)".into(),
+                pairs: vec![(c(Way::MmapRandom), c(Way::Pread))],
+                expect: Expect::Faster { by: 1.0 },
+                quorum: 1.0,
+            },
+            Claim {
+                text: "O_DIRECT reads (fio's baseline) are at least 2x mmap + MADV_RANDOM once data exceeds memory (low end of the published 2–20x)".into(),
+                pairs: vec![(c(Way::MmapRandom), c(Way::Direct))],
+                expect: Expect::Faster { by: 2.0 },
+                quorum: 1.0,
+            },
+            Claim {
+                text: "MADV_RANDOM makes mmap faster than default read-around when data exceeds memory (published: ~0.42 vs 0.02–0.04 M reads/s)".into(),
+                pairs: vec![(c(Way::MmapNormal), c(Way::MmapRandom))],
+                expect: Expect::Faster { by: 1.0 },
+                quorum: 1.0,
+            },
+        ]
+    }
+
+    fn explain(&self, claim: &Claim, results: &RunResults) -> Option<String> {
+        let s = setup_of(&cases_of(results))?;
+        let describe = |case: &Case| {
+            let f = figures(&timelines(results, case), s.budget.limit_bytes);
+            format!(
+                "{}: {} major faults/s, {} from the device per read, {} TLB shootdowns/s (peak {})",
+                case.method_label(),
+                f.major_faults_per_s
+                    .map_or("-".into(), |x| format!("{x:.0}")),
+                kib(f.device_bytes_per_read),
+                f.tlb_per_s.map_or("-".into(), |x| format!("{x:.0}")),
+                f.peak_tlb_per_s.map_or("-".into(), |x| format!("{x:.0}")),
+            )
+        };
+        let (b, o) = claim.pairs.first()?;
+        Some(format!("Timeline: {}; {}.", describe(o), describe(b)))
+    }
+
+    fn fidelity(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let Some(s) = &self.setup {
+            notes.push(format!(
+                "This run: {} threads, a {} file, {} per trial, page-cache budget: {}.",
+                s.threads,
+                crate::size::format_size(s.file_size),
+                format_args!("{} s", s.duration_s),
+                s.budget
+            ));
+        }
+        notes.extend([
+            format!("Published on {PUBLISHED_ON} over a 2 TiB device (20x memory); a reproduction runs on this machine's cores and disk (see the machine notes) with a page cache limited by a cgroup (or a file larger than free memory), so its absolute rates are not the study's: compare shapes and ratios, not M reads/s."),
+            "The memory budget is a cgroup limit on the trial process's page cache (memory.max or memory.limit_in_bytes), not the machine's RAM: reclaim is the cgroup's own (direct reclaim by the reading threads), not kswapd's global eviction the study measured.".into(),
+            "Reads go to a file on a file system, not a raw device mapping. As in mmapbench, the threads share one mapping of it (one set of page tables, so evicting a page shoots down every worker CPU's TLB entry).".into(),
+            "fio's psync O_DIRECT baseline is faultline's `direct` method run by the same threads; `pread` (buffered) and `uring` (buffered io_uring, depth 8 per thread) are added.".into(),
+            "TLB shootdowns are the `TLB:` line of /proc/interrupts summed over CPUs, system-wide as in the study; other work on the machine adds to them.".into(),
+            "The kernel differs from the study's Linux 5.11 (folios, multi-gen LRU, per-VMA locks change eviction and fault costs).".into(),
+            "Each trial starts from a cold cache, so the timeline shows the budget filling (the measured table's \"filled at\" column gives when) against ~27 s in the study.".into(),
+            "Claims compare mean throughput over the whole trial (time per read, paired by run), which includes the seconds before the budget filled.".into(),
+        ]);
+        notes
+    }
+
+    fn measured(&self, results: &RunResults) -> Vec<Table> {
+        let Some(s) = setup_of(&cases_of(results)) else {
+            return Vec::new();
+        };
+        let base = Way::Direct.case(&s);
+        let rows = WAYS
+            .iter()
+            .map(|w| {
+                let case = w.case(&s);
+                let f = figures(&timelines(results, &case), s.budget.limit_bytes);
+                // One paired estimate gives the point and its CI, so they agree.
+                let vs_direct = ratio_of(results, &base, &case);
+                vec![
+                    w.label().to_string(),
+                    rate(reads_per_s(results, &case)),
+                    vs_direct
+                        .as_ref()
+                        .map_or("-".into(), |q| format!("{:.2}", q.ratio)),
+                    if *w == Way::Direct {
+                        "baseline".into()
+                    } else {
+                        ratio_cell(vs_direct.as_ref())
+                    },
+                    rate(f.before_fill),
+                    rate(f.after_fill),
+                    f.filled_at.map_or("never".into(), |x| format!("{x:.1} s")),
+                    f.peak_tlb_per_s.map_or("-".into(), |x| format!("{x:.0}")),
+                    f.major_faults_per_s
+                        .map_or("-".into(), |x| format!("{x:.0}")),
+                    mib_per_s(f.device_bytes_per_s),
+                    kib(f.device_bytes_per_read),
+                ]
+            })
+            .collect();
+        vec![Table::new(
+            &format!(
+                "Measured: random 4 KiB reads, {} threads, {} file, {} s per trial from a cold cache, budget: {}; \
+                 throughput relative to direct (O_DIRECT), the paired estimate over runs with its 95% CI; before/after: mean reads/s up to / after the second the budget filled",
+                s.threads,
+                crate::size::format_size(s.file_size),
+                s.duration_s,
+                s.budget
+            ),
+            &[
+                "method",
+                "reads/s",
+                "vs direct",
+                "vs direct [95% CI]",
+                "before fill",
+                "after fill",
+                "filled at",
+                "peak TLB/s",
+                "major faults/s",
+                "device",
+                "device/read",
+            ],
+            rows,
+        )]
+    }
+
+    fn plots(&self, results: &RunResults) -> Vec<Plot> {
+        let Some(s) = setup_of(&cases_of(results)) else {
+            return Vec::new();
+        };
+        let published_label = |what: &str| format!("published {what} ({PUBLISHED_ON})");
+        let end = f64::from(s.duration_s.max(60));
+        let mmap_published = |scale: f64| {
+            vec![
+                (1.0, FIO_M * scale, None),
+                (FILLED_S, FIO_M * scale, None),
+                (FILLED_S + 1.0, 0.01 * scale, None),
+                (FILLED_S + STALL_S, 0.01 * scale, None),
+                (FILLED_S + STALL_S + 1.0, MMAP_AFTER_M * scale, None),
+                (end, MMAP_AFTER_M * scale, None),
+            ]
+        };
+        let normal_mid = (MMAP_NORMAL_M.0 + MMAP_NORMAL_M.1) / 2.0;
+
+        // Absolute: M reads/s on a log axis (the study's rates are ~50x ours).
+        let mut absolute: Vec<Series> = WAYS
+            .iter()
+            .filter_map(|w| {
+                let series = mean_series(&timelines(results, &w.case(&s)));
+                (!series.is_empty()).then(|| Series {
+                    label: format!("measured: {}", w.label()),
+                    points: series
+                        .iter()
+                        .map(|&(t, r)| (f64::from(t), r / 1e6, None))
+                        .collect(),
+                    style: SeriesStyle::Measured,
+                })
+            })
+            .collect();
+        absolute.extend([
+            Series {
+                label: published_label("fio"),
+                points: vec![(1.0, FIO_M, None), (end, FIO_M, None)],
+                style: SeriesStyle::Published,
+            },
+            Series {
+                label: published_label("mmap + MADV_RANDOM; ~0 drawn at 0.01"),
+                points: mmap_published(1.0),
+                style: SeriesStyle::Published,
+            },
+            Series {
+                label: published_label("mmap, no advice"),
+                points: vec![(1.0, normal_mid, None), (end, normal_mid, None)],
+                style: SeriesStyle::Published,
+            },
+        ]);
+        let mut timeline = series_plot(
+            "crotty2022-timeline",
+            "crotty2022: random 4 KiB reads per second, by method, from a cold cache",
+            Axis::linear("seconds since the threads started"),
+            Axis::log("M reads/s"),
+            &absolute,
+        );
+        timeline.caption.push_str(&format!(
+            " Measured: mean over the trials of each second; budget {} over a {} file, {} threads. \
+             Published: the study's {PUBLISHED_ON} with 2 TiB of data, whose memory filled at ~27 s.",
+            s.budget,
+            crate::size::format_size(s.file_size),
+            s.threads
+        ));
+
+        // Relative to the explicit-I/O baseline, second by second.
+        let base = mean_series(&timelines(results, &Way::Direct.case(&s)));
+        let mut relative: Vec<Series> = WAYS[1..]
+            .iter()
+            .filter_map(|w| {
+                let series = mean_series(&timelines(results, &w.case(&s)));
+                let points: Vec<_> = series
+                    .iter()
+                    .filter_map(|&(t, r)| {
+                        let b = base.iter().find(|(bt, _)| *bt == t)?.1;
+                        (b > 0.0).then(|| (f64::from(t), r / b, None))
+                    })
+                    .collect();
+                (!points.is_empty()).then(|| Series {
+                    label: format!("measured: {} / direct", w.label()),
+                    points,
+                    style: SeriesStyle::Measured,
+                })
+            })
+            .collect();
+        relative.extend([
+            Series {
+                label: published_label("mmap + MADV_RANDOM / fio"),
+                points: mmap_published(1.0 / FIO_M),
+                style: SeriesStyle::Published,
+            },
+            Series {
+                label: published_label("mmap, no advice / fio"),
+                points: vec![
+                    (1.0, normal_mid / FIO_M, None),
+                    (end, normal_mid / FIO_M, None),
+                ],
+                style: SeriesStyle::Published,
+            },
+        ]);
+        let mut ratio = series_plot(
+            "crotty2022-relative",
+            "crotty2022: reads/s relative to direct I/O (fio's baseline), second by second",
+            Axis::linear("seconds since the threads started"),
+            Axis::linear("reads/s relative to direct (O_DIRECT)"),
+            &relative,
+        );
+        ratio.caption.push_str(&format!(
+            " 1 = as fast as O_DIRECT reads by the same threads. Published: relative to fio on {PUBLISHED_ON}."
+        ));
+        vec![timeline, ratio]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(second: u32, reads_per_s: f64, cgroup: u64) -> TimelinePoint {
+        TimelinePoint {
+            second,
+            interval_s: 1.0,
+            reads: reads_per_s as u64,
+            reads_per_s,
+            tlb_shootdowns_per_s: Some(f64::from(second) * 10.0),
+            major_faults_per_s: 100.0,
+            device_read_bytes_per_s: Some(reads_per_s * 4096.0),
+            cgroup_bytes: Some(cgroup),
+        }
+    }
+
+    #[test]
+    fn figures_split_the_timeline_where_the_budget_filled() {
+        let t = [
+            point(1, 1000.0, 50),
+            point(2, 900.0, 95),
+            point(3, 100.0, 100),
+            point(4, 300.0, 100),
+        ];
+        let f = figures(&[&t], 100);
+        assert_eq!(f.filled_at, Some(2.0));
+        assert_eq!(f.before_fill, Some(950.0));
+        assert_eq!(f.after_fill, Some(200.0));
+        assert_eq!(f.peak_tlb_per_s, Some(40.0));
+        assert_eq!(f.device_bytes_per_read, Some(4096.0));
+        // Never filled: everything is before.
+        let f = figures(&[&t], 1000);
+        assert_eq!((f.filled_at, f.after_fill), (None, None));
+        assert_eq!(f.before_fill, Some(575.0));
+    }
+
+    #[test]
+    fn plan_compares_five_ways_for_a_duration_under_a_budget() {
+        let plan = Crotty2022::default().plan(Scale::new(false, 256));
+        assert_eq!(plan.cases.len(), 5);
+        assert_eq!(plan.groups().len(), 1, "one group: only the method differs");
+        for c in &plan.cases {
+            assert_eq!(c.duration_s, Some(3));
+            let b = c.memory_budget.unwrap();
+            assert!(c.file_size > b.limit_bytes && c.file_size <= 64 << 20);
+            assert_eq!(crate::trial::timed::refusal(c), None);
+        }
+        let claims = Crotty2022::default().claims(&plan);
+        assert_eq!(claims.len(), 3);
+        for claim in &claims {
+            for (b, o) in &claim.pairs {
+                assert!(plan.cases.contains(b) && plan.cases.contains(o));
+            }
+        }
+        let full = Crotty2022::default().plan(Scale::FULL);
+        assert_eq!(full.cases[0].file_size, 20 << 30);
+        assert_eq!(full.cases[0].duration_s, Some(60));
+    }
+}

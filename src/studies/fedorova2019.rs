@@ -1,0 +1,351 @@
+//! fedorova2019: 4, 8 and 16 KiB blocks of a 4 GB file, pread() into a buffer
+//! against memcpy from a MAP_PRIVATE mapping; only the loop timed (A. Fedorova, Dec 2019).
+use super::{
+    mean_seconds, ratio_cell, ratio_of, ratio_point, read_case, secs, summary_of, Preset, Scale,
+    Table,
+};
+use crate::method::{MethodKind, Populate, Share};
+use crate::pattern::Pattern;
+use crate::plan::CacheState;
+use crate::plan::{Case, Metric, OrderPolicy, Plan};
+use crate::report::plot::{
+    bar_plot, series_plot, Axis, Bar, BarChart, BarGroup, BarPanel, Hue, Key, Plot,
+    Scale as AxisScale, Series, SeriesStyle,
+};
+use crate::stats::analysis::MIB;
+use crate::stats::RunResults;
+use crate::studies::claims::{Claim, Expect};
+use crate::workload::WorkloadKind;
+
+/// The preset.
+pub struct Fedorova2019;
+
+/// (pattern, block, cache, pread case, mmap-copy case).
+type Point = (Pattern, u64, CacheState, Case, Case);
+
+const BLOCKS: [u64; 3] = [4 << 10, 8 << 10, 16 << 10];
+const PATTERNS: [Pattern; 2] = [Pattern::Seq, Pattern::RandomReplace];
+const CACHES: [CacheState; 2] = [CacheState::Warm, CacheState::Cold];
+/// The published range of mmap's speedup, and the narrower one for sequential reads.
+const RANGE: (f64, f64) = (2.0, 6.0);
+const SEQ_RANGE: (f64, f64) = (2.0, 4.0);
+
+fn pread(p: Pattern, b: u64, size: u64, c: CacheState) -> Case {
+    read_case(MethodKind::Pread, p, b, size, WorkloadKind::Touch, c)
+}
+
+fn copy(p: Pattern, b: u64, size: u64, c: CacheState, populate: Populate) -> Case {
+    let mut case = read_case(MethodKind::MmapCopy, p, b, size, WorkloadKind::Touch, c);
+    case.share = Some(Share::Private);
+    case.populate = Some(populate);
+    case
+}
+
+fn size_of(cases: &[Case]) -> u64 {
+    cases.first().map_or(0, |c| c.file_size)
+}
+
+/// (pattern, block, cache, pread, mmap-copy) of every point.
+fn points(size: u64) -> Vec<Point> {
+    let mut out = Vec::new();
+    for c in CACHES {
+        for p in PATTERNS {
+            for b in BLOCKS {
+                out.push((
+                    p,
+                    b,
+                    c,
+                    pread(p, b, size, c),
+                    copy(p, b, size, c, Populate::None),
+                ));
+            }
+        }
+    }
+    out
+}
+
+impl Preset for Fedorova2019 {
+    fn name(&self) -> &'static str {
+        "fedorova2019"
+    }
+
+    fn source(&self) -> &'static str {
+        "A. Fedorova, \"Why mmap is faster than system calls\", Dec 2019 (code: fedorova/pm, file_access.c)"
+    }
+
+    fn published(&self) -> Vec<Table> {
+        let row = |a: &str, b: &str| vec![a.to_string(), b.to_string()];
+        vec![Table::new(
+            "Published (text of the post): speedup of mmap over pread, 4 GB file, 3 repetitions",
+            &["case", "published"],
+            vec![
+                row(
+                    "all blocks, patterns, caches",
+                    "mmap 2–6x faster, barring few exceptions; most consistent warm",
+                ),
+                row("sequential", "2–4x"),
+                row("profile", "~60% of the time copying in both versions"),
+                row("MAP_POPULATE", "main loop ~36% faster"),
+            ],
+        )]
+    }
+
+    fn plan(&self, scale: Scale) -> Plan {
+        let size = scale.size(64 << 20, 4 << 30, 1 << 20);
+        let mut cases = Vec::new();
+        for (_, _, _, a, b) in points(size) {
+            cases.push(a);
+            cases.push(b);
+        }
+        for p in PATTERNS {
+            cases.push(copy(p, 4 << 10, size, CacheState::Warm, Populate::Map));
+        }
+        Plan {
+            cases,
+            // The original's 3 repetitions: at full scale always, at quick with --faithful.
+            runs: if scale.faithful {
+                scale.runs(3, 3)
+            } else {
+                scale.runs(5, 3)
+            },
+            warmup: 0,
+            order: OrderPolicy::Alternating,
+            metric: Metric::Loop,
+            seed: 1,
+        }
+    }
+
+    fn claims(&self, plan: &Plan) -> Vec<Claim> {
+        let size = size_of(&plan.cases);
+        let all = points(size);
+        let pick = |f: &dyn Fn(&Point) -> bool| -> Vec<(Case, Case)> {
+            all.iter()
+                .filter(|p| f(p))
+                .map(|p| (p.3.clone(), p.4.clone()))
+                .collect()
+        };
+        vec![
+            Claim {
+                text: "mmap-copy is faster than pread, barring few exceptions (at 3 of 4 points)".into(),
+                pairs: pick(&|_| true),
+                expect: Expect::Faster { by: 1.0 },
+                quorum: 0.75,
+            },
+            Claim {
+                text: "warm, mmap-copy is at least 2x faster than pread (low end of the published 2–6x)".into(),
+                pairs: pick(&|p| p.2 == CacheState::Warm),
+                expect: Expect::Faster { by: RANGE.0 },
+                quorum: 0.75,
+            },
+            Claim {
+                text: "sequential, mmap-copy is at least 2x faster than pread (low end of the published 2–4x)".into(),
+                pairs: pick(&|p| p.0 == Pattern::Seq),
+                expect: Expect::Faster { by: SEQ_RANGE.0 },
+                quorum: 0.75,
+            },
+            Claim {
+                text: "MAP_POPULATE makes the main loop faster (published: ~36%)".into(),
+                pairs: PATTERNS
+                    .iter()
+                    .map(|&p| {
+                        (
+                            copy(p, 4 << 10, size, CacheState::Warm, Populate::None),
+                            copy(p, 4 << 10, size, CacheState::Warm, Populate::Map),
+                        )
+                    })
+                    .collect(),
+                expect: Expect::Faster { by: 1.0 },
+                quorum: 1.0,
+            },
+        ]
+    }
+
+    fn fidelity(&self) -> Vec<String> {
+        vec![
+            "Built with optimisation (release), where the original was built without (-O0). Not replayed by --faithful: at -O0 the copy is still a libc memcpy call in the mmap version and a kernel copy in the read version, so what -O0 slows is the loop around them; an unoptimised Rust loop would add bounds checks and iterator calls the C loop never had, so it would not replay C's -O0 either.".into(),
+            "random-replace samples offsets with replacement, as the original did, from a fixed seed that is the same for every run and both methods: the original's unseeded random() repeats one sequence every run. This is the default and --faithful alike (faultline's generator, not glibc's random(), so the offsets themselves differ).".into(),
+            "Only the main loop is timed (metric loop): mmap, munmap and MAP_POPULATE's prefault are excluded, as in the original, in both modes.".into(),
+            "The buffer's contents are touched once per page after each copy, so an optimising compiler cannot drop the copy. Not replayed by --faithful: without it the copy could be elided (the -O0 original needed no such guard).".into(),
+            "The file is faultline's generated data, not zeros from /dev/zero. Not replayed by --faithful: a file of written zeros is ordinary data to the page cache and to memcpy (no zero-page sharing for file pages), so only a compressing or deduplicating file system would read it faster; faultline's data sets have no zero-filled kind.".into(),
+            "Cold drops the file's pages with posix_fadvise(DONTNEED) before each trial; the original wrote 1 to drop_caches (every clean page). Not switched by --faithful: give --drop-caches (root) to replay it.".into(),
+            "Quick uses a 64 MiB file and 5 repetitions (3 leave the CI too wide to decide); full uses 4 GiB with the original's 3 repetitions. --faithful runs the original's 3 at quick too, so expect more inconclusive verdicts.".into(),
+        ]
+    }
+
+    fn measured(&self, results: &RunResults) -> Vec<Table> {
+        let cases: Vec<Case> = results.cases.iter().map(|c| c.case.clone()).collect();
+        let size = size_of(&cases);
+        let rows = points(size)
+            .into_iter()
+            .map(|(p, b, c, a, m)| {
+                vec![
+                    crate::size::format_size(b),
+                    p.to_string(),
+                    c.to_string(),
+                    secs(mean_seconds(results, &a).map(|x| x.0)),
+                    secs(mean_seconds(results, &m).map(|x| x.0)),
+                    ratio_cell(ratio_of(results, &a, &m).as_ref()),
+                    if p == Pattern::Seq {
+                        "2–4x"
+                    } else {
+                        "2–6x"
+                    }
+                    .to_string(),
+                ]
+            })
+            .collect();
+        vec![Table::new(
+            &format!(
+                "Measured: main-loop time over a {} file, speedup of mmap-copy (MAP_PRIVATE) over pread with 95% CI",
+                crate::size::format_size(size)
+            ),
+            &["block", "pattern", "cache", "pread", "mmap-copy", "speedup [95% CI]", "published"],
+            rows,
+        )]
+    }
+
+    fn plots(&self, results: &RunResults) -> Vec<Plot> {
+        let cases: Vec<Case> = results.cases.iter().map(|c| c.case.clone()).collect();
+        let size = size_of(&cases);
+        let all = points(size);
+        let mut series = Vec::new();
+        for c in CACHES {
+            for p in PATTERNS {
+                let pts: Vec<_> = all
+                    .iter()
+                    .filter(|x| x.0 == p && x.2 == c)
+                    .filter_map(|x| {
+                        ratio_of(results, &x.3, &x.4).map(|r| ratio_point((x.1 >> 10) as f64, &r))
+                    })
+                    .collect();
+                if !pts.is_empty() {
+                    series.push(Series {
+                        label: format!("measured, {p}, {c}"),
+                        points: pts,
+                        style: SeriesStyle::Measured,
+                    });
+                }
+            }
+        }
+        for (label, y) in [
+            ("published low (2x)", RANGE.0),
+            ("published high (6x)", RANGE.1),
+        ] {
+            series.push(Series {
+                label: label.into(),
+                points: vec![(4.0, y, None), (16.0, y, None)],
+                style: SeriesStyle::Published,
+            });
+        }
+        vec![
+            throughput_plot(results, size, &all),
+            series_plot(
+                "fedorova2019-speedup",
+                "fedorova2019: speedup of mmap-copy over pread by block size, pattern and cache",
+                Axis::log("block size, KiB"),
+                Axis::log("time ratio (pread over mmap-copy)"),
+                &series,
+            ),
+        ]
+    }
+}
+
+/// The post's charts: throughput of pread and mmap-copy by block size, one
+/// panel per pattern and cache state, each mmap-copy bar noted with its
+/// paired speedup. `size` is the file's size.
+fn throughput_plot(results: &RunResults, size: u64, all: &[Point]) -> Plot {
+    let throughput = |c: &Case| {
+        summary_of(results, c).map(|s| {
+            let t = &s.throughput_bps;
+            (t.mean / MIB, t.ci95.map(|(l, h)| (l / MIB, h / MIB)))
+        })
+    };
+    let mut panels = Vec::new();
+    for p in PATTERNS {
+        for c in CACHES {
+            let groups = BLOCKS
+                .iter()
+                .filter_map(|&b| all.iter().find(|x| x.0 == p && x.1 == b && x.2 == c))
+                .map(|x| {
+                    let mut bars: Vec<Bar> = [(&x.3, 0), (&x.4, 1)]
+                        .into_iter()
+                        .filter_map(|(case, i)| {
+                            throughput(case)
+                                .map(|(mean, ci)| Bar::single("", mean, Hue::Series(i)).with_ci(ci))
+                        })
+                        .collect();
+                    if let (2, Some(r)) = (bars.len(), ratio_of(results, &x.3, &x.4)) {
+                        bars[1].note = Some(format!("{:.1}x", r.ratio));
+                    }
+                    BarGroup {
+                        label: crate::size::format_size(x.1),
+                        bars,
+                    }
+                })
+                .collect();
+            panels.push(BarPanel {
+                title: format!("{p}, {c}"),
+                y_label: "throughput, MiB/s".into(),
+                y_scale: AxisScale::Linear,
+                groups,
+            });
+        }
+    }
+    let chart = BarChart {
+        panels,
+        columns: 2,
+        keys: vec![
+            Key {
+                label: "pread".into(),
+                hue: Hue::Series(0),
+            },
+            Key {
+                label: "mmap-copy (MAP_PRIVATE)".into(),
+                hue: Hue::Series(1),
+            },
+        ],
+    };
+    bar_plot(
+        "fedorova2019-throughput",
+        "fedorova2019: main-loop throughput by block size, pattern and cache",
+        &format!(
+            "As the post's four charts (sequential and random, warm and cold): mean main-loop \
+             throughput over a {} file in MiB/s (2^20 bytes/s) per block size, whiskers the 95% \
+             CI; the note over each mmap-copy bar is its paired speedup over pread. The post's \
+             charts give no numbers, so no published bar is drawn: its claim (mmap 2–6x faster, \
+             barring few exceptions) is set against the measured speedups in the next plot.",
+            crate::size::format_size(size)
+        ),
+        &chart,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faithful_runs_three_repetitions_over_the_same_random_replace_offsets() {
+        for scale in [Scale::QUICK, Scale::FULL] {
+            let default = Fedorova2019.plan(scale);
+            let faithful = Fedorova2019.plan(scale.faithful(true));
+            // Same cases: sampling with replacement from one seed for every
+            // case (so every run and both methods), already in the default.
+            assert_eq!(default.cases, faithful.cases);
+            let random: Vec<&Case> = faithful
+                .cases
+                .iter()
+                .filter(|c| c.pattern != Pattern::Seq)
+                .collect();
+            assert!(!random.is_empty());
+            assert!(random
+                .iter()
+                .all(|c| c.pattern == Pattern::RandomReplace && c.seed == random[0].seed));
+            assert!(random.iter().any(|c| c.method == MethodKind::Pread));
+            assert!(random.iter().any(|c| c.method == MethodKind::MmapCopy));
+            assert_eq!(faithful.runs, 3);
+        }
+        assert_eq!(Fedorova2019.plan(Scale::QUICK).runs, 5);
+        assert_eq!(Fedorova2019.plan(Scale::FULL).runs, 3);
+    }
+}

@@ -1,0 +1,493 @@
+//! liege2018: sequential 16 kB and random 1-byte reads and writes, read()/write()
+//! against mmap, on file sizes from 1 kB to 160 MB (Univ. of Liège, INFO0940, 2018).
+use super::{
+    mean_seconds, ratio_cell, ratio_of, ratio_point, read_case, secs, summary_of, time_split_keys,
+    time_unit, write_case, Preset, Scale, Table,
+};
+use crate::method::{MethodKind, SyncPolicy};
+use crate::pattern::Pattern;
+use crate::plan::CacheState;
+use crate::plan::Target;
+use crate::plan::{Case, Metric, OrderPolicy, Plan};
+use crate::report::plot::{
+    bar_plot, series_plot, Axis, Bar, BarChart, BarGroup, BarPanel, Hue, Plot, Scale as AxisScale,
+    Segment, Series, SeriesStyle,
+};
+use crate::stats::RunResults;
+use crate::studies::claims::{Claim, Expect};
+use crate::workload::{FillContent, WorkloadKind};
+
+/// The preset.
+pub struct Liege2018;
+
+/// (kind, size, baseline, other).
+type Pair = (usize, u64, Case, Case);
+
+/// The four cases of the study.
+const KINDS: [&str; 4] = ["seq read", "seq write", "random read", "random write"];
+/// The published random-access speedup of mmap and the size it was read at.
+const RANDOM_SPEEDUP: (f64, u64) = (100.0, 625_000);
+/// The file size of the report's Figure 5 (user/sys split), bytes.
+const FIGURE5_SIZE: u64 = 8_000_000;
+/// The sequential user buffer.
+const SEQ_BLOCK: u64 = 16 << 10;
+
+fn sizes(scale: Scale) -> (Vec<u64>, Vec<u64>) {
+    let quick = [1_000, 10_000, 100_000, 625_000, 1_000_000, 8_000_000];
+    let full = [
+        1_000,
+        10_000,
+        100_000,
+        625_000,
+        1_000_000,
+        8_000_000,
+        16_000_000,
+        160_000_000,
+    ];
+    let list: &[u64] = if scale.full { &full } else { &quick };
+    let seq: Vec<u64> = list
+        .iter()
+        .map(|&s| (s / scale.scale_down.max(1)).max(1_000))
+        .collect();
+    // Random 1-byte access makes one syscall per byte: quick stops at 1 MB.
+    let random = seq
+        .iter()
+        .copied()
+        .filter(|&s| scale.full || s <= 1_000_000)
+        .collect();
+    (dedup(seq), dedup(random))
+}
+
+fn dedup(mut v: Vec<u64>) -> Vec<u64> {
+    v.dedup();
+    v
+}
+
+/// The random reads' pattern: a permutation (each byte once), or with
+/// `--faithful` positions drawn independently (with replacement).
+fn random_pattern(faithful: bool) -> Pattern {
+    if faithful {
+        Pattern::RandomReplace
+    } else {
+        Pattern::Random
+    }
+}
+
+/// (baseline, other) of one kind at one size.
+fn pair(kind: usize, size: u64, faithful: bool) -> (Case, Case) {
+    let random = random_pattern(faithful);
+    let seq_block = SEQ_BLOCK.min(size);
+    let r = |m| {
+        read_case(
+            m,
+            Pattern::Seq,
+            seq_block,
+            size,
+            WorkloadKind::Sum,
+            CacheState::Warm,
+        )
+    };
+    let rr = |m| read_case(m, random, 1, size, WorkloadKind::Touch, CacheState::Warm);
+    let w = |m, p, b| {
+        write_case(
+            m,
+            p,
+            b,
+            size,
+            Target::Overwrite,
+            SyncPolicy::None,
+            FillContent::Pattern,
+        )
+    };
+    match kind {
+        0 => (r(MethodKind::Read), r(MethodKind::Mmap)),
+        1 => (
+            w(MethodKind::Write, Pattern::Seq, seq_block),
+            w(MethodKind::MmapWrite, Pattern::Seq, seq_block),
+        ),
+        2 => (rr(MethodKind::Read), rr(MethodKind::Mmap)),
+        _ => (
+            // Writes keep the permutation in both modes: see the fidelity notes.
+            w(MethodKind::Write, Pattern::Random, 1),
+            w(MethodKind::MmapWrite, Pattern::Random, 1),
+        ),
+    }
+}
+
+/// Every (kind, size, baseline, other) of the plan at `scale`.
+fn pairs(scale: Scale) -> Vec<(usize, u64, Case, Case)> {
+    let (seq, random) = sizes(scale);
+    let mut out = Vec::new();
+    for kind in 0..4 {
+        let list = if kind < 2 { &seq } else { &random };
+        for &size in list {
+            let (b, o) = pair(kind, size, scale.faithful);
+            out.push((kind, size, b, o));
+        }
+    }
+    out
+}
+
+/// The scale a plan was built at, recovered from its largest file.
+fn pairs_of_plan(plan_cases: &[Case]) -> Vec<(usize, u64, Case, Case)> {
+    let faithful = plan_cases.iter().any(|c| c.pattern == random_pattern(true));
+    let mut out = Vec::new();
+    for kind in 0..4 {
+        let mut sizes: Vec<u64> = plan_cases.iter().map(|c| c.file_size).collect();
+        sizes.sort_unstable();
+        sizes.dedup();
+        for size in sizes {
+            let (b, o) = pair(kind, size, faithful);
+            if plan_cases.contains(&b) && plan_cases.contains(&o) {
+                out.push((kind, size, b, o));
+            }
+        }
+    }
+    out
+}
+
+impl Preset for Liege2018 {
+    fn name(&self) -> &'static str {
+        "liege2018"
+    }
+
+    fn source(&self) -> &'static str {
+        "R. Compagnie and O. Moitroux, INFO0940 project report, Univ. of Liège, April 2018"
+    }
+
+    fn published(&self) -> Vec<Table> {
+        let row = |k: &str, v: &str| vec![k.to_string(), v.to_string()];
+        vec![Table::new(
+            "Published (Figures 1–4, text): mmap speedup over read()/write()",
+            &["case", "published"],
+            vec![
+                row(
+                    "seq read, 1 kB–160 MB",
+                    "similar; small edge for mmap on small files",
+                ),
+                row(
+                    "seq write, 1 kB–160 MB",
+                    "similar; small edge for mmap on small files",
+                ),
+                row("random 1-byte read, 625 kB", "about 100x faster with mmap"),
+                row("random 1-byte write, 625 kB", "about 100x faster with mmap"),
+                row(
+                    "8000 kB, user/sys split (Fig. 5)",
+                    "read() spends its time in sys",
+                ),
+            ],
+        )]
+    }
+
+    fn plan(&self, scale: Scale) -> Plan {
+        let mut cases = Vec::new();
+        for (_, _, b, o) in pairs(scale) {
+            cases.push(b);
+            cases.push(o);
+        }
+        Plan {
+            cases,
+            runs: scale.runs(5, 10),
+            warmup: 0,
+            order: OrderPolicy::Alternating,
+            metric: Metric::Total,
+            seed: 1,
+        }
+    }
+
+    fn claims(&self, plan: &Plan) -> Vec<Claim> {
+        let all = pairs_of_plan(&plan.cases);
+        let select = |kinds: &[usize], keep: &dyn Fn(u64) -> bool| -> Vec<(Case, Case)> {
+            all.iter()
+                .filter(|(k, s, _, _)| kinds.contains(k) && keep(*s))
+                .map(|(_, _, b, o)| (b.clone(), o.clone()))
+                .collect()
+        };
+        let near = |s: u64| {
+            let sizes: Vec<u64> = all.iter().filter(|p| p.0 == 2).map(|p| p.1).collect();
+            sizes
+                .iter()
+                .min_by_key(|&&x| x.abs_diff(RANDOM_SPEEDUP.1))
+                .is_some_and(|&x| x == s)
+        };
+        vec![
+            Claim {
+                text: "sequential 16 KiB read and write take similar times with either method (within 1.5x, at 3 of 4 sizes)".into(),
+                pairs: select(&[0, 1], &|_| true),
+                expect: Expect::Similar { within: 1.5 },
+                quorum: 0.75,
+            },
+            Claim {
+                text: "mmap has a small edge on small files (sequential, up to 100 kB)".into(),
+                pairs: select(&[0, 1], &|s| s <= 100_000),
+                expect: Expect::Faster { by: 1.0 },
+                quorum: 0.75,
+            },
+            Claim {
+                text: "random 1-byte reads are about 100x faster with mmap at 625 kB (checked: more than 10x)".into(),
+                pairs: select(&[2], &near),
+                expect: Expect::Faster { by: 10.0 },
+                quorum: 1.0,
+            },
+            Claim {
+                text: "random 1-byte writes are about 100x faster with mmap at 625 kB (checked: more than 10x)".into(),
+                pairs: select(&[3], &near),
+                expect: Expect::Faster { by: 10.0 },
+                quorum: 1.0,
+            },
+        ]
+    }
+
+    fn fidelity(&self) -> Vec<String> {
+        vec![
+            "Random positions are a seeded permutation of every byte (each once), so both methods touch the same bytes. The report says only \"randomly located bytes\", as many operations as the file has bytes; --faithful draws each position independently (with replacement, from a fixed seed), the plain reading of that and what a rand() % size loop does, for the random reads. Random writes keep the permutation in both modes: with replacement about a third of the bytes would never be written, and faultline checks every byte a write trial wrote by reading it back. Either way every page of the file is touched many times at these sizes.".into(),
+            "Sizes are decimal (1 kB = 1000 B); the sequential buffer is 16 KiB (or the whole file when smaller), in both modes.".into(),
+            "Writes overwrite an existing, allocated file of the full size that faultline created; no sync in either version. Not replayed by --faithful: the report does not say how its files were created or whether it synced.".into(),
+            "Timed as the study did, in both modes: open and close are outside the clock; mmap's mapping (and faultline's munmap) and read's buffer allocation are inside; each trial is a fresh process.".into(),
+            "Quick runs 5 repetitions and stops random access at 1 MB; full uses the study's 10 repetitions and sizes up to 160 MB. --faithful keeps these counts.".into(),
+            "Figure 5 (user/sys split at 8000 kB) is shown in the measured table's user and sys columns, not checked as a claim, in both modes.".into(),
+        ]
+    }
+
+    fn measured(&self, results: &RunResults) -> Vec<Table> {
+        let plan_cases: Vec<Case> = results.cases.iter().map(|c| c.case.clone()).collect();
+        let mut rows = Vec::new();
+        for (kind, size, b, o) in pairs_of_plan(&plan_cases) {
+            let cpu = |c: &Case| {
+                super::summary_of(results, c).map_or("-".to_string(), |s| {
+                    format!(
+                        "{}/{}",
+                        secs(Some(s.user_ns.mean / 1e9)),
+                        secs(Some(s.sys_ns.mean / 1e9))
+                    )
+                })
+            };
+            let published = match kind {
+                0 | 1 => "similar".to_string(),
+                _ if size == RANDOM_SPEEDUP.1 => format!("~{}x", RANDOM_SPEEDUP.0),
+                _ => "-".to_string(),
+            };
+            rows.push(vec![
+                KINDS[kind].to_string(),
+                format!("{} kB", size as f64 / 1e3),
+                secs(mean_seconds(results, &b).map(|m| m.0)),
+                secs(mean_seconds(results, &o).map(|m| m.0)),
+                ratio_cell(ratio_of(results, &b, &o).as_ref()),
+                published,
+                cpu(&b),
+                cpu(&o),
+            ]);
+        }
+        vec![Table::new(
+            "Measured: mean time per file (read()/write() and mmap), speedup of mmap with 95% CI, published beside it",
+            &[
+                "case",
+                "size",
+                "read/write",
+                "mmap",
+                "speedup [95% CI]",
+                "published",
+                "read user/sys",
+                "mmap user/sys",
+            ],
+            rows,
+        )]
+    }
+
+    fn plots(&self, results: &RunResults) -> Vec<Plot> {
+        let plan_cases: Vec<Case> = results.cases.iter().map(|c| c.case.clone()).collect();
+        let all = pairs_of_plan(&plan_cases);
+        let mut plots = Vec::new();
+        for (kind, name) in KINDS.iter().enumerate() {
+            let mine: Vec<_> = all.iter().filter(|p| p.0 == kind).collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let times = |pick: &dyn Fn(&Pair) -> &Case| -> Vec<_> {
+                mine.iter()
+                    .filter_map(|p| {
+                        mean_seconds(results, pick(p)).map(|(m, ci)| {
+                            (
+                                p.1 as f64 / 1e3,
+                                m * 1e3,
+                                ci.map(|(l, h)| (l * 1e3, h * 1e3)),
+                            )
+                        })
+                    })
+                    .filter(|p| p.1 > 0.0)
+                    .collect()
+            };
+            let base_label = if kind % 2 == 0 { "read()" } else { "write()" };
+            let mut series = vec![
+                Series {
+                    label: format!("measured {base_label}"),
+                    points: times(&|p| &p.2),
+                    style: SeriesStyle::Measured,
+                },
+                Series {
+                    label: "measured mmap".into(),
+                    points: times(&|p| &p.3),
+                    style: SeriesStyle::Measured,
+                },
+            ];
+            let speedups: Vec<_> = mine
+                .iter()
+                .filter_map(|p| {
+                    ratio_of(results, &p.2, &p.3).map(|r| ratio_point(p.1 as f64 / 1e3, &r))
+                })
+                .collect();
+            let mut ratio_series = vec![Series {
+                label: "measured speedup of mmap".into(),
+                points: speedups,
+                style: SeriesStyle::Measured,
+            }];
+            ratio_series.push(Series {
+                label: "Liège 2018 (text)".into(),
+                points: if kind < 2 {
+                    vec![(1.0, 1.0, None), (160_000.0, 1.0, None)]
+                } else {
+                    vec![(RANDOM_SPEEDUP.1 as f64 / 1e3, RANDOM_SPEEDUP.0, None)]
+                },
+                style: SeriesStyle::Published,
+            });
+            series.retain(|s| !s.points.is_empty());
+            let slug = name.replace(' ', "-");
+            if !series.is_empty() {
+                plots.push(series_plot(
+                    &format!("liege2018-{slug}-time"),
+                    &format!("liege2018 {name}: time per file"),
+                    Axis::log("file size, kB"),
+                    Axis::log("time, ms"),
+                    &series,
+                ));
+            }
+            if !ratio_series[0].points.is_empty() {
+                plots.push(series_plot(
+                    &format!("liege2018-{slug}-speedup"),
+                    &format!("liege2018 {name}: speedup of mmap, measured and published"),
+                    Axis::log("file size, kB"),
+                    Axis::log("time ratio (read/write over mmap)"),
+                    &ratio_series,
+                ));
+            }
+        }
+        plots.extend(figure5_plot(results, &all));
+        plots
+    }
+}
+
+/// Figure 5: user and sys CPU time of read() and mmap for sequential and
+/// random reads of an 8000 kB file (or the plan's size nearest it), one
+/// panel each; `None` when neither kind was measured.
+fn figure5_plot(results: &RunResults, all: &[Pair]) -> Option<Plot> {
+    let mut panels = Vec::new();
+    for (kind, title) in [(0, "sequential 16 KiB read"), (2, "random 1-byte read")] {
+        let Some((_, size, b, o)) = all.iter().filter(|p| p.0 == kind).min_by(|x, y| {
+            let off = |s: u64| (s as f64 / FIGURE5_SIZE as f64).ln().abs();
+            off(x.1).total_cmp(&off(y.1))
+        }) else {
+            continue;
+        };
+        let summaries = [summary_of(results, b), summary_of(results, o)];
+        let longest = summaries
+            .iter()
+            .flatten()
+            .map(|s| (s.user_ns.mean + s.sys_ns.mean) / 1e9)
+            .fold(0.0, f64::max);
+        let (unit, unit_name) = time_unit(longest);
+        let groups: Vec<BarGroup> = ["read()", "mmap"]
+            .iter()
+            .zip(summaries)
+            .filter_map(|(name, s)| {
+                let s = s?;
+                let (user, sys) = (s.user_ns.mean / 1e9, s.sys_ns.mean / 1e9);
+                let mut bar = Bar::stacked(
+                    "",
+                    vec![
+                        Segment {
+                            value: user / unit,
+                            hue: Hue::User,
+                        },
+                        Segment {
+                            value: sys / unit,
+                            hue: Hue::Sys,
+                        },
+                    ],
+                );
+                if user + sys > 0.0 {
+                    bar.note = Some(format!("sys {:.0}%", 100.0 * sys / (user + sys)));
+                }
+                Some(BarGroup {
+                    label: name.to_string(),
+                    bars: vec![bar],
+                })
+            })
+            .collect();
+        if groups.is_empty() {
+            continue;
+        }
+        panels.push(BarPanel {
+            title: format!("{title}, {} kB file", *size as f64 / 1e3),
+            y_label: format!("CPU time, {unit_name}"),
+            y_scale: AxisScale::Linear,
+            groups,
+        });
+    }
+    if panels.is_empty() {
+        return None;
+    }
+    let chart = BarChart {
+        panels,
+        columns: 2,
+        keys: time_split_keys().into_iter().take(2).collect(),
+    };
+    Some(bar_plot(
+        "liege2018-fig5-user-sys",
+        "liege2018 Figure 5: user and sys CPU time of read() and mmap",
+        "As the report's Figure 5: mean user and sys CPU time per file (each trial's open, \
+         mapping and loop), stacked, for sequential and random reads, read() beside mmap; the \
+         note is sys's share of the CPU time. The report gives no numbers for Figure 5, only \
+         its reading, so no published bar is drawn: at 8000 kB read() spends its time in sys, \
+         sequential totals are similar, and random read() needs far more (sys) time. Figure 5 \
+         used one log axis; here each panel has its own linear axis, so the stacks add up. \
+         Quick runs stop random 1-byte reads at 1 MB (at 8000 kB a read() trial makes 8 \
+         million system calls), so the random panel shows the plan's largest random size; full \
+         measures 8000 kB.",
+        &chart,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faithful_draws_random_positions_with_replacement_and_nothing_else() {
+        for scale in [Scale::QUICK, Scale::FULL, Scale::new(false, 256)] {
+            let default = Liege2018.plan(scale);
+            let faithful = Liege2018.plan(scale.faithful(true));
+            assert_eq!(default.runs, faithful.runs);
+            assert_eq!(default.cases.len(), faithful.cases.len());
+            let mut changed = 0;
+            for (d, f) in default.cases.iter().zip(&faithful.cases) {
+                if d.pattern == Pattern::Random && !d.method.writes() {
+                    assert_eq!(f.pattern, Pattern::RandomReplace);
+                    changed += 1;
+                } else {
+                    assert_eq!(f.pattern, d.pattern, "{}", f.method);
+                }
+                let undone = Case {
+                    pattern: d.pattern,
+                    ..f.clone()
+                };
+                assert_eq!(&undone, d);
+            }
+            assert!(changed > 0);
+            // Claims and tables find the faithful cases.
+            assert_eq!(
+                pairs_of_plan(&faithful.cases).len() * 2,
+                faithful.cases.len()
+            );
+        }
+    }
+}

@@ -1,0 +1,453 @@
+//! Presets: named experiments that reproduce a published study.
+//!
+//! Each study is one file here implementing [`Preset`]: its published numbers
+//! as data ([`Table`]), the plan that reproduces it at a [`Scale`], its
+//! claims as checkable comparisons ([`crate::studies::claims::Claim`]), its fidelity
+//! notes, and how its measured table and plots are laid out. Adding a study
+//! means adding one file and one line in [`all`].
+use crate::method::{Advice, MethodKind, Populate, Share, SizeWith, SyncPolicy};
+use crate::pattern::Pattern;
+use crate::plan::Target;
+use crate::plan::{CacheState, WarmBy};
+use crate::plan::{Case, Plan};
+use crate::report::plot::{Bar, Hue, Key, Plot, Segment};
+use crate::stats::RunResults;
+use crate::studies::claims::Claim;
+use crate::workload::{FillContent, WorkloadKind};
+
+pub mod claims;
+pub mod crotty2022;
+pub mod dillon2004;
+pub mod fedorova2019;
+pub mod liege2018;
+pub mod outcome;
+pub mod sun2002;
+pub mod write2020;
+
+/// How large a reproduction is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scale {
+    /// Full uses the original sizes and run counts; quick fits in minutes.
+    pub full: bool,
+    /// Test-only divisor of every file size (1 = none).
+    pub scale_down: u64,
+    /// Replay the original's quirks (`--faithful`) where a preset can; each
+    /// preset's fidelity notes say which.
+    pub faithful: bool,
+}
+
+impl Scale {
+    /// The quick scale.
+    pub const QUICK: Scale = Scale {
+        full: false,
+        scale_down: 1,
+        faithful: false,
+    };
+
+    /// The full scale.
+    pub const FULL: Scale = Scale {
+        full: true,
+        scale_down: 1,
+        faithful: false,
+    };
+
+    /// Quick (`full` false) or full sizes, divided by the test-only `scale_down`.
+    pub fn new(full: bool, scale_down: u64) -> Scale {
+        Scale {
+            full,
+            scale_down,
+            faithful: false,
+        }
+    }
+
+    /// The same scale, replaying the original's quirks or not.
+    pub fn faithful(self, faithful: bool) -> Scale {
+        Scale { faithful, ..self }
+    }
+
+    /// `quick` or `full` sizes, divided by the test-only divisor, never
+    /// below `floor` bytes.
+    pub fn size(&self, quick: u64, full: u64, floor: u64) -> u64 {
+        let base = if self.full { full } else { quick };
+        (base / self.scale_down.max(1)).max(floor)
+    }
+
+    /// Runs per case: `quick` or `full`, and 2 when scaled down (the least a CI needs).
+    pub fn runs(&self, quick: u32, full: u32) -> u32 {
+        if self.scale_down > 1 {
+            2
+        } else if self.full {
+            full
+        } else {
+            quick
+        }
+    }
+}
+
+/// A table of text cells: the published one, or the measured one in the same layout.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Table {
+    /// What the table shows and where it comes from.
+    pub caption: String,
+    /// Column headings.
+    pub columns: Vec<String>,
+    /// Rows of cells, as many as columns.
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table from string slices.
+    pub fn new(caption: &str, columns: &[&str], rows: Vec<Vec<String>>) -> Table {
+        Table {
+            caption: caption.to_string(),
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            rows,
+        }
+    }
+
+    /// Rendered as aligned plain text.
+    pub fn render_text(&self) -> String {
+        let mut widths: Vec<usize> = self.columns.iter().map(|c| c.chars().count()).collect();
+        for row in &self.rows {
+            for (i, cell) in row.iter().enumerate() {
+                if i < widths.len() {
+                    widths[i] = widths[i].max(cell.chars().count());
+                }
+            }
+        }
+        let line = |cells: &[String]| {
+            cells
+                .iter()
+                .zip(&widths)
+                .map(|(c, w)| format!("{c:<w$}"))
+                .collect::<Vec<_>>()
+                .join("  ")
+                .trim_end()
+                .to_string()
+        };
+        let mut out = format!("{}\n{}\n", self.caption, line(&self.columns));
+        for row in &self.rows {
+            out.push_str(&line(row));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// A published study that faultline replays.
+pub trait Preset {
+    /// The preset's name on the command line, e.g. `liege2018`.
+    fn name(&self) -> &'static str;
+    /// The study: authors, title, date.
+    fn source(&self) -> &'static str;
+    /// The study's published numbers.
+    fn published(&self) -> Vec<Table>;
+    /// The cases that reproduce it.
+    fn plan(&self, scale: Scale) -> Plan;
+    /// The study's claims, each a comparison between cases of `plan`.
+    fn claims(&self, plan: &Plan) -> Vec<Claim>;
+    /// Deliberate departures from the original, and why.
+    fn fidelity(&self) -> Vec<String>;
+    /// The measured numbers, in the published tables' layout.
+    fn measured(&self, results: &RunResults) -> Vec<Table>;
+    /// Plots with the published series beside the measured ones.
+    fn plots(&self, results: &RunResults) -> Vec<Plot>;
+    /// More explanation of `claim`'s verdict from the preset's own counters
+    /// (appended to the checker's); `None` by default.
+    fn explain(&self, claim: &Claim, results: &RunResults) -> Option<String> {
+        let _ = (claim, results);
+        None
+    }
+}
+
+/// Every preset, in the order `reproduce all` runs them.
+pub fn all() -> Vec<Box<dyn Preset>> {
+    vec![
+        Box::new(dillon2004::Dillon2004),
+        Box::new(liege2018::Liege2018),
+        Box::new(fedorova2019::Fedorova2019),
+        Box::new(write2020::Write2020),
+        Box::new(sun2002::Sun2002),
+    ]
+}
+
+/// Presets that only run when named, not in `reproduce all` (they need
+/// privileges or take long).
+pub fn standalone() -> Vec<Box<dyn Preset>> {
+    vec![Box::new(crotty2022::Crotty2022::default())]
+}
+
+/// The preset called `name`.
+pub fn find(name: &str) -> Option<Box<dyn Preset>> {
+    all()
+        .into_iter()
+        .chain(standalone())
+        .find(|p| p.name() == name)
+}
+
+/// The names of every preset.
+pub fn names() -> Vec<&'static str> {
+    all()
+        .iter()
+        .chain(&standalone())
+        .map(|p| p.name())
+        .collect()
+}
+
+/// The one place presets build a [`Case`]: a read-side case with every
+/// option at its default (mapping methods get `populate=none`,
+/// `advice=normal`, `MAP_SHARED`).
+pub fn read_case(
+    method: MethodKind,
+    pattern: Pattern,
+    block_size: u64,
+    file_size: u64,
+    workload: WorkloadKind,
+    cache: CacheState,
+) -> Case {
+    let maps = method.maps_file();
+    Case {
+        method,
+        pattern,
+        block_size,
+        file_size,
+        workload,
+        cache,
+        warm_by: WarmBy::Seq,
+        populate: maps.then_some(Populate::None),
+        advice: maps.then_some(Advice::Normal),
+        share: maps.then_some(Share::Shared),
+        sync: None,
+        sync_call: None,
+        target: None,
+        size_with: None,
+        fill: None,
+        seed: 1,
+        io: Default::default(),
+        latency: false,
+        scale: None,
+        scale_unit: None,
+        threads: None,
+        procs: None,
+        duration_s: None,
+        memory_budget: None,
+    }
+}
+
+/// A write-side case writing `fill` content to `target` with `sync`
+/// (fsync for write/pwrite; msync for mmap-write; a fresh mmap-write file is
+/// sized with ftruncate).
+pub fn write_case(
+    method: MethodKind,
+    pattern: Pattern,
+    block_size: u64,
+    file_size: u64,
+    target: Target,
+    sync: SyncPolicy,
+    fill: FillContent,
+) -> Case {
+    let mut case = read_case(
+        method,
+        pattern,
+        block_size,
+        file_size,
+        WorkloadKind::Fill,
+        CacheState::Warm,
+    );
+    case.sync = Some(sync);
+    case.sync_call = (method.sync_call_applies() && sync != SyncPolicy::None)
+        .then_some(crate::method::SyncCall::Fsync);
+    case.target = Some(target);
+    case.size_with =
+        (method == MethodKind::MmapWrite && target == Target::Fresh).then_some(SizeWith::Truncate);
+    case.fill = Some(fill);
+    case
+}
+
+/// The measured mean of the case equal to `case`, in seconds, with the 95% CI
+/// of the mean (seconds) when known.
+pub fn mean_seconds(results: &RunResults, case: &Case) -> Option<(f64, Option<(f64, f64)>)> {
+    let found = results.cases.iter().find(|c| &c.case == case)?;
+    let s = found.summary.as_ref()?;
+    let t = match results.settings.metric {
+        crate::plan::Metric::Total => &s.time_ns,
+        crate::plan::Metric::Loop => &s.loop_ns,
+    };
+    Some((t.mean / 1e9, t.ci95.map(|(l, h)| (l / 1e9, h / 1e9))))
+}
+
+/// Seconds with 3 significant-ish decimals, or `-`.
+pub fn secs(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x >= 1.0 => format!("{x:.2} s"),
+        Some(x) if x >= 1e-3 => format!("{:.2} ms", x * 1e3),
+        Some(x) => format!("{:.1} µs", x * 1e6),
+        None => "-".to_string(),
+    }
+}
+
+/// The summary of the case equal to `case`.
+pub fn summary_of<'a>(
+    results: &'a RunResults,
+    case: &Case,
+) -> Option<&'a crate::stats::analysis::CaseSummary> {
+    results
+        .cases
+        .iter()
+        .find(|c| &c.case == case)?
+        .summary
+        .as_ref()
+}
+
+/// The paired time ratio `base / other` (above 1: `other` is faster).
+pub fn ratio_of(
+    results: &RunResults,
+    base: &Case,
+    other: &Case,
+) -> Option<crate::stats::RatioEstimate> {
+    let find = |c: &Case| results.cases.iter().find(|r| &r.case == c);
+    crate::stats::analysis::compare_cases(
+        &find(base)?.samples,
+        &find(other)?.samples,
+        results.settings.metric,
+    )
+}
+
+/// A ratio cell, `1.23 [1.10–1.40]`, or `-`.
+pub fn ratio_cell(r: Option<&crate::stats::RatioEstimate>) -> String {
+    match r {
+        Some(r) => format!("{:.2} [{:.2}–{:.2}]", r.ratio, r.ci95_low, r.ci95_high),
+        None => "-".to_string(),
+    }
+}
+
+/// A plot point from a ratio: `(x, ratio, CI)`.
+pub fn ratio_point(x: f64, r: &crate::stats::RatioEstimate) -> crate::report::plot::Point {
+    (x, r.ratio, Some((r.ci95_low, r.ci95_high)))
+}
+
+/// The legend of a time split: user CPU, sys CPU and elapsed.
+pub fn time_split_keys() -> Vec<Key> {
+    vec![
+        Key {
+            label: "user CPU".into(),
+            hue: Hue::User,
+        },
+        Key {
+            label: "sys CPU".into(),
+            hue: Hue::Sys,
+        },
+        Key {
+            label: "elapsed (wall clock)".into(),
+            hue: Hue::Wall,
+        },
+    ]
+}
+
+/// A time split as two bars, in seconds divided by `unit`: user and sys
+/// CPU stacked (`CPU`), and the elapsed time with its 95% CI (`wall`).
+pub fn time_split_bars(
+    user: f64,
+    sys: f64,
+    elapsed: f64,
+    elapsed_ci: Option<(f64, f64)>,
+    unit: f64,
+) -> Vec<Bar> {
+    let cpu = vec![
+        Segment {
+            value: user / unit,
+            hue: Hue::User,
+        },
+        Segment {
+            value: sys / unit,
+            hue: Hue::Sys,
+        },
+    ];
+    vec![
+        Bar::stacked("CPU", cpu),
+        Bar::single("wall", elapsed / unit, Hue::Wall)
+            .with_ci(elapsed_ci.map(|(l, h)| (l / unit, h / unit))),
+    ]
+}
+
+/// The measured time split of a case summary (its user, sys and whole
+/// trial time, with the trial time's CI), in seconds divided by `unit`.
+pub fn measured_time_split(s: &crate::stats::analysis::CaseSummary, unit: f64) -> Vec<Bar> {
+    time_split_bars(
+        s.user_ns.mean / 1e9,
+        s.sys_ns.mean / 1e9,
+        s.time_ns.mean / 1e9,
+        s.time_ns.ci95.map(|(l, h)| (l / 1e9, h / 1e9)),
+        unit,
+    )
+}
+
+/// A unit to show times up to `max` seconds in: `(seconds per unit, name)`.
+pub fn time_unit(max: f64) -> (f64, &'static str) {
+    if max >= 1.0 {
+        (1.0, "s")
+    } else if max >= 1e-3 {
+        (1e-3, "ms")
+    } else {
+        (1e-6, "µs")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_claim_compares_cases_of_its_plan_at_every_scale() {
+        for preset in all() {
+            for scale in [
+                Scale::QUICK,
+                Scale::FULL,
+                Scale::new(false, 256),
+                Scale::QUICK.faithful(true),
+                Scale::FULL.faithful(true),
+                Scale::new(false, 256).faithful(true),
+            ] {
+                let plan = preset.plan(scale);
+                assert!(!plan.cases.is_empty(), "{}", preset.name());
+                let mut unique = plan.cases.clone();
+                unique.sort();
+                unique.dedup();
+                assert_eq!(
+                    unique.len(),
+                    plan.cases.len(),
+                    "{} repeats a case",
+                    preset.name()
+                );
+                for claim in preset.claims(&plan) {
+                    assert!(!claim.pairs.is_empty(), "{}: {}", preset.name(), claim.text);
+                    for (b, o) in &claim.pairs {
+                        assert!(plan.cases.contains(b), "{}: {}", preset.name(), claim.text);
+                        assert!(plan.cases.contains(o), "{}: {}", preset.name(), claim.text);
+                    }
+                }
+                assert!(!preset.published().is_empty());
+                assert!(!preset.fidelity().is_empty());
+            }
+        }
+    }
+
+    #[test]
+    fn full_scale_uses_the_original_sizes() {
+        let largest = |name: &str| {
+            let plan = find(name).unwrap().plan(Scale::FULL);
+            let faithful = find(name).unwrap().plan(Scale::FULL.faithful(true));
+            let max = |p: &Plan| p.cases.iter().map(|c| c.file_size).max().unwrap();
+            assert_eq!(max(&plan), max(&faithful), "{name}");
+            max(&plan)
+        };
+        assert_eq!(largest("fedorova2019"), 4 << 30);
+        assert_eq!(largest("dillon2004"), 1_462_726_660);
+        assert_eq!(largest("write2020"), 1000 << 20);
+        assert_eq!(largest("liege2018"), 160_000_000);
+        assert_eq!(
+            largest("sun2002"),
+            crate::files::image::image_len(1280, 1024)
+        );
+    }
+}

@@ -1,0 +1,144 @@
+//! Preset outcomes: a study's published tables beside faultline's measured
+//! ones, each claim's verdict and explanation, fidelity and machine notes,
+//! and plots. Built from results; nothing here measures.
+use serde::Serialize;
+
+use crate::measure::environment::Environment;
+use crate::report::plot::Plot;
+use crate::stats::RunResults;
+use crate::studies::claims::{check, ClaimOutcome};
+use crate::studies::{Preset, Table};
+
+/// Everything one preset's reproduction reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct PresetOutcome {
+    /// The preset's name, e.g. `liege2018`.
+    pub name: String,
+    /// The study.
+    pub source: String,
+    /// Whether the run replayed the original's quirks (`--faithful`), as its
+    /// results record.
+    pub faithful: bool,
+    /// The study's published tables.
+    pub published: Vec<Table>,
+    /// faultline's measured tables, in the same layout.
+    pub measured: Vec<Table>,
+    /// Each claim's verdict.
+    pub claims: Vec<ClaimOutcome>,
+    /// Deliberate departures from the original.
+    pub fidelity: Vec<String>,
+    /// How this machine differs from the study's, read from the environment.
+    pub machine: Vec<String>,
+    /// Plots: published beside measured.
+    #[serde(skip)]
+    pub plots: Vec<Plot>,
+}
+
+impl PresetOutcome {
+    /// Builds the outcome of `preset` from its run's results.
+    pub fn build(preset: &dyn Preset, results: &RunResults) -> PresetOutcome {
+        let plan_cases: Vec<_> = results.cases.iter().map(|c| c.case.clone()).collect();
+        let plan = crate::plan::Plan {
+            cases: plan_cases,
+            runs: results.settings.runs,
+            warmup: results.settings.warmup,
+            order: results.settings.order,
+            metric: results.settings.metric,
+            seed: results.settings.seed,
+        };
+        PresetOutcome {
+            name: preset.name().to_string(),
+            source: preset.source().to_string(),
+            faithful: results
+                .settings
+                .reproduction
+                .as_ref()
+                .is_some_and(|r| r.faithful),
+            published: preset.published(),
+            measured: preset.measured(results),
+            claims: preset
+                .claims(&plan)
+                .iter()
+                .map(|c| {
+                    let mut outcome = check(c, results);
+                    if let Some(more) = preset.explain(c, results) {
+                        outcome.explanation.push(' ');
+                        outcome.explanation.push_str(&more);
+                    }
+                    outcome
+                })
+                .collect(),
+            fidelity: preset.fidelity(),
+            machine: machine_notes(&results.environment),
+            plots: preset.plots(results),
+        }
+    }
+
+    /// The mode the run used, in words.
+    pub fn mode_line(&self) -> String {
+        crate::results::mode_line(self.faithful)
+    }
+
+    /// The outcome as plain text for the terminal.
+    pub fn render_text(&self) -> String {
+        let mut out = format!(
+            "== {} — {}\nmode: {}\n\n",
+            self.name,
+            self.source,
+            self.mode_line()
+        );
+        for t in self.published.iter().chain(&self.measured) {
+            out.push_str(&t.render_text());
+            out.push('\n');
+        }
+        out.push_str("Claims:\n");
+        for c in &self.claims {
+            out.push_str(&format!(
+                "  [{}] {}\n      {}\n",
+                c.verdict, c.claim, c.explanation
+            ));
+        }
+        out.push_str("Fidelity notes:\n");
+        for n in &self.fidelity {
+            out.push_str(&format!("  - {n}\n"));
+        }
+        out.push_str("This machine:\n");
+        for n in &self.machine {
+            out.push_str(&format!("  - {n}\n"));
+        }
+        out
+    }
+}
+
+/// The machine differences that move these studies' numbers: fault-around,
+/// readahead, transparent huge pages (large folios), CPU (copy routines), kernel.
+pub fn machine_notes(env: &Environment) -> Vec<String> {
+    let mut notes = vec![format!(
+        "kernel {} on {} ({} cores online), page size {} B",
+        env.kernel,
+        env.cpu_model.as_deref().unwrap_or("an unknown CPU"),
+        env.cores_online.map_or("?".to_string(), |n| n.to_string()),
+        env.page_size
+    )];
+    if let Some(b) = env.fault_around_bytes {
+        notes.push(format!(
+            "fault-around maps up to {} KiB of cached pages per fault (the 2004 FreeBSD VM faulted ~64 KiB ahead)",
+            b / 1024
+        ));
+    }
+    if let Some(kb) = env.read_ahead_kb {
+        notes.push(format!("readahead {kb} KiB on the test file's device"));
+    }
+    if let Some(thp) = &env.thp_enabled {
+        notes.push(format!(
+            "transparent huge pages: {thp}; ext4 page cache may use large folios on this kernel"
+        ));
+    }
+    if let Some(fs) = &env.filesystem {
+        notes.push(format!("file system {fs}"));
+    }
+    notes.push(
+        "copies use the CPU's fast string/AVX routines in both the kernel and libc, unlike the 2002–2004 machines".into(),
+    );
+    notes
+}

@@ -1,0 +1,310 @@
+//! The trial child: runs one case in a fresh process and reports what it
+//! measured. The parent ([`crate::runner`]) prepares the cache first.
+//!
+//! Only the method's `run` is inside the main-loop clock; setup, the sync of
+//! `--sync end` and teardown have clocks of their own, and the syncs of
+//! `--sync each` are timed one by one and taken out of the loop's time.
+//! Counters span setup + loop + sync + teardown.
+pub mod main_loop;
+pub mod procs;
+pub mod threads;
+pub mod timed;
+
+use std::cell::Cell;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::measure::{device, CounterReading};
+use crate::method::SyncTimer;
+use crate::pattern::{BlockOrder, Layout};
+use crate::plan::Case;
+use crate::plan::Target;
+use crate::results::ChildReport;
+
+/// The name of the hidden subcommand that runs a trial.
+pub const SUBCOMMAND: &str = "__trial";
+
+/// The child's exit code when a write found no room ([`Error::DiskFull`]):
+/// the runner then stops the run, since every later write would fail too.
+pub const DISK_FULL_EXIT: i32 = 3;
+
+/// What the parent sends the child on its standard input.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct TrialSpec {
+    /// The file to read, or for a write method the scratch file to write.
+    pub path: PathBuf,
+    /// The case to run.
+    pub case: Case,
+    /// Where to write the scaled image (`scale` only, `--keep-output`),
+    /// after the timed section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_output: Option<PathBuf>,
+    /// The file holding the memory charged to the trial's cgroup (a case
+    /// with a memory budget), read each second of a timed trial.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cgroup_usage: Option<PathBuf>,
+    /// The seed a generated file was made from (checks a timed trial's checksum).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_seed: Option<u64>,
+}
+
+/// Times the syncs inside a write method's main loop (`--sync each`).
+#[derive(Clone, Default)]
+struct LoopSyncs(Rc<Cell<u64>>);
+
+impl SyncTimer for LoopSyncs {
+    fn time(&mut self, sync: &mut dyn FnMut() -> std::io::Result<()>) -> std::io::Result<()> {
+        let start = Instant::now();
+        let result = sync();
+        self.0.set(self.0.get() + start.elapsed().as_nanos() as u64);
+        result
+    }
+}
+
+/// Opens the file a write trial writes into: read-write (a shared writable
+/// mapping needs both), never created, never through a symbolic link. The
+/// runner created it in the scratch directory; as a second line of defence the
+/// child refuses anything that is not a regular file of this user, with one
+/// link, named as faultline names its files.
+fn open_for_writing(path: &Path) -> Result<File> {
+    let refuse = |why: &str| {
+        Error::Trial(format!(
+            "refusing to write {}: {why}; write trials only write files faultline created",
+            path.display()
+        ))
+    };
+    let named_ours = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with(crate::files::dataset::PREFIX) && n.ends_with(".data"));
+    if !named_ours {
+        return Err(refuse("not a faultline scratch file name"));
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| Error::io("open for writing", path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io("stat", path, e))?;
+    if !meta.is_file() || meta.uid() != crate::system::current_uid() || meta.nlink() != 1 {
+        return Err(refuse("not a regular file of this user with a single link"));
+    }
+    Ok(file)
+}
+
+/// Runs one trial in this process.
+pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
+    let case = &spec.case;
+    let writes = case.method.writes();
+    let file = if writes {
+        open_for_writing(&spec.path)?
+    } else {
+        File::open(&spec.path).map_err(|e| Error::io("open", &spec.path, e))?
+    };
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io("stat", &spec.path, e))?
+        .len();
+    // A fresh write target starts empty; anything else has the planned size.
+    let planned = if writes && case.target.unwrap_or_default() == Target::Fresh {
+        0
+    } else {
+        case.file_size
+    };
+    if len != planned {
+        return Err(Error::Trial(format!(
+            "{} is {len} bytes now, not the {planned} the case was planned for",
+            spec.path.display(),
+        )));
+    }
+    if case.duration_s.is_some() {
+        drop(file);
+        let inputs = crate::trial::timed::TimedInputs {
+            path: &spec.path,
+            cgroup_usage: spec.cgroup_usage.as_deref(),
+            content_seed: spec.content_seed,
+        };
+        return crate::trial::timed::run(case, &inputs, crate::system::page_size());
+    }
+    if case.threads.is_some() {
+        drop(file);
+        return run_threaded_trial(spec);
+    }
+    let layout = Layout {
+        file_size: case.file_size,
+        block_size: case.block_size,
+    };
+    let order = BlockOrder::new(case.pattern, layout, case.seed)?;
+    let mut workload = case.build_workload(crate::system::page_size());
+    let device_stat = device::stat_path(&file);
+    let loop_syncs = LoopSyncs::default();
+    let mut method = case.build_method(file, layout, Box::new(loop_syncs.clone()));
+
+    // Made (and its pages touched) before anything is measured.
+    let mut latency = case.latency.then(crate::measure::latency::Recorder::new);
+    if case.procs.is_some() {
+        crate::trial::procs::ready_and_wait()?;
+    }
+
+    let before = CounterReading::before(device_stat.as_deref());
+    let t0 = Instant::now();
+    method.setup().map_err(|e| on_filesystem(e, &spec.path))?;
+    let t1 = Instant::now();
+    let counts = crate::trial::main_loop::run_main_loop(
+        method.as_mut(),
+        &order,
+        workload.as_mut(),
+        latency.as_mut(),
+    )?;
+    let t2 = Instant::now();
+    // Only a case that syncs reads the sync clock, so sync_ns is 0 otherwise.
+    let t3 = if case.write_options().sync == crate::method::SyncPolicy::End {
+        method.sync()?;
+        Instant::now()
+    } else {
+        t2
+    };
+    // Before teardown, so that a mapping's pages are still counted, and once
+    // every process has finished its loop, so that they are all mapped at
+    // once; outside every clock.
+    let pss_kib = if case.procs.is_some() {
+        crate::trial::procs::ready_and_wait()?;
+        let pss = crate::trial::procs::own_pss_kib();
+        // No process unmaps before every process has read its PSS.
+        crate::trial::procs::ready_and_wait()?;
+        pss
+    } else {
+        None
+    };
+    let teardown_start = if pss_kib.is_some() {
+        Instant::now()
+    } else {
+        t3
+    };
+    method.teardown()?;
+    let t4 = Instant::now();
+    let after = CounterReading::after(device_stat.as_deref());
+
+    if let Some(e) = workload.error() {
+        return Err(Error::Trial(e));
+    }
+    if let (Some(path), Some((w, h, pixels))) = (&spec.keep_output, workload.scaled_image()) {
+        crate::files::image::write_ppm_atomically(path, w, h, pixels)?;
+    }
+    let checksum = std::hint::black_box(workload.checksum());
+    let expected = order.bytes(layout);
+    if counts.bytes != expected {
+        return Err(Error::Trial(format!(
+            "{} delivered {} bytes, expected {expected}",
+            case.method, counts.bytes
+        )));
+    }
+    let in_loop_sync_ns = loop_syncs.0.get();
+    Ok(ChildReport {
+        wall_ns: ((t2 - t1).as_nanos() as u64).saturating_sub(in_loop_sync_ns),
+        setup_ns: (t1 - t0).as_nanos() as u64,
+        sync_ns: (t3 - t2).as_nanos() as u64 + in_loop_sync_ns,
+        teardown_ns: (t4 - teardown_start).as_nanos() as u64,
+        bytes: counts.bytes,
+        syscalls: counts.syscalls,
+        checksum,
+        latency: latency.and_then(|r| r.percentiles()),
+        pss_kib,
+        ..ChildReport::counted(after.since(&before))
+    })
+}
+
+/// Runs a case on its threads ([`crate::trial::threads`]): the whole of each
+/// thread's setup, loop and teardown is its main-loop time, so `wall_ns` is
+/// the time from the barrier's release to the last thread's finish and setup
+/// and teardown are 0. Counters span all the threads.
+fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
+    let case = &spec.case;
+    if case.procs.is_some() {
+        crate::trial::procs::ready_and_wait()?;
+    }
+    let device_stat = File::open(&spec.path)
+        .ok()
+        .and_then(|f| device::stat_path(&f));
+    let before = CounterReading::before(device_stat.as_deref());
+    let run = crate::trial::threads::run(case, &spec.path, crate::system::page_size())?;
+    if case.procs.is_some() {
+        // The second and third meeting points of crate::procs (no PSS: the
+        // threads tore down already).
+        crate::trial::procs::ready_and_wait()?;
+        crate::trial::procs::ready_and_wait()?;
+    }
+    let after = CounterReading::after(device_stat.as_deref());
+    if let (Some(path), Some((w, h, pixels))) = (&spec.keep_output, &run.image) {
+        crate::files::image::write_ppm_atomically(path, *w, *h, pixels)?;
+    }
+    Ok(ChildReport {
+        wall_ns: run.elapsed_ns,
+        setup_ns: 0,
+        sync_ns: 0,
+        teardown_ns: 0,
+        bytes: run.bytes,
+        syscalls: run.syscalls,
+        checksum: run.checksum,
+        thread_ns: run.thread_ns,
+        ..ChildReport::counted(after.since(&before))
+    })
+}
+
+/// Adds the file system's name to a method's refusal (mmap on sysfs, say).
+/// A full disk stays a [`Error::DiskFull`] (its exit code tells the runner to stop).
+fn on_filesystem(error: Error, path: &std::path::Path) -> Error {
+    let Some(fs) = crate::measure::environment::filesystem_of(path) else {
+        return error;
+    };
+    match error {
+        Error::DiskFull(m) => Error::DiskFull(format!("{m} (file system: {fs})")),
+        // Error::Trial displays its message alone, so nothing is doubled.
+        other => Error::Trial(format!("{other} (file system: {fs})")),
+    }
+}
+
+/// The child's entry point: a [`TrialSpec`] as JSON on stdin, a
+/// [`ChildReport`] as JSON on stdout. Errors go to stderr as one line and the
+/// exit code is 1, or [`DISK_FULL_EXIT`] for [`Error::DiskFull`]. SIGXFSZ is
+/// ignored, so that a write past RLIMIT_FSIZE is an EFBIG error, reported.
+pub fn child_main() -> i32 {
+    crate::files::scratch::ignore_file_size_signal();
+    // One line: with --procs the runner keeps stdin open to release the
+    // processes together (see crate::procs).
+    let mut input = String::new();
+    let result = std::io::stdin()
+        .read_line(&mut input)
+        .map_err(|e| Error::Trial(format!("reading the trial spec: {e}")))
+        .and_then(|_| {
+            serde_json::from_str::<TrialSpec>(&input)
+                .map_err(|e| Error::Trial(format!("bad trial spec: {e}")))
+        })
+        .and_then(|spec| run_trial(&spec));
+    match result {
+        Ok(report) => {
+            let json = serde_json::to_string(&report).expect("a report always serialises");
+            let mut out = std::io::stdout().lock();
+            if writeln!(out, "{json}").and_then(|_| out.flush()).is_err() {
+                return 1;
+            }
+            0
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            if matches!(e, Error::DiskFull(_)) {
+                DISK_FULL_EXIT
+            } else {
+                1
+            }
+        }
+    }
+}

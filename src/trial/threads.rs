@@ -1,0 +1,258 @@
+//! Threads inside one trial (`--threads N --thread-mode split|replicate`).
+//!
+//! Each thread has its own method (built with its own file descriptor, so a
+//! `read` cursor is never shared; a mapping method maps the file once per
+//! thread: N mappings of the same page-cache pages) and its own workload.
+//! Everything fallible that can be done before the start (opening the N
+//! descriptors) is done before the threads start, so that no thread waits on
+//! the barrier for a sibling that already failed.
+//!
+//! All threads wait on one [`Barrier`]; the trial's time runs from the
+//! barrier's release (the first thread to read the clock after it) to the
+//! last thread's finish, so it is never less than any thread's own time.
+//! Each thread's own time covers its setup, main loop and teardown (as the
+//! 2002 study timed get-the-bytes, scale, free), so a threaded trial reports
+//! all of it as its main-loop time (`wall_ns`) and 0 for setup and teardown.
+//!
+//! - **split**: the threads share the blocks of the order. Thread t takes the
+//!   t-th of N contiguous chunks of the order (positions
+//!   `t·len/N .. (t+1)·len/N`), so every visit of the order is made exactly
+//!   once. A chunk is a listed order, so a cursor method (`read`) seeks
+//!   before each block. Only workloads whose checksum is a wrapping sum
+//!   (`touch`, `sum`) are allowed: the combined checksum (the wrapping sum of
+//!   the threads' checksums) then equals the one-thread checksum. Order-
+//!   dependent digests, one-block `scale` and write methods are refused.
+//! - **replicate**: every thread runs the whole order on its own (the 2002
+//!   study's 10 threads). Every thread's checksum must equal every other's;
+//!   the trial's checksum is that one value, so it equals the one-thread
+//!   checksum. Bytes are the sum over threads.
+use std::fs::File;
+use std::sync::Barrier;
+use std::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::method::Untimed;
+use crate::pattern::{BlockOrder, Layout};
+use crate::plan::threads::refusal;
+use crate::plan::{Case, ThreadMode};
+
+/// The contiguous chunks of `order` for `parts` threads: chunk t holds the
+/// visits at positions `t·len/parts .. (t+1)·len/parts`. Every visit lands in
+/// exactly one chunk; a chunk may be empty when there are fewer visits than threads.
+/// [`crate::plan::threads::refusal`] keeps the block indices within `u32`.
+pub fn split(order: &BlockOrder, parts: usize) -> Vec<BlockOrder> {
+    let parts = parts.max(1);
+    let mut visits: Vec<u32> = Vec::with_capacity(order.len() as usize);
+    let _ = order.for_each(|i| {
+        visits.push(i as u32);
+        Ok::<(), ()>(())
+    });
+    let len = visits.len();
+    (0..parts)
+        .map(|t| BlockOrder::Listed(visits[t * len / parts..(t + 1) * len / parts].to_vec()))
+        .collect()
+}
+
+/// What the threads of one trial measured.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ThreadedRun {
+    /// From the first thread's start after the barrier to the last thread's finish, ns.
+    pub elapsed_ns: u64,
+    /// Each thread's own setup + loop + teardown, ns.
+    pub thread_ns: Vec<u64>,
+    /// The combined checksum (see the module docs).
+    pub checksum: u64,
+    /// Bytes delivered over all threads.
+    pub bytes: u64,
+    /// I/O system calls over all threads.
+    pub syscalls: u64,
+    /// The scaled image of thread 0 (`scale` only), for `--keep-output`.
+    pub image: Option<(u32, u32, Vec<u8>)>,
+}
+
+/// Runs one case on its threads over the file at `path`.
+pub fn run(case: &Case, path: &std::path::Path, page_size: usize) -> Result<ThreadedRun> {
+    let Some(threads) = case.threads else {
+        return Err(Error::Trial("a threaded trial without threads".into()));
+    };
+    if let Some(why) = refusal(case) {
+        return Err(Error::Trial(why));
+    }
+    let n = threads.count.max(1) as usize;
+    let layout = Layout {
+        file_size: case.file_size,
+        block_size: case.block_size,
+    };
+    let order = BlockOrder::new(case.pattern, layout, case.seed)?;
+    let orders: Vec<BlockOrder> = match threads.mode {
+        ThreadMode::Split => split(&order, n),
+        ThreadMode::Replicate => vec![order.clone(); n],
+    };
+    let files = (0..n)
+        .map(|_| File::open(path).map_err(|e| Error::io("open", path, e)))
+        .collect::<Result<Vec<File>>>()?;
+    let barrier = Barrier::new(n);
+    type ThreadResult = Result<(
+        (Instant, Instant),
+        u64,
+        crate::method::LoopCounts,
+        Option<(u32, u32, Vec<u8>)>,
+    )>;
+    let results = std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .into_iter()
+            .zip(&orders)
+            .map(|(file, order)| {
+                let barrier = &barrier;
+                scope.spawn(move || -> ThreadResult {
+                    let mut method = case.build_method(file, layout, Box::new(Untimed));
+                    let mut workload = case.build_workload(page_size);
+                    barrier.wait();
+                    let t0 = Instant::now();
+                    method.setup()?;
+                    let counts = method.run(order, workload.as_mut())?;
+                    method.teardown()?;
+                    let t1 = Instant::now();
+                    if let Some(e) = workload.error() {
+                        return Err(Error::Trial(e));
+                    }
+                    let image = workload.scaled_image().map(|(w, h, p)| (w, h, p.to_vec()));
+                    let checksum = std::hint::black_box(workload.checksum());
+                    Ok(((t0, t1), checksum, counts, image))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Trial("a trial thread panicked".into())))
+            })
+            .collect::<Vec<ThreadResult>>()
+    });
+    let mut run = ThreadedRun::default();
+    let mut checksums = Vec::with_capacity(n);
+    let mut span: Option<(Instant, Instant)> = None;
+    for (t, result) in results.into_iter().enumerate() {
+        let ((t0, t1), checksum, counts, image) = result?;
+        run.thread_ns.push((t1 - t0).as_nanos() as u64);
+        span = Some(match span {
+            None => (t0, t1),
+            Some((a, b)) => (a.min(t0), b.max(t1)),
+        });
+        checksums.push(checksum);
+        run.bytes += counts.bytes;
+        run.syscalls += counts.syscalls;
+        if t == 0 {
+            run.image = image;
+        }
+    }
+    run.elapsed_ns = span.map_or(0, |(a, b)| (b - a).as_nanos() as u64);
+    run.checksum = combine(threads.mode, &checksums)?;
+    let expected = order.bytes(layout)
+        * match threads.mode {
+            ThreadMode::Split => 1,
+            ThreadMode::Replicate => n as u64,
+        };
+    if run.bytes != expected {
+        return Err(Error::Trial(format!(
+            "{} threads delivered {} bytes, expected {expected}",
+            case.method, run.bytes
+        )));
+    }
+    Ok(run)
+}
+
+/// The trial's checksum from its threads': split adds them (wrapping);
+/// replicate requires them all equal and is that value.
+pub fn combine(mode: ThreadMode, checksums: &[u64]) -> Result<u64> {
+    match mode {
+        ThreadMode::Split => Ok(checksums.iter().fold(0u64, |a, &c| a.wrapping_add(c))),
+        ThreadMode::Replicate => {
+            let first = checksums.first().copied().unwrap_or(0);
+            match checksums.iter().position(|&c| c != first) {
+                None => Ok(first),
+                Some(t) => Err(Error::Trial(format!(
+                    "thread {t}'s checksum {:#x} differs from thread 0's {first:#x}: \
+                     the threads did not see the same bytes",
+                    checksums[t]
+                ))),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pattern::Pattern;
+
+    fn visits(order: &BlockOrder) -> Vec<u64> {
+        let mut v = Vec::new();
+        let _ = order.for_each(|i| {
+            v.push(i);
+            Ok::<(), ()>(())
+        });
+        v
+    }
+
+    #[test]
+    fn split_covers_every_visit_exactly_once_in_order() {
+        for pattern in [Pattern::Seq, Pattern::Random, Pattern::RandomReplace] {
+            for blocks in [1u64, 2, 7, 64, 1000] {
+                let layout = Layout {
+                    file_size: blocks * 4096,
+                    block_size: 4096,
+                };
+                let order = BlockOrder::new(pattern, layout, 7).unwrap();
+                for parts in [1usize, 2, 3, 4, 10, 2000] {
+                    let chunks = split(&order, parts);
+                    assert_eq!(chunks.len(), parts);
+                    let joined: Vec<u64> = chunks.iter().flat_map(visits).collect();
+                    assert_eq!(
+                        joined,
+                        visits(&order),
+                        "{pattern} {blocks} blocks / {parts}"
+                    );
+                    let sizes: Vec<u64> = chunks.iter().map(|c| c.len()).collect();
+                    let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
+                    assert!(hi - lo <= 1, "balanced: {sizes:?}");
+                    let bytes: u64 = chunks.iter().map(|c| c.bytes(layout)).sum();
+                    assert_eq!(bytes, order.bytes(layout));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn split_checksums_add_up_and_replicate_checksums_must_agree() {
+        assert_eq!(combine(ThreadMode::Split, &[u64::MAX, 2]).unwrap(), 1);
+        assert_eq!(combine(ThreadMode::Replicate, &[5, 5, 5]).unwrap(), 5);
+        let err = combine(ThreadMode::Replicate, &[5, 6])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("thread 1"), "{err}");
+    }
+
+    #[test]
+    fn split_sum_equals_one_thread_sum() {
+        use crate::workload::{Sum, Workload};
+        let data: Vec<u8> = (0..10_000u32).map(|i| (i * 7 + 3) as u8).collect();
+        let layout = Layout {
+            file_size: data.len() as u64,
+            block_size: 333,
+        };
+        let order = BlockOrder::new(Pattern::Random, layout, 3).unwrap();
+        let sum_of = |order: &BlockOrder| {
+            let mut w = Sum::default();
+            let _ = order.for_each(|i| {
+                let (off, len) = layout.block(i);
+                w.consume(off, &data[off as usize..off as usize + len]);
+                Ok::<(), ()>(())
+            });
+            w.checksum()
+        };
+        let parts: Vec<u64> = split(&order, 3).iter().map(sum_of).collect();
+        assert_eq!(combine(ThreadMode::Split, &parts).unwrap(), sum_of(&order));
+    }
+}
