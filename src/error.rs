@@ -58,6 +58,15 @@ pub enum Error {
     /// size limit (RLIMIT_FSIZE) or a quota.
     #[error("disk full ({0})")]
     DiskFull(String),
+    /// An error with what faultline was doing when it happened.
+    #[error("{what}: {source}")]
+    Context {
+        /// What faultline was doing, e.g. `preparing the test file`.
+        what: &'static str,
+        /// What went wrong.
+        #[source]
+        source: Box<Error>,
+    },
     /// A written file, read back after its trial, is not what was written.
     #[error("read-back after {method}: {detail}")]
     ReadBack {
@@ -69,6 +78,16 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether the error is the user's to fix (bad usage or bad input: the
+    /// plan, a size, a file), as opposed to a failure at run time.
+    pub fn is_usage(&self) -> bool {
+        match self {
+            Error::Plan(_) | Error::Size { .. } | Error::BadFile { .. } => true,
+            Error::Context { source, .. } => source.is_usage(),
+            _ => false,
+        }
+    }
+
     /// Shorthand for an [`Error::Io`].
     pub fn io(op: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
@@ -76,6 +95,21 @@ impl Error {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// Adds what faultline was doing to an error ([`Error::Context`]).
+pub trait Context<T> {
+    /// `what` goes before the error's own message.
+    fn context(self, what: &'static str) -> Result<T>;
+}
+
+impl<T> Context<T> for Result<T> {
+    fn context(self, what: &'static str) -> Result<T> {
+        self.map_err(|e| Error::Context {
+            what,
+            source: Box::new(e),
+        })
     }
 }
 

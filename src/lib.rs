@@ -22,6 +22,48 @@ macro_rules! display_as_value_name {
     )*};
 }
 
+/// Declares a registry: an enum of kinds, one line per kind
+/// (`Variant => module::SPEC`, under the doc comment that becomes its
+/// `--help` text), and `spec()`, which returns what the kind's own file
+/// declares about it. The command-line and export name of a kind is its
+/// variant's name in kebab case, from one source (clap's `ValueEnum` and
+/// serde), and `Display` prints it. `default` names the kind `Default` gives.
+macro_rules! registry {
+    (
+        $(#[doc = $enum_doc:literal])*
+        pub enum $kind:ident => $spec:ty, default $default:ident {
+            $( $(#[doc = $doc:literal])* $variant:ident => $value:path, )*
+        }
+    ) => {
+        $(#[doc = $enum_doc])*
+        #[derive(
+            Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord,
+            serde::Serialize, serde::Deserialize, clap::ValueEnum,
+        )]
+        #[serde(rename_all = "kebab-case")]
+        pub enum $kind {
+            $( $(#[doc = $doc])* $variant, )*
+        }
+
+        impl Default for $kind {
+            fn default() -> Self {
+                $kind::$default
+            }
+        }
+
+        impl $kind {
+            /// What this kind's own file declares about it.
+            pub fn spec(self) -> &'static $spec {
+                match self {
+                    $( $kind::$variant => &$value, )*
+                }
+            }
+        }
+
+        display_as_value_name!($kind);
+    };
+}
+
 pub mod error;
 pub mod files;
 pub mod measure;
@@ -31,6 +73,7 @@ pub mod plan;
 pub mod report;
 pub mod results;
 pub mod runner;
+pub mod session;
 pub mod size;
 pub mod stats;
 pub mod studies;

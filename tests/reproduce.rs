@@ -601,7 +601,7 @@ fn crotty2022_flags_are_refused_elsewhere_and_a_size_must_exceed_the_budget() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("apply to crotty2022 only"), "{err}");
+    assert!(err.contains("applies to crotty2022 only"), "{err}");
 
     let scratch = Scratch::new();
     let out = faultline()

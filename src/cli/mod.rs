@@ -1,6 +1,148 @@
-//! The command line: clap types, one file per subcommand.
+//! The command line: clap's types, one file per subcommand, and what every
+//! subcommand shares (the export flags, how a finished session and an error
+//! are printed, the exit codes).
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use faultline::error::Error;
+use faultline::report::Exports;
+use faultline::session::{Finished, EXIT_INTERRUPTED};
+
+pub mod clean;
+pub mod env;
 pub mod report;
 pub mod reproduce;
-mod run;
+pub mod run;
 
-pub use run::*;
+/// Exit code for bad usage or bad input.
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code for a runtime failure.
+pub const EXIT_FAILURE: u8 = 1;
+
+/// Is mmap() faster than read()? Measured on your machine and your files,
+/// one process per trial, with the page cache controlled and verified.
+#[derive(Debug, Parser)]
+#[command(name = "faultline", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Compare I/O methods (default: read vs mmap, seq 16 KiB and random 4 KiB, warm and cold).
+    Run(Box<run::RunArgs>),
+    /// Print the environment every number depends on.
+    Env(env::EnvArgs),
+    /// Remove the test files faultline generated (only those).
+    Clean(clean::CleanArgs),
+    /// Write one self-contained HTML report (verdicts, plots, tables) from a run's JSON export.
+    Report(report::ReportArgs),
+    /// Replay a published study (or `all`) and check its claims on this machine.
+    Reproduce(reproduce::ReproduceArgs),
+    /// Runs one trial (internal: the runner re-executes itself with this).
+    #[command(name = "__trial", hide = true)]
+    Trial,
+}
+
+/// The export flags, shared by `run` and `reproduce`.
+#[derive(Debug, Default, Args)]
+pub struct ExportArgs {
+    /// Write every sample and summary as JSON (rewritten after every group).
+    #[arg(long, value_name = "FILE")]
+    pub export_json: Option<PathBuf>,
+    /// Write one CSV row per sample (rewritten after every group).
+    #[arg(long, value_name = "FILE")]
+    pub export_csv: Option<PathBuf>,
+    /// Write a Markdown report (rewritten after every group).
+    #[arg(long, value_name = "FILE")]
+    pub export_markdown: Option<PathBuf>,
+}
+
+impl ExportArgs {
+    /// The exports asked for.
+    pub fn exports(&self) -> Exports {
+        Exports {
+            json: self.export_json.clone(),
+            csv: self.export_csv.clone(),
+            markdown: self.export_markdown.clone(),
+        }
+    }
+}
+
+/// Prints what a finished session measured (the table, the verdicts, the
+/// failed trials) and how it ended, and returns its exit code.
+pub fn print_finished(finished: &Finished) -> ExitCode {
+    let results = &finished.results;
+    println!("{}", faultline::report::render_table(results));
+    for line in faultline::report::verdict_lines(results) {
+        println!("{line}");
+    }
+    for line in faultline::report::failure_lines(results) {
+        eprintln!("failed: {line}");
+    }
+    let journal = finished.journal.display();
+    if finished.interrupted {
+        eprintln!(
+            "interrupted: {} sample(s) kept in the journal {journal} and the exports; \
+             resume with: {} {journal}",
+            results.cases.iter().map(|c| c.samples.len()).sum::<usize>(),
+            finished.resume_command
+        );
+        return ExitCode::from(EXIT_INTERRUPTED);
+    }
+    eprintln!("journal: {journal}");
+    ExitCode::SUCCESS
+}
+
+/// Prints `error` as one line and returns its exit code: [`EXIT_USAGE`] for
+/// bad usage or input, [`EXIT_FAILURE`] otherwise.
+pub fn report_error(error: &anyhow::Error) -> ExitCode {
+    eprintln!("error: {}", one_line(&chain_text(error)));
+    let usage = error
+        .chain()
+        .any(|c| c.downcast_ref::<Error>().is_some_and(Error::is_usage));
+    ExitCode::from(if usage { EXIT_USAGE } else { EXIT_FAILURE })
+}
+
+/// Prints a clap error (or `--help`, `--version`) and returns its exit code.
+pub fn report_clap(error: &clap::Error) -> ExitCode {
+    if !error.use_stderr() {
+        let _ = error.print();
+        return ExitCode::SUCCESS;
+    }
+    eprintln!("{}", one_line(&error.render().to_string()));
+    ExitCode::from(EXIT_USAGE)
+}
+
+/// The error and its causes joined by ": ", leaving out a cause whose text
+/// the message before it already ends with (library errors print their
+/// source themselves).
+fn chain_text(error: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let part = cause.to_string();
+        if !text.ends_with(&part) {
+            if !text.is_empty() {
+                text.push_str(": ");
+            }
+            text.push_str(&part);
+        }
+    }
+    text
+}
+
+/// Folds a multi-line message (clap's, for one) into one line, dropping the
+/// "For more information" hint.
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

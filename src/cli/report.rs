@@ -1,16 +1,30 @@
 //! `faultline report`: a run's JSON export rendered as one HTML file, and
 //! optionally its plots as SVG and PNG files. Nothing is measured.
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use clap::Args;
 
 use faultline::error::Error;
 use faultline::report;
 
-use crate::cli::ReportArgs;
+/// Flags of `faultline report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The JSON export of a run (`faultline run --export-json FILE`).
+    #[arg(value_name = "RESULTS.json")]
+    pub results: PathBuf,
+    /// Where to write the HTML report.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Also write each plot as SVG and PNG into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub plots: Option<PathBuf>,
+}
 
 /// Reads the results, writes the report (and the plots, into a directory
 /// created if missing, when asked), and prints each path written.
-pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     // A missing output directory is a usage error, found before any work.
     let parent = match args.output.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,

@@ -1,75 +1,21 @@
-//! Command-line interface: flags and their translation into a [`Plan`].
+//! `faultline run`: its flags, their translation into the library's
+//! [`Factors`] and [`SessionConfig`], and the run itself.
 use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::Args;
 
-use faultline::error::Error;
+use faultline::files::image;
 use faultline::method::{
     Advice, MethodKind, Populate, Share, SizeWith, Switch, SyncCall, SyncPolicy,
 };
 use faultline::pattern::Pattern;
-use faultline::plan::Target;
-use faultline::plan::{CacheState, WarmBy};
-use faultline::plan::{Case, Metric, OrderPolicy, Plan};
-use faultline::plan::{ThreadMode, Threads};
+use faultline::plan::factors::{Factors, DEFAULT_SIZE};
+use faultline::plan::{CacheState, Metric, OrderPolicy, Target, ThreadMode, WarmBy};
+use faultline::session::{self, Session, SessionConfig};
 use faultline::size::clap_size;
 use faultline::workload::{FillContent, ScaleFactor, ScaleUnit, WorkloadKind};
-
-/// Largest block a trial may use.
-pub const MAX_BLOCK: u64 = 64 << 20;
-
-/// Is mmap() faster than read()? Measured on your machine and your files,
-/// one process per trial, with the page cache controlled and verified.
-#[derive(Debug, Parser)]
-#[command(name = "faultline", version, about, max_term_width = 100)]
-pub struct Cli {
-    /// What to do.
-    #[command(subcommand)]
-    pub command: Command,
-}
-
-/// The subcommands.
-#[derive(Debug, Subcommand)]
-pub enum Command {
-    /// Compare I/O methods (default: read vs mmap, seq 16 KiB and random 4 KiB, warm and cold).
-    Run(Box<RunArgs>),
-    /// Print the environment every number depends on.
-    Env {
-        /// Describe the file system and device of this file (default: the data directory).
-        #[arg(long)]
-        file: Option<PathBuf>,
-        /// faultline's data directory.
-        #[arg(long)]
-        data_dir: Option<PathBuf>,
-    },
-    /// Remove the test files faultline generated (only those).
-    Clean {
-        /// faultline's data directory.
-        #[arg(long)]
-        data_dir: Option<PathBuf>,
-    },
-    /// Write one self-contained HTML report (verdicts, plots, tables) from a run's JSON export.
-    Report(ReportArgs),
-    /// Replay a published study (or `all`) and check its claims on this machine.
-    Reproduce(crate::cli::reproduce::ReproduceArgs),
-    /// Runs one trial (internal: the runner re-executes itself with this).
-    #[command(name = "__trial", hide = true)]
-    Trial,
-}
-
-/// Flags of `faultline report`.
-#[derive(Debug, Args)]
-pub struct ReportArgs {
-    /// The JSON export of a run (`faultline run --export-json FILE`).
-    #[arg(value_name = "RESULTS.json")]
-    pub results: PathBuf,
-    /// Where to write the HTML report.
-    #[arg(short, long, value_name = "FILE")]
-    pub output: PathBuf,
-    /// Also write each plot as SVG and PNG into this directory.
-    #[arg(long, value_name = "DIR")]
-    pub plots: Option<PathBuf>,
-}
 
 /// Flags of `faultline run`. Each factor takes a comma-separated list; the
 /// run is the Cartesian product of the lists.
@@ -209,449 +155,110 @@ pub struct RunArgs {
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
     #[arg(long, value_name = "FILE")]
     pub journal: Option<PathBuf>,
-    /// Write every sample and summary as JSON (rewritten after every group).
-    #[arg(long, value_name = "FILE")]
-    pub export_json: Option<PathBuf>,
-    /// Write one CSV row per sample (rewritten after every group).
-    #[arg(long, value_name = "FILE")]
-    pub export_csv: Option<PathBuf>,
-    /// Write a Markdown report (rewritten after every group).
-    #[arg(long, value_name = "FILE")]
-    pub export_markdown: Option<PathBuf>,
+    /// The exports.
+    #[command(flatten)]
+    pub exports: super::ExportArgs,
 }
 
-/// Default file size for generated files.
-pub const DEFAULT_SIZE: u64 = 256 << 20;
-
 impl RunArgs {
-    /// Whether no factor was given, so the default comparison runs.
-    fn is_default_comparison(&self) -> bool {
-        self.pattern.is_empty() && self.block.is_empty()
+    /// The factors the flags sweep.
+    pub fn factors(&self) -> Factors {
+        let on = |switches: &[Switch]| switches.iter().map(|s| s.on()).collect();
+        Factors {
+            methods: self.method.clone(),
+            patterns: self.pattern.clone(),
+            blocks: self.block.clone(),
+            user_file: self.file.is_some(),
+            workloads: self.workload.clone(),
+            fills: self.fill.clone(),
+            syncs: self.sync.clone(),
+            sync_calls: self.sync_call.clone(),
+            targets: self.target.clone(),
+            size_withs: self.size_with.clone(),
+            caches: self.cache.clone(),
+            warm_bys: self.warm_by.clone(),
+            populates: self.populate.clone(),
+            advices: self.advice.clone(),
+            shares: self.share.clone(),
+            stdio_buffers: self.stdio_buffer.clone(),
+            iovs: self.iov.clone(),
+            depths: self.depth.clone(),
+            registered: on(&self.uring_registered),
+            latency: on(&self.latency),
+            scale_factors: self.factor.clone(),
+            enlarge: self.enlarge,
+            scale_unit: self.scale_unit,
+            image_given: self.image.is_some(),
+            keep_output: self.keep_output.is_some(),
+            sizes_given: !self.size.is_empty(),
+            threads: self.threads.clone(),
+            thread_modes: self.thread_mode.clone(),
+            procs: self.procs,
+            seed: self.seed,
+            runs: self.runs,
+            warmup: self.warmup,
+            order: self.order,
+            metric: self.metric,
+        }
     }
 
-    /// Measured runs per case.
-    pub fn runs(&self) -> u32 {
-        self.runs
-            .unwrap_or(if self.is_default_comparison() { 5 } else { 10 })
-    }
-
-    /// (pattern, block) pairs: the product of the lists, or the defaults.
-    fn pattern_blocks(&self) -> Vec<(Pattern, u64)> {
-        let default_block = |p: Pattern| if p == Pattern::Seq { 16 << 10 } else { 4 << 10 };
-        match (self.pattern.is_empty(), self.block.is_empty()) {
-            (true, true) => vec![(Pattern::Seq, 16 << 10), (Pattern::Random, 4 << 10)],
-            (false, true) => self
-                .pattern
-                .iter()
-                .map(|&p| (p, default_block(p)))
-                .collect(),
-            (true, false) => self.block.iter().map(|&b| (Pattern::Seq, b)).collect(),
-            (false, false) => self
-                .pattern
-                .iter()
-                .flat_map(|&p| self.block.iter().map(move |&b| (p, b)))
-                .collect(),
+    /// Where and how the session runs.
+    pub fn session_config(&self) -> SessionConfig {
+        let scales = self.workload.contains(&WorkloadKind::Scale);
+        SessionConfig {
+            data_dir: session::data_dir(self.data_dir.clone()),
+            file: self.file.clone(),
+            image: scales.then(|| self.image.unwrap_or(image::DEFAULT_IMAGE)),
+            seed: self.seed,
+            scratch_parent: self.dir.clone(),
+            keep: self.keep,
+            keep_output: self.keep_output.clone(),
+            drop_caches: self.drop_caches,
+            trial_timeout: self.trial_timeout.map(Duration::from_secs_f64),
+            journal: self.journal.clone(),
+            exports: self.exports.exports(),
+            reproduction: None,
         }
     }
 
     /// File sizes to generate (none when --file is given).
-    pub fn sizes(&self) -> Vec<u64> {
+    fn sizes(&self) -> Vec<u64> {
         if self.file.is_some() {
             Vec::new()
         } else if self.size.is_empty() {
             vec![DEFAULT_SIZE]
         } else {
-            dedup(self.size.clone())
+            let mut seen = std::collections::HashSet::new();
+            self.size
+                .iter()
+                .copied()
+                .filter(|s| seen.insert(*s))
+                .collect()
         }
-    }
-
-    /// The workloads: as given, or sum for read methods and fill for write methods.
-    fn workloads(&self) -> Vec<WorkloadKind> {
-        if !self.workload.is_empty() {
-            return self.workload.clone();
-        }
-        let mut out = Vec::new();
-        if self.method.iter().any(|m| !m.writes()) {
-            out.push(WorkloadKind::Sum);
-        }
-        if self.method.iter().any(|m| m.writes()) {
-            out.push(WorkloadKind::Fill);
-        }
-        out
-    }
-
-    /// Refuses method, workload, pattern and file combinations that cannot run.
-    fn check_combinations(&self) -> Result<(), Error> {
-        let names = |ms: Vec<String>| ms.join(", ");
-        let writers: Vec<String> = self
-            .method
-            .iter()
-            .filter(|m| m.writes())
-            .map(|m| m.to_string())
-            .collect();
-        let readers: Vec<String> = self
-            .method
-            .iter()
-            .filter(|m| !m.writes())
-            .map(|m| m.to_string())
-            .collect();
-        if self.file.is_some() && !writers.is_empty() {
-            return Err(Error::Plan(format!(
-                "write methods only write files faultline creates; --file is for read methods \
-                 (drop --file to run {}, and use --dir to choose where it writes)",
-                names(writers)
-            )));
-        }
-        let workloads = self.workloads();
-        let (write_loads, read_loads): (Vec<WorkloadKind>, Vec<WorkloadKind>) =
-            workloads.iter().partition(|w| w.writes());
-        if !writers.is_empty() && write_loads.is_empty() {
-            return Err(Error::Plan(format!(
-                "write methods ({}) need --workload fill ({} only reads; --fill zero,pattern chooses what is written)",
-                names(writers),
-                names(read_loads.iter().map(|w| w.to_string()).collect())
-            )));
-        }
-        if !readers.is_empty() && read_loads.is_empty() {
-            return Err(Error::Plan(format!(
-                "--workload fill is for write methods; read methods ({}) need a read workload such as sum",
-                names(readers)
-            )));
-        }
-        if writers.is_empty() && !write_loads.is_empty() {
-            return Err(Error::Plan(
-                "--workload fill needs a write method (--method write, pwrite, mmap-write, direct-write or uring-write)"
-                    .into(),
-            ));
-        }
-        if readers.is_empty() && !read_loads.is_empty() {
-            return Err(Error::Plan(format!(
-                "--workload {} needs a read method; write methods take --workload fill",
-                names(read_loads.iter().map(|w| w.to_string()).collect())
-            )));
-        }
-        if !writers.is_empty() && self.pattern.contains(&Pattern::RandomReplace) {
-            return Err(Error::Plan(
-                "--pattern random-replace writes some blocks twice and others never, so the written \
-                 file could not be checked; write methods take seq or random (every block once)"
-                    .into(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Expands the flags into a plan over files of the given sizes.
-    pub fn plan(&self, file_sizes: &[u64]) -> Result<Plan, Error> {
-        self.check_combinations()?;
-        let workloads = self.workloads();
-        let mut cases = Vec::new();
-        self.check_scale(file_sizes)?;
-        for &file_size in file_sizes {
-            let pairs = if self.scales() {
-                // The image is one block, read in one go.
-                vec![(Pattern::Seq, file_size)]
-            } else {
-                self.pattern_blocks()
-            };
-            for (pattern, block_size) in pairs {
-                if block_size == 0 {
-                    return Err(Error::Plan("--block must be at least 1 byte".into()));
-                }
-                if block_size > MAX_BLOCK {
-                    return Err(Error::Plan(format!(
-                        "--block {} is larger than the 64 MiB maximum",
-                        faultline::size::format_size(block_size)
-                    )));
-                }
-                if block_size > file_size {
-                    return Err(Error::Plan(format!(
-                        "--block {} is larger than the file ({} bytes)",
-                        faultline::size::format_size(block_size),
-                        file_size
-                    )));
-                }
-                for &workload in &workloads {
-                    let writes = workload.writes();
-                    let fills: Vec<Option<FillContent>> = if writes {
-                        self.fill.iter().copied().map(Some).collect()
-                    } else {
-                        vec![None]
-                    };
-                    let targets: Vec<Option<Target>> = if writes {
-                        self.target.iter().copied().map(Some).collect()
-                    } else {
-                        vec![None]
-                    };
-                    for &fill in &fills {
-                        for &target in &targets {
-                            for &cache in &self.cache {
-                                for &warm_by in &self.warm_by {
-                                    // A fresh file has nothing to cache.
-                                    let (cache, warm_by) = if target == Some(Target::Fresh) {
-                                        (CacheState::AsIs, WarmBy::default())
-                                    } else {
-                                        (cache, warm_by)
-                                    };
-                                    for &method in &self.method {
-                                        if method.writes() != writes {
-                                            continue;
-                                        }
-                                        for mmap in self.mmap_variants(method) {
-                                            for write in self.write_variants(method, target) {
-                                                cases.push(Case {
-                                                    method,
-                                                    pattern,
-                                                    block_size,
-                                                    file_size,
-                                                    workload,
-                                                    cache,
-                                                    warm_by,
-                                                    populate: mmap.map(|m| m.0),
-                                                    advice: mmap.map(|m| m.1),
-                                                    share: mmap.map(|m| m.2),
-                                                    sync: write.map(|w| w.0),
-                                                    sync_call: write.and_then(|w| w.1),
-                                                    target,
-                                                    size_with: write.and_then(|w| w.2),
-                                                    fill,
-                                                    seed: self.seed,
-                                                    io: Default::default(),
-                                                    latency: false,
-                                                    scale: None,
-                                                    scale_unit: None,
-                                                    threads: None,
-                                                    procs: None,
-                                                    duration_s: None,
-                                                    memory_budget: None,
-                                                });
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        let factors = faultline::plan::factors::IoFactors {
-            stdio_buffers: self.stdio_buffer.clone(),
-            iovs: self.iov.clone(),
-            depths: self.depth.clone(),
-            registered: self.uring_registered.iter().map(|s| s.on()).collect(),
-            latency: self.latency.iter().map(|s| s.on()).collect(),
-        };
-        let cases = faultline::plan::factors::expand(cases, &factors)?;
-        if let Some(c) = cases.iter().find(|c| {
-            c.fill == Some(FillContent::Calloc)
-                && !matches!(c.method, MethodKind::Write | MethodKind::Pwrite)
-        }) {
-            return Err(Error::Plan(format!(
-                "--fill calloc is for --method write and pwrite (their buffer is calloc'd and never stored into); {} stores every byte it writes",
-                c.method
-            )));
-        }
-        let mut cases = self.expand_scale_and_threads(cases)?;
-        let mut seen = std::collections::HashSet::new();
-        cases.retain(|c| seen.insert(c.clone()));
-        Ok(Plan {
-            cases,
-            runs: self.runs(),
-            warmup: self.warmup,
-            order: self.order,
-            metric: self.metric,
-            seed: self.seed,
-        })
-    }
-
-    fn mmap_variants(&self, method: MethodKind) -> Vec<Option<(Populate, Advice, Share)>> {
-        if !method.maps_file() {
-            return vec![None];
-        }
-        let mut out = Vec::new();
-        for &p in &self.populate {
-            for &a in &self.advice {
-                for &s in &self.share {
-                    out.push(Some((p, a, s)));
-                }
-            }
-        }
-        out
     }
 }
 
-impl RunArgs {
-    /// Whether the run scales images (`--workload scale`).
-    pub fn scales(&self) -> bool {
-        self.workload.contains(&WorkloadKind::Scale)
-    }
-
-    /// The size of the generated image.
-    pub fn image_size(&self) -> (u32, u32) {
-        self.image.unwrap_or(faultline::files::image::DEFAULT_IMAGE)
-    }
-
-    /// The scale factors: as given (all enlarging with --enlarge), or 2.
-    fn factors(&self) -> Vec<ScaleFactor> {
-        if self.factor.is_empty() {
-            let k = 2;
-            return vec![if self.enlarge {
-                ScaleFactor::Enlarge(k)
-            } else {
-                ScaleFactor::Reduce(k)
-            }];
+/// Runs `faultline run`: a fresh plan from the flags, or the rest of one from
+/// its journal.
+pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    let config = args.session_config();
+    let session = match &args.resume {
+        Some(journal) => Session::resume(journal, &config)?,
+        None => {
+            let sizes = session::planned_file_sizes(&config, &args.sizes())?;
+            let plan = args.factors().plan(&sizes)?;
+            Session::fresh(plan, &config)?
         }
-        self.factor
-            .iter()
-            .map(|&f| match f {
-                ScaleFactor::Reduce(k) if self.enlarge => ScaleFactor::Enlarge(k),
-                f => f,
-            })
-            .collect()
-    }
-
-    /// Refuses the flags that do not go with `scale`, and the scale flags without it.
-    fn check_scale(&self, file_sizes: &[u64]) -> Result<(), Error> {
-        if !self.scales() {
-            let stray = [
-                ("--factor", !self.factor.is_empty()),
-                ("--enlarge", self.enlarge),
-                ("--image", self.image.is_some()),
-                ("--keep-output", self.keep_output.is_some()),
-                ("--scale-unit", self.scale_unit != ScaleUnit::Pixel),
-            ];
-            if let Some((flag, _)) = stray.iter().find(|(_, given)| *given) {
-                return Err(Error::Plan(format!("{flag} is for --workload scale")));
-            }
-            return Ok(());
-        }
-        if self.workload.len() > 1 {
-            return Err(Error::Plan(
-                "--workload scale runs alone: its file is an image read as one block".into(),
-            ));
-        }
-        if !self.size.is_empty() {
-            return Err(Error::Plan(
-                "--workload scale reads a PPM image: give --image WxH (generated) or --file, not --size"
-                    .into(),
-            ));
-        }
-        for &file_size in file_sizes {
-            if let Some(&b) = self.block.iter().find(|&&b| b != file_size) {
-                return Err(Error::Plan(format!(
-                    "--workload scale reads the whole image as one block ({file_size} bytes); \
-                     --block {} cannot be used with it (leave --block out)",
-                    faultline::size::format_size(b)
-                )));
-            }
-        }
-        if self.pattern.iter().any(|&p| p != Pattern::Seq) {
-            return Err(Error::Plan(
-                "--workload scale reads the whole image as one block, so it has no block order; leave --pattern out".into(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Multiplies the cases by the scale factors (scale cases) and by the
-    /// threads and thread modes; refuses a case that cannot run on threads.
-    fn expand_scale_and_threads(&self, cases: Vec<Case>) -> Result<Vec<Case>, Error> {
-        let mut out = Vec::new();
-        let factors = self.factors();
-        let threads: Vec<Option<Threads>> = if self.threads.is_empty() {
-            vec![None]
-        } else {
-            let mut v = Vec::new();
-            for &count in &self.threads {
-                if count <= 1 {
-                    v.push(None);
-                    continue;
-                }
-                for &mode in &self.thread_mode {
-                    v.push(Some(Threads { count, mode }));
-                }
-            }
-            v
-        };
-        for case in cases {
-            let scales: Vec<Option<ScaleFactor>> = if case.workload == WorkloadKind::Scale {
-                factors.iter().copied().map(Some).collect()
-            } else {
-                vec![None]
-            };
-            for &scale in &scales {
-                for &threads in &threads {
-                    let case = Case {
-                        scale,
-                        scale_unit: (scale.is_some() && self.scale_unit != ScaleUnit::Pixel)
-                            .then_some(self.scale_unit),
-                        threads,
-                        procs: self.procs.filter(|&n| n > 1),
-                        ..case.clone()
-                    };
-                    if case.procs.is_some() && case.method.writes() {
-                        return Err(Error::Plan(format!(
-                            "--procs is for read methods; {} writes (one writer per file)",
-                            case.method
-                        )));
-                    }
-                    if let Some(why) = faultline::plan::threads::refusal(&case) {
-                        return Err(Error::Plan(why));
-                    }
-                    out.push(case);
-                }
-            }
-        }
-        Ok(out)
-    }
-}
-
-/// One combination of the write options: sync policy, sync call (write and
-/// pwrite with a sync), and sizing (mmap-write on a fresh file).
-type WriteVariant = (SyncPolicy, Option<SyncCall>, Option<SizeWith>);
-
-impl RunArgs {
-    fn write_variants(
-        &self,
-        method: MethodKind,
-        target: Option<Target>,
-    ) -> Vec<Option<WriteVariant>> {
-        if !method.writes() {
-            return vec![None];
-        }
-        let mut out = Vec::new();
-        for &sync in &self.sync {
-            let calls: Vec<Option<SyncCall>> =
-                if method.sync_call_applies() && sync != SyncPolicy::None {
-                    self.sync_call.iter().copied().map(Some).collect()
-                } else {
-                    vec![None]
-                };
-            let sizes: Vec<Option<SizeWith>> =
-                if method == MethodKind::MmapWrite && target == Some(Target::Fresh) {
-                    self.size_with.iter().copied().map(Some).collect()
-                } else {
-                    vec![None]
-                };
-            for &call in &calls {
-                for &size in &sizes {
-                    out.push(Some((sync, call, size)));
-                }
-            }
-        }
-        out
-    }
-}
-
-fn dedup(mut v: Vec<u64>) -> Vec<u64> {
-    let mut seen = std::collections::HashSet::new();
-    v.retain(|x| seen.insert(*x));
-    v
+    };
+    let finished = session.run()?;
+    Ok(super::print_finished(&finished))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::{Cli, Command};
     use super::*;
+    use clap::Parser;
     use proptest::prelude::*;
 
     fn run_args(extra: &[String]) -> Result<RunArgs, clap::Error> {
@@ -664,32 +271,23 @@ mod tests {
     }
 
     #[test]
-    fn default_comparison_is_seq_16k_and_random_4k_warm_and_cold_5_runs() {
-        let plan = run_args(&[]).unwrap().plan(&[DEFAULT_SIZE]).unwrap();
-        assert_eq!(plan.runs, 5);
-        assert_eq!(plan.cases.len(), 2 * 2 * 2);
-        assert!(plan
-            .cases
-            .iter()
-            .all(|c| (c.pattern == Pattern::Seq) == (c.block_size == 16 << 10)));
-        assert_eq!(plan.groups().len(), 4);
-    }
-
-    #[test]
-    fn factor_lists_multiply_and_mmap_options_only_multiply_mapping_methods() {
-        let args: Vec<String> = "--method read,mmap --pattern seq,random --block 4k,64k --populate none,map --advice normal,random --cache warm"
+    fn the_flags_become_the_library_factors() {
+        let args: Vec<String> = "--method read,mmap --pattern seq,random --block 4k,64k --populate none,map --advice normal,random --cache warm --latency"
             .split(' ')
             .map(String::from)
             .collect();
-        let plan = run_args(&args).unwrap().plan(&[1 << 20]).unwrap();
-        // 2 patterns x 2 blocks x (read + 2x2 mmap variants)
-        assert_eq!(plan.cases.len(), 2 * 2 * 5);
-        assert_eq!(plan.runs, 10);
-        assert!(plan
-            .cases
-            .iter()
-            .filter(|c| c.method == MethodKind::Read)
-            .all(|c| c.populate.is_none()));
+        let factors = run_args(&args).unwrap().factors();
+        assert_eq!(factors.methods, [MethodKind::Read, MethodKind::Mmap]);
+        assert_eq!(factors.blocks, [4096, 65536]);
+        assert_eq!(factors.populates, [Populate::None, Populate::Map]);
+        assert_eq!(factors.caches, [CacheState::Warm]);
+        assert_eq!(factors.latency, [true]);
+        let defaults = run_args(&[]).unwrap().factors();
+        assert_eq!(
+            defaults,
+            Factors::default(),
+            "no flags: the default comparison"
+        );
     }
 
     proptest! {
@@ -707,122 +305,8 @@ mod tests {
             0..8,
         ), size in 0u64..(1 << 30)) {
             if let Ok(args) = run_args(&tokens) {
-                let _ = args.plan(&[size.max(1)]);
+                let _ = args.factors().plan(&[size.max(1)]);
             }
         }
-    }
-
-    fn args(flags: &[&str]) -> RunArgs {
-        let mut argv = vec!["faultline", "run"];
-        argv.extend_from_slice(flags);
-        match Cli::try_parse_from(argv).expect("valid flags").command {
-            Command::Run(args) => *args,
-            _ => unreachable!(),
-        }
-    }
-
-    #[test]
-    fn read_and_write_methods_get_their_own_workloads_and_options() {
-        let plan = args(&[
-            "--method",
-            "read,write,mmap-write",
-            "--pattern",
-            "seq",
-            "--block",
-            "4k",
-            "--cache",
-            "warm,cold",
-            "--sync",
-            "none,end",
-            "--size-with",
-            "truncate,fallocate",
-        ])
-        .plan(&[1 << 20])
-        .unwrap();
-        let labels: Vec<String> = plan
-            .cases
-            .iter()
-            .map(|c| format!("{} {}", c.method_label(), c.group_label()))
-            .collect();
-        assert_eq!(
-            labels,
-            vec![
-                "read seq 4 KiB sum, warm",
-                "read seq 4 KiB sum, cold",
-                "write seq 4 KiB fill pattern, fresh file",
-                "write(sync=end) seq 4 KiB fill pattern, fresh file",
-                "mmap-write seq 4 KiB fill pattern, fresh file",
-                "mmap-write(size-with=fallocate) seq 4 KiB fill pattern, fresh file",
-                "mmap-write(sync=end) seq 4 KiB fill pattern, fresh file",
-                "mmap-write(sync=end,size-with=fallocate) seq 4 KiB fill pattern, fresh file",
-            ],
-            "a fresh file has no cache state: warm and cold collapse into as-is"
-        );
-        let read = &plan.cases[0];
-        assert_eq!((read.sync, read.target, read.fill), (None, None, None));
-        let write = &plan.cases[3];
-        assert_eq!(write.sync_call, Some(SyncCall::Fsync));
-        assert_eq!(write.size_with, None);
-        assert_eq!(plan.cases[6].sync_call, None, "mmap-write always msyncs");
-        assert_eq!(plan.groups().len(), 3);
-    }
-
-    #[test]
-    fn overwrite_targets_keep_the_cache_states_and_need_no_sizing() {
-        let plan = args(&[
-            "--method",
-            "pwrite,mmap-write",
-            "--block",
-            "4k",
-            "--target",
-            "overwrite",
-            "--cache",
-            "warm,cold",
-            "--size-with",
-            "truncate,fallocate",
-            "--fill",
-            "zero,pattern",
-        ])
-        .plan(&[1 << 20])
-        .unwrap();
-        // 2 fills x 2 cache states x 2 methods, with no sizing variants.
-        assert_eq!(plan.cases.len(), 8);
-        assert!(plan.cases.iter().all(|c| c.size_with.is_none()));
-        assert_eq!(
-            plan.cases[0].group_label(),
-            "seq 4 KiB fill zero, overwrite, warm"
-        );
-    }
-
-    #[test]
-    fn incompatible_combinations_are_refused() {
-        let refused = |flags: &[&str], needle: &str| {
-            let err = args(flags).plan(&[1 << 20]).unwrap_err().to_string();
-            assert!(err.contains(needle), "{flags:?}: {err}");
-        };
-        refused(
-            &["--method", "write", "--workload", "sum"],
-            "need --workload fill",
-        );
-        refused(
-            &["--method", "read,write", "--workload", "fill"],
-            "read methods (read) need a read workload",
-        );
-        refused(
-            &["--method", "read", "--workload", "sum,fill"],
-            "--workload fill needs a write method",
-        );
-        refused(
-            &["--method", "write", "--workload", "fill,md5"],
-            "--workload md5 needs a read method",
-        );
-        refused(
-            &["--method", "pwrite", "--pattern", "random-replace"],
-            "seq or random",
-        );
-        refused(
-            &["--method", "mmap-write", "--file", "/etc/hostname"],
-            "--file is for read methods",
-        );
     }
 }

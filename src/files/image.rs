@@ -143,6 +143,38 @@ pub fn write_ppm_atomically(path: &Path, width: u32, height: u32, pixels: &[u8])
     Ok(())
 }
 
+/// The generated image whose file is `size` bytes: of the width × height
+/// pairs with that length, the one nearest to 5:4 (the 2002 study's
+/// 1280 × 1024).
+pub fn image_dims(size: u64) -> Option<(u32, u32)> {
+    let mut best: Option<(u32, u32)> = None;
+    let off = |(w, h): (u32, u32)| (f64::from(w) / f64::from(h) / 1.25).ln().abs();
+    for h in 1..=65_535u32 {
+        if 3 * u64::from(h) > size {
+            break;
+        }
+        for digits in 1..=10u32 {
+            let header = image_len(1, h) - 3 * u64::from(h) - 1 + u64::from(digits);
+            let Some(pixels) = size.checked_sub(header) else {
+                continue;
+            };
+            if pixels == 0 || pixels % (3 * u64::from(h)) != 0 {
+                continue;
+            }
+            let Ok(w) = u32::try_from(pixels / (3 * u64::from(h))) else {
+                continue;
+            };
+            if w.to_string().len() as u32 == digits
+                && image_len(w, h) == size
+                && best.is_none_or(|b| off((w, h)) < off(b))
+            {
+                best = Some((w, h));
+            }
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,25 +13,10 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileExt, MetadataExt};
 
 use super::aligned::{AlignedBuf, Alignment};
-use super::{LoopCounts, Method, MethodKind};
+use super::{LoopCounts, Method, Spec};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
-
-impl MethodKind {
-    /// Whether the method reads with O_DIRECT, so that the block size must
-    /// be a multiple of the device's logical block size.
-    pub fn direct_io(self) -> bool {
-        matches!(self, MethodKind::Direct | MethodKind::UringDirect)
-    }
-
-    /// Whether the method writes with O_DIRECT, so that the block size and
-    /// the file size must be multiples of the scratch directory's device's
-    /// logical block size, and its file system must accept O_DIRECT.
-    pub fn direct_write(self) -> bool {
-        matches!(self, MethodKind::DirectWrite | MethodKind::UringDirectWrite)
-    }
-}
 
 /// Turns O_DIRECT on for `file` and returns the alignment its reads need.
 /// Fails with a message that says what to do when the file system refuses
@@ -147,6 +132,16 @@ pub fn misaligned_write(block_size: u64, file_size: u64, alignment: &Alignment) 
         alignment.bytes
     ))
 }
+
+/// `direct`: O_DIRECT pread().
+pub(super) const DIRECT: Spec = Spec {
+    writes: false,
+    maps_file: false,
+    direct: true,
+    uses_uring: false,
+    options: &[],
+    build: |file, layout, _, _| Box::new(DirectMethod::new(file, layout)),
+};
 
 /// O_DIRECT pread() into one aligned block-sized buffer.
 pub struct DirectMethod {

@@ -18,10 +18,29 @@ use std::fs::File;
 use super::aligned::AlignedBuf;
 use super::direct::{buffer_alignment, enable_direct_write};
 use super::write::{pwrite_all, sync_at_end, sync_in_loop};
-use super::{LoopCounts, Method, SyncCall, SyncPolicy, SyncTimer};
+use super::{LoopCounts, Method, MethodOption, Spec, SyncCall, SyncPolicy, SyncTimer};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
+
+/// `direct-write`: O_DIRECT pwrite().
+pub(super) const DIRECT_WRITE: Spec = Spec {
+    writes: true,
+    maps_file: false,
+    direct: true,
+    uses_uring: false,
+    options: &[MethodOption::SyncCall],
+    build: |file, layout, config, timer| {
+        let w = config.write;
+        Box::new(DirectWriteMethod::new(
+            file,
+            layout,
+            w.sync,
+            w.sync_call,
+            timer,
+        ))
+    },
+};
 
 /// O_DIRECT pwrite() from one aligned block-sized buffer.
 pub struct DirectWriteMethod {

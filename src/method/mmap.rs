@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::{prefaulted_buffer, LoopCounts, Method};
+use super::{prefaulted_buffer, LoopCounts, Method, MethodOption, Spec};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
@@ -107,6 +107,26 @@ pub struct MmapOptions {
     /// Sharing.
     pub share: Share,
 }
+
+/// `mmap`: the workload reads the mapping in place.
+pub(super) const MMAP: Spec = Spec {
+    writes: false,
+    maps_file: true,
+    direct: false,
+    uses_uring: false,
+    options: &[
+        MethodOption::Populate,
+        MethodOption::Advice,
+        MethodOption::Share,
+    ],
+    build: |file, layout, config, _| Box::new(MmapMethod::new(file, layout, config.mmap, false)),
+};
+
+/// `mmap-copy`: each block is copied out of the mapping first.
+pub(super) const MMAP_COPY: Spec = Spec {
+    build: |file, layout, config, _| Box::new(MmapMethod::new(file, layout, config.mmap, true)),
+    ..MMAP
+};
 
 /// A read-only mapping of the whole file.
 pub struct MmapMethod {
@@ -278,7 +298,7 @@ mod tests {
     }
 
     fn sum_of(method: &mut MmapMethod, blocks: u64) -> u64 {
-        let mut workload = WorkloadKind::Sum.build(4096, None);
+        let mut workload = WorkloadKind::Sum.build(&Default::default());
         method
             .run(&BlockOrder::Sequential { count: blocks }, workload.as_mut())
             .unwrap();

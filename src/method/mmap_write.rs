@@ -19,7 +19,7 @@ use std::os::unix::io::AsRawFd;
 
 use serde::{Deserialize, Serialize};
 
-use super::{write_error, LoopCounts, Method, SyncPolicy, SyncTimer};
+use super::{write_error, LoopCounts, Method, MethodOption, Spec, SyncPolicy, SyncTimer};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
@@ -54,6 +54,25 @@ pub enum SizeWith {
 }
 
 display_as_value_name!(SizeWith);
+
+/// `mmap-write`: stores into a shared mapping, synced with msync.
+pub(super) const MMAP_WRITE: Spec = Spec {
+    writes: true,
+    maps_file: true,
+    direct: false,
+    uses_uring: false,
+    options: &[MethodOption::SizeWith],
+    build: |file, layout, config, timer| {
+        let w = config.write;
+        Box::new(MmapWriteMethod::new(
+            file,
+            layout,
+            w.size_with,
+            w.sync,
+            timer,
+        ))
+    },
+};
 
 /// A writable shared mapping of the whole file.
 pub struct MmapWriteMethod {

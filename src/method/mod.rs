@@ -5,7 +5,11 @@
 //! [`Method::teardown`] and times each call itself. The one exception is the
 //! syncs a write method makes inside its main loop (`--sync each`): it runs
 //! them through a [`SyncTimer`] the trial gives it, so that their time can be
-//! reported apart. Adding a method is one file plus a line in [`MethodKind`].
+//! reported apart.
+//!
+//! Adding a method is one file plus one line in the registry below: the file
+//! holds the method and its [`Spec`] (capabilities, the options that apply,
+//! how to build it); the line names the variant and points at the spec.
 use std::fs::File;
 
 use serde::{Deserialize, Serialize};
@@ -94,99 +98,143 @@ pub trait Method {
     fn teardown(&mut self) -> Result<()>;
 }
 
-/// The registry of methods, by command-line name.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum MethodKind {
-    /// read() into a block-sized buffer with a moving cursor (lseek+read for non-sequential orders).
-    Read,
-    /// pread() into a block-sized buffer.
-    Pread,
-    /// The whole file mapped once; the workload reads the mapping in place.
-    Mmap,
-    /// The whole file mapped once; each block is copied into a buffer first.
-    MmapCopy,
-    /// write() from a block-sized buffer with a moving cursor (lseek+write for non-sequential orders).
-    Write,
-    /// pwrite() from a block-sized buffer.
-    Pwrite,
-    /// The whole file mapped MAP_SHARED and stored into (a fresh file is sized first).
-    MmapWrite,
-    /// pread() with O_DIRECT into a buffer aligned to the device's logical block size.
-    Direct,
-    /// A buffered reader (std's BufReader of --stdio-buffer bytes) read in --block pieces, like C stdio.
-    Stdio,
-    /// preadv() of up to --iov consecutive blocks per call, each block into its own buffer.
-    Preadv,
-    /// io_uring reads with --depth reads in flight, delivered in order.
-    Uring,
-    /// io_uring reads with O_DIRECT into aligned buffers.
-    UringDirect,
-    /// pwrite() with O_DIRECT from a buffer aligned to the device's logical block size.
-    DirectWrite,
-    /// io_uring writes with --depth writes in flight (--sync each links an fsync to each write).
-    UringWrite,
-    /// io_uring writes with O_DIRECT from aligned buffers.
-    UringDirectWrite,
+/// An option that applies to some methods only: each option list multiplies
+/// the cases of the methods that declare it in their [`Spec`], and no others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MethodOption {
+    /// `--populate`: pre-faulting of a mapping.
+    Populate,
+    /// `--advice`: madvise() on a mapping.
+    Advice,
+    /// `--share`: MAP_SHARED or MAP_PRIVATE.
+    Share,
+    /// `--sync-call`: fsync or fdatasync (with a sync policy other than none).
+    SyncCall,
+    /// `--size-with`: how a fresh file is sized before it is mapped.
+    SizeWith,
+    /// `--fill calloc`: the write buffer is calloc'd and never stored into.
+    CallocBuffer,
+    /// `--stdio-buffer`: the buffered reader's capacity.
+    StdioBuffer,
+    /// `--iov`: blocks per vectored call.
+    Iov,
+    /// `--depth`: requests in flight.
+    Depth,
+    /// `--uring-registered`: registered (fixed) buffers.
+    Registered,
+}
+
+/// The options a trial builds its method with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MethodConfig<'a> {
+    /// Options of the mapping methods.
+    pub mmap: MmapOptions,
+    /// Options of the write methods.
+    pub write: WriteOptions,
+    /// Options of the stdio, preadv and io_uring methods.
+    pub io: &'a IoOptions,
+}
+
+/// Builds a method for one trial over an open file (opened for writing when
+/// the method writes); the timer times the syncs a write method makes inside
+/// its main loop.
+pub type Build = fn(File, Layout, &MethodConfig, Box<dyn SyncTimer>) -> Box<dyn Method>;
+
+/// What faultline knows about a method, declared once in the method's own
+/// file: whether it writes, maps the file, uses O_DIRECT or io_uring, which
+/// options apply to it, and how to build it.
+pub struct Spec {
+    /// It writes: it works on a file faultline creates in its scratch
+    /// directory, and takes the `fill` workload and the write options.
+    pub writes: bool,
+    /// It maps the file (so the mapping options may apply).
+    pub maps_file: bool,
+    /// It opens the file with O_DIRECT: block sizes (and, for writes, file
+    /// sizes) must be multiples of the device's logical block size.
+    pub direct: bool,
+    /// It reads or writes through io_uring (checked before the run: the
+    /// kernel may refuse to set up a ring).
+    pub uses_uring: bool,
+    /// The options that multiply its cases.
+    pub options: &'static [MethodOption],
+    /// How a trial builds it.
+    pub build: Build,
+}
+
+registry! {
+    /// The registry of methods, by command-line name: one line per method.
+    pub enum MethodKind => Spec, default Read {
+        /// read() into a block-sized buffer with a moving cursor (lseek+read for non-sequential orders).
+        Read => read::READ,
+        /// pread() into a block-sized buffer.
+        Pread => read::PREAD,
+        /// The whole file mapped once; the workload reads the mapping in place.
+        Mmap => mmap::MMAP,
+        /// The whole file mapped once; each block is copied into a buffer first.
+        MmapCopy => mmap::MMAP_COPY,
+        /// write() from a block-sized buffer with a moving cursor (lseek+write for non-sequential orders).
+        Write => write::WRITE,
+        /// pwrite() from a block-sized buffer.
+        Pwrite => write::PWRITE,
+        /// The whole file mapped MAP_SHARED and stored into (a fresh file is sized first).
+        MmapWrite => mmap_write::MMAP_WRITE,
+        /// pread() with O_DIRECT into a buffer aligned to the device's logical block size.
+        Direct => direct::DIRECT,
+        /// A buffered reader (std's BufReader of --stdio-buffer bytes) read in --block pieces, like C stdio.
+        Stdio => stdio::STDIO,
+        /// preadv() of up to --iov consecutive blocks per call, each block into its own buffer.
+        Preadv => preadv::PREADV,
+        /// io_uring reads with --depth reads in flight, delivered in order.
+        Uring => uring::URING,
+        /// io_uring reads with O_DIRECT into aligned buffers.
+        UringDirect => uring::URING_DIRECT,
+        /// pwrite() with O_DIRECT from a buffer aligned to the device's logical block size.
+        DirectWrite => direct_write::DIRECT_WRITE,
+        /// io_uring writes with --depth writes in flight (--sync each links an fsync to each write).
+        UringWrite => uring_write::URING_WRITE,
+        /// io_uring writes with O_DIRECT from aligned buffers.
+        UringDirectWrite => uring_write::URING_DIRECT_WRITE,
+    }
 }
 
 impl MethodKind {
-    /// The name used on the command line and in exports.
-    pub fn name(self) -> &'static str {
-        match self {
-            MethodKind::Read => "read",
-            MethodKind::Pread => "pread",
-            MethodKind::Mmap => "mmap",
-            MethodKind::MmapCopy => "mmap-copy",
-            MethodKind::Write => "write",
-            MethodKind::Pwrite => "pwrite",
-            MethodKind::MmapWrite => "mmap-write",
-            MethodKind::Direct => "direct",
-            MethodKind::Stdio => "stdio",
-            MethodKind::Preadv => "preadv",
-            MethodKind::Uring => "uring",
-            MethodKind::UringDirect => "uring-direct",
-            MethodKind::DirectWrite => "direct-write",
-            MethodKind::UringWrite => "uring-write",
-            MethodKind::UringDirectWrite => "uring-direct-write",
-        }
+    /// Whether the method writes (see [`Spec::writes`]).
+    pub fn writes(self) -> bool {
+        self.spec().writes
     }
 
     /// Whether the method maps the file for reading (so the mmap options
     /// `--populate`, `--advice` and `--share` apply).
     pub fn maps_file(self) -> bool {
-        matches!(self, MethodKind::Mmap | MethodKind::MmapCopy)
+        self.spec().maps_file && !self.spec().writes
     }
 
-    /// Whether the method writes: it then works on a file faultline creates in
-    /// its scratch directory, and takes the `fill` workload and the write options.
-    pub fn writes(self) -> bool {
-        matches!(
-            self,
-            MethodKind::Write
-                | MethodKind::Pwrite
-                | MethodKind::MmapWrite
-                | MethodKind::DirectWrite
-                | MethodKind::UringWrite
-                | MethodKind::UringDirectWrite
-        )
+    /// Whether `option` applies to the method.
+    pub fn takes(self, option: MethodOption) -> bool {
+        self.spec().options.contains(&option)
     }
 
-    /// Whether the method syncs with fsync/fdatasync (so `--sync-call` applies).
-    pub fn sync_call_applies(self) -> bool {
-        self.writes() && self != MethodKind::MmapWrite
+    /// Whether the method reads with O_DIRECT, so that the block size must
+    /// be a multiple of the device's logical block size.
+    pub fn direct_io(self) -> bool {
+        self.spec().direct && !self.spec().writes
+    }
+
+    /// Whether the method writes with O_DIRECT, so that the block size and
+    /// the file size must be multiples of the scratch directory's device's
+    /// logical block size, and its file system must accept O_DIRECT.
+    pub fn direct_write(self) -> bool {
+        self.spec().direct && self.spec().writes
+    }
+
+    /// Whether the method reads or writes through io_uring.
+    pub fn uses_uring(self) -> bool {
+        self.spec().uses_uring
+    }
+
+    /// Whether the method stores into a shared mapping of the file it writes.
+    pub fn stores_through_mapping(self) -> bool {
+        self.spec().maps_file && self.spec().writes
     }
 
     /// Builds the method for one trial over an open file (opened for writing
@@ -196,83 +244,10 @@ impl MethodKind {
         self,
         file: File,
         layout: Layout,
-        mmap: MmapOptions,
-        write: WriteOptions,
-        io: &IoOptions,
+        config: &MethodConfig,
         timer: Box<dyn SyncTimer>,
     ) -> Box<dyn Method> {
-        use write::{Call, WriteMethod};
-        match self {
-            MethodKind::Read => Box::new(read::ReadMethod::new(file, layout, read::Call::Read)),
-            MethodKind::Pread => Box::new(read::ReadMethod::new(file, layout, read::Call::Pread)),
-            MethodKind::Mmap => Box::new(mmap::MmapMethod::new(file, layout, mmap, false)),
-            MethodKind::MmapCopy => Box::new(mmap::MmapMethod::new(file, layout, mmap, true)),
-            MethodKind::Write => Box::new(
-                WriteMethod::new(
-                    file,
-                    layout,
-                    Call::Write,
-                    write.sync,
-                    write.sync_call,
-                    timer,
-                )
-                .zeroed_buffer(write.zeroed_buffer),
-            ),
-            MethodKind::Pwrite => Box::new(
-                WriteMethod::new(
-                    file,
-                    layout,
-                    Call::Pwrite,
-                    write.sync,
-                    write.sync_call,
-                    timer,
-                )
-                .zeroed_buffer(write.zeroed_buffer),
-            ),
-            MethodKind::MmapWrite => Box::new(mmap_write::MmapWriteMethod::new(
-                file,
-                layout,
-                write.size_with,
-                write.sync,
-                timer,
-            )),
-            MethodKind::Direct => Box::new(direct::DirectMethod::new(file, layout)),
-            MethodKind::Stdio => Box::new(stdio::StdioMethod::new(
-                file,
-                layout,
-                io.stdio_buffer.unwrap_or(DEFAULT_STDIO_BUFFER),
-            )),
-            MethodKind::Preadv => Box::new(preadv::PreadvMethod::new(
-                file,
-                layout,
-                io.iov.unwrap_or(DEFAULT_IOV),
-            )),
-            MethodKind::Uring | MethodKind::UringDirect => Box::new(uring::UringMethod::new(
-                file,
-                layout,
-                io.depth.unwrap_or(DEFAULT_DEPTH),
-                io.registered.unwrap_or(false),
-                self == MethodKind::UringDirect,
-            )),
-            MethodKind::DirectWrite => Box::new(direct_write::DirectWriteMethod::new(
-                file,
-                layout,
-                write.sync,
-                write.sync_call,
-                timer,
-            )),
-            MethodKind::UringWrite | MethodKind::UringDirectWrite => {
-                Box::new(uring_write::UringWriteMethod::new(
-                    file,
-                    layout,
-                    io.depth.unwrap_or(DEFAULT_DEPTH),
-                    io.registered.unwrap_or(false),
-                    self == MethodKind::UringDirectWrite,
-                    write.sync,
-                    write.sync_call,
-                ))
-            }
-        }
+        (self.spec().build)(file, layout, config, timer)
     }
 }
 
@@ -291,5 +266,3 @@ pub(crate) fn write_error(what: impl std::fmt::Display, e: std::io::Error) -> Er
 pub(crate) fn prefaulted_buffer(len: usize) -> Vec<u8> {
     vec![0xa5u8; len]
 }
-
-display_as_value_name!(MethodKind);

@@ -15,7 +15,7 @@
 use std::fs::File;
 use std::os::fd::AsRawFd;
 
-use super::{prefaulted_buffer, LoopCounts, Method};
+use super::{prefaulted_buffer, LoopCounts, Method, MethodOption, Spec};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
@@ -25,6 +25,22 @@ pub const DEFAULT_IOV: u32 = 4;
 
 /// Most blocks per call (Linux's IOV_MAX).
 pub const MAX_IOV: u32 = 1024;
+
+/// `preadv`: up to `--iov` blocks per call.
+pub(super) const PREADV: Spec = Spec {
+    writes: false,
+    maps_file: false,
+    direct: false,
+    uses_uring: false,
+    options: &[MethodOption::Iov],
+    build: |file, layout, config, _| {
+        Box::new(PreadvMethod::new(
+            file,
+            layout,
+            config.io.iov.unwrap_or(DEFAULT_IOV),
+        ))
+    },
+};
 
 /// preadv() of up to `iov` consecutive blocks, each into its own buffer.
 pub struct PreadvMethod {

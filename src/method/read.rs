@@ -4,7 +4,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 
-use super::{prefaulted_buffer, LoopCounts, Method};
+use super::{prefaulted_buffer, LoopCounts, Method, Spec};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
@@ -17,6 +17,22 @@ pub enum Call {
     /// pread() at the block's offset.
     Pread,
 }
+
+/// `read`: read() at the file cursor.
+pub(super) const READ: Spec = Spec {
+    writes: false,
+    maps_file: false,
+    direct: false,
+    uses_uring: false,
+    options: &[],
+    build: |file, layout, _, _| Box::new(ReadMethod::new(file, layout, Call::Read)),
+};
+
+/// `pread`: pread() at each block's offset.
+pub(super) const PREAD: Spec = Spec {
+    build: |file, layout, _, _| Box::new(ReadMethod::new(file, layout, Call::Pread)),
+    ..READ
+};
 
 /// read()/pread() into one block-sized buffer.
 pub struct ReadMethod {

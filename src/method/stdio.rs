@@ -14,7 +14,7 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 
-use super::{prefaulted_buffer, LoopCounts, Method};
+use super::{prefaulted_buffer, LoopCounts, Method, MethodOption, Spec, DEFAULT_STDIO_BUFFER};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
@@ -45,6 +45,19 @@ impl Seek for Counting {
         self.file.seek(pos)
     }
 }
+
+/// `stdio`: a buffered reader of `--stdio-buffer` bytes.
+pub(super) const STDIO: Spec = Spec {
+    writes: false,
+    maps_file: false,
+    direct: false,
+    uses_uring: false,
+    options: &[MethodOption::StdioBuffer],
+    build: |file, layout, config, _| {
+        let capacity = config.io.stdio_buffer.unwrap_or(DEFAULT_STDIO_BUFFER);
+        Box::new(StdioMethod::new(file, layout, capacity))
+    },
+};
 
 /// A buffered reader of `capacity` bytes, read in block-sized pieces.
 pub struct StdioMethod {

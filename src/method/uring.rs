@@ -29,7 +29,7 @@ use io_uring::{opcode, types, IoUring};
 
 use super::aligned::{AlignedBuf, Alignment};
 use super::direct::{buffer_alignment, enable_direct};
-use super::{LoopCounts, Method, MethodKind};
+use super::{LoopCounts, Method, MethodConfig, MethodOption, Spec};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
@@ -39,19 +39,6 @@ pub const DEFAULT_DEPTH: u32 = 1;
 
 /// Most reads in flight.
 pub const MAX_DEPTH: u32 = 256;
-
-impl MethodKind {
-    /// Whether the method reads or writes through io_uring.
-    pub fn uses_uring(self) -> bool {
-        matches!(
-            self,
-            MethodKind::Uring
-                | MethodKind::UringDirect
-                | MethodKind::UringWrite
-                | MethodKind::UringDirectWrite
-        )
-    }
-}
 
 /// Why io_uring cannot be used here, and what to do instead.
 pub fn unavailable(e: &std::io::Error) -> String {
@@ -152,6 +139,34 @@ struct Slot {
     filled: usize,
     /// Whether all of the block has arrived.
     done: bool,
+}
+
+/// `uring`: io_uring reads at `--depth`.
+pub(super) const URING: Spec = Spec {
+    writes: false,
+    maps_file: false,
+    direct: false,
+    uses_uring: true,
+    options: &[MethodOption::Depth, MethodOption::Registered],
+    build: |file, layout, config, _| build(file, layout, config, false),
+};
+
+/// `uring-direct`: io_uring reads with O_DIRECT.
+pub(super) const URING_DIRECT: Spec = Spec {
+    direct: true,
+    build: |file, layout, config, _| build(file, layout, config, true),
+    ..URING
+};
+
+fn build(file: File, layout: Layout, config: &MethodConfig, direct: bool) -> Box<dyn Method> {
+    let io = config.io;
+    Box::new(UringMethod::new(
+        file,
+        layout,
+        io.depth.unwrap_or(DEFAULT_DEPTH),
+        io.registered.unwrap_or(false),
+        direct,
+    ))
 }
 
 /// io_uring reads with up to `depth` in flight.

@@ -42,9 +42,11 @@ use io_uring::{opcode, squeue, types, IoUring};
 
 use super::aligned::AlignedBuf;
 use super::direct::{buffer_alignment, enable_direct_write};
-use super::uring::{enter, ring_and_buffers, MAX_DEPTH};
+use super::uring::{enter, ring_and_buffers, DEFAULT_DEPTH, MAX_DEPTH};
 use super::write::{sync_at_end, sync_name};
-use super::{write_error, LoopCounts, Method, SyncCall, SyncPolicy};
+use super::{
+    write_error, LoopCounts, Method, MethodConfig, MethodOption, Spec, SyncCall, SyncPolicy,
+};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
@@ -60,6 +62,40 @@ struct Slot {
     done: usize,
     /// Completions still to come for this slot (writes and syncs).
     pending: u32,
+}
+
+/// `uring-write`: io_uring writes at `--depth`.
+pub(super) const URING_WRITE: Spec = Spec {
+    writes: true,
+    maps_file: false,
+    direct: false,
+    uses_uring: true,
+    options: &[
+        MethodOption::SyncCall,
+        MethodOption::Depth,
+        MethodOption::Registered,
+    ],
+    build: |file, layout, config, _| build(file, layout, config, false),
+};
+
+/// `uring-direct-write`: io_uring writes with O_DIRECT.
+pub(super) const URING_DIRECT_WRITE: Spec = Spec {
+    direct: true,
+    build: |file, layout, config, _| build(file, layout, config, true),
+    ..URING_WRITE
+};
+
+fn build(file: File, layout: Layout, config: &MethodConfig, direct: bool) -> Box<dyn Method> {
+    let (io, w) = (config.io, config.write);
+    Box::new(UringWriteMethod::new(
+        file,
+        layout,
+        io.depth.unwrap_or(DEFAULT_DEPTH),
+        io.registered.unwrap_or(false),
+        direct,
+        w.sync,
+        w.sync_call,
+    ))
 }
 
 /// io_uring writes with up to `depth` in flight.

@@ -12,7 +12,9 @@ use std::os::unix::fs::FileExt;
 
 use serde::{Deserialize, Serialize};
 
-use super::{prefaulted_buffer, write_error, LoopCounts, Method, SyncTimer};
+use super::{
+    prefaulted_buffer, write_error, LoopCounts, Method, MethodConfig, MethodOption, Spec, SyncTimer,
+};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
@@ -76,6 +78,36 @@ pub enum Call {
     Write,
     /// pwrite() at the block's offset.
     Pwrite,
+}
+
+/// `write`: write() at the file cursor.
+pub(super) const WRITE: Spec = Spec {
+    writes: true,
+    maps_file: false,
+    direct: false,
+    uses_uring: false,
+    options: &[MethodOption::SyncCall, MethodOption::CallocBuffer],
+    build: |file, layout, config, timer| build(file, layout, config, timer, Call::Write),
+};
+
+/// `pwrite`: pwrite() at each block's offset.
+pub(super) const PWRITE: Spec = Spec {
+    build: |file, layout, config, timer| build(file, layout, config, timer, Call::Pwrite),
+    ..WRITE
+};
+
+fn build(
+    file: File,
+    layout: Layout,
+    config: &MethodConfig,
+    timer: Box<dyn SyncTimer>,
+    call: Call,
+) -> Box<dyn Method> {
+    let w = config.write;
+    Box::new(
+        WriteMethod::new(file, layout, call, w.sync, w.sync_call, timer)
+            .zeroed_buffer(w.zeroed_buffer),
+    )
 }
 
 /// write()/pwrite() from one block-sized buffer.

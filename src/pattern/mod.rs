@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
     Clone,
     Copy,
     Debug,
+    Default,
     PartialEq,
     Eq,
     Hash,
@@ -25,6 +26,7 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "kebab-case")]
 pub enum Pattern {
     /// Blocks in file order.
+    #[default]
     Seq,
     /// A seeded permutation of the blocks: each block exactly once.
     Random,

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
     Clone,
     Copy,
     Debug,
+    Default,
     PartialEq,
     Eq,
     Hash,
@@ -20,6 +21,7 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "kebab-case")]
 pub enum CacheState {
     /// Evicted, then read whole: every page resident.
+    #[default]
     Warm,
     /// fsync, then evicted (posix_fadvise DONTNEED, or drop_caches).
     Cold,

@@ -12,7 +12,7 @@ use crate::pattern::Pattern;
 use crate::workload::{FillContent, ScaleFactor, ScaleUnit, WorkloadKind};
 
 /// One point in the space of factors.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Case {
     /// The I/O method.
     pub method: MethodKind,
@@ -81,6 +81,34 @@ pub struct Case {
 }
 
 impl Case {
+    /// A case of `method` over a file of `file_size` bytes in `block_size`
+    /// blocks visited in `pattern` order, doing `workload`, starting from
+    /// `cache`; seed 1, the mapping options of a mapping method at their
+    /// defaults, and every other factor absent (set the fields to change them).
+    pub fn new(
+        method: MethodKind,
+        pattern: Pattern,
+        block_size: u64,
+        file_size: u64,
+        workload: WorkloadKind,
+        cache: CacheState,
+    ) -> Case {
+        use crate::method::MethodOption as O;
+        Case {
+            method,
+            pattern,
+            block_size,
+            file_size,
+            workload,
+            cache,
+            seed: 1,
+            populate: method.takes(O::Populate).then(Populate::default),
+            advice: method.takes(O::Advice).then(Advice::default),
+            share: method.takes(O::Share).then(Share::default),
+            ..Case::default()
+        }
+    }
+
     /// The case's I/O method over `file`, with the case's mmap, write and
     /// I/O options; `timer` times the syncs inside the loop.
     pub fn build_method(
@@ -89,20 +117,22 @@ impl Case {
         layout: crate::pattern::Layout,
         timer: Box<dyn crate::method::SyncTimer>,
     ) -> Box<dyn crate::method::Method> {
-        self.method.build(
-            file,
-            layout,
-            self.mmap_options(),
-            self.write_options(),
-            &self.io,
-            timer,
-        )
+        let config = crate::method::MethodConfig {
+            mmap: self.mmap_options(),
+            write: self.write_options(),
+            io: &self.io,
+        };
+        self.method.build(file, layout, &config, timer)
     }
 
     /// A fresh workload for one trial of this case (with its scale factor).
     pub fn build_workload(&self, page_size: usize) -> Box<dyn crate::workload::Workload> {
-        self.workload
-            .build_scaled(page_size, self.fill, self.scale, self.scale_unit)
+        self.workload.build(&crate::workload::WorkloadConfig {
+            page_size,
+            fill: self.fill,
+            scale: self.scale,
+            unit: self.scale_unit,
+        })
     }
 
     /// The mmap options, defaulted for methods that do not map.
@@ -151,9 +181,9 @@ impl Case {
             opts.push("latency".to_string());
         }
         if opts.is_empty() {
-            self.method.name().to_string()
+            self.method.to_string()
         } else {
-            format!("{}({})", self.method.name(), opts.join(","))
+            format!("{}({})", self.method, opts.join(","))
         }
     }
 

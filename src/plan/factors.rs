@@ -1,10 +1,28 @@
-//! The option lists of the stdio, preadv and uring methods, multiplied into
-//! the cases of the methods they belong to (as the mmap options multiply
-//! only the mapping methods), and `--latency`, which multiplies every case.
+//! Factors: the lists of values an experiment sweeps (methods and their
+//! options, patterns, block and file sizes, workloads, cache states, threads,
+//! ...), and their expansion into a [`Plan`]'s cases, the Cartesian product,
+//! in one place.
+//!
+//! The product is built one factor at a time ([`multiply`]): each case is
+//! replaced by one case per value of the next factor, in order, exactly as
+//! nested loops would. A factor may give a case no choice (`[None]`): the
+//! mapping options multiply only the methods that declare them
+//! ([`crate::method::Spec::options`]), the write options only write methods,
+//! and so on. Combinations that cannot run are refused with one line that
+//! says what to do.
+use std::collections::HashSet;
+
+use super::{CacheState, Case, Metric, OrderPolicy, Plan, Target, ThreadMode, Threads, WarmBy};
 use crate::error::{Error, Result};
-use crate::method::{IoOptions, MethodKind};
-use crate::plan::Case;
+use crate::method::{
+    Advice, IoOptions, MethodKind, MethodOption, Populate, Share, SizeWith, SyncCall, SyncPolicy,
+};
+use crate::pattern::Pattern;
 use crate::size::format_size;
+use crate::workload::{FillContent, ScaleFactor, ScaleUnit, WorkloadKind};
+
+/// Largest block a trial may use.
+pub const MAX_BLOCK: u64 = 64 << 20;
 
 /// Largest stdio buffer.
 pub const MAX_STDIO_BUFFER: u64 = 64 << 20;
@@ -13,56 +31,581 @@ pub const MAX_STDIO_BUFFER: u64 = 64 << 20;
 /// buffers of one block each).
 pub const MAX_BUFFERS: u64 = 1 << 30;
 
-/// The values given for each option.
-#[derive(Clone, Debug, Default)]
-pub struct IoFactors {
-    /// `--stdio-buffer`.
+/// Default file size for generated files.
+pub const DEFAULT_SIZE: u64 = 256 << 20;
+
+/// The values an experiment sweeps. An empty list means "the default" (see
+/// each field); the plan is the product of the lists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Factors {
+    /// I/O methods; the first is the baseline of every group.
+    pub methods: Vec<MethodKind>,
+    /// Block orders (empty: seq with 16 KiB blocks and random with 4 KiB
+    /// blocks when `blocks` is empty too, else seq).
+    pub patterns: Vec<Pattern>,
+    /// Block sizes (empty: 16 KiB for seq, 4 KiB for the others).
+    pub blocks: Vec<u64>,
+    /// Whether a user's file is measured (write methods are then refused).
+    pub user_file: bool,
+    /// Workloads (empty: sum for read methods, fill for write methods).
+    pub workloads: Vec<WorkloadKind>,
+    /// What write methods write.
+    pub fills: Vec<FillContent>,
+    /// When write methods sync.
+    pub syncs: Vec<SyncPolicy>,
+    /// The call write methods sync with.
+    pub sync_calls: Vec<SyncCall>,
+    /// What write methods write into.
+    pub targets: Vec<Target>,
+    /// How a fresh file is sized before it is mapped.
+    pub size_withs: Vec<SizeWith>,
+    /// Page-cache states.
+    pub caches: Vec<CacheState>,
+    /// How a warm cache is reached.
+    pub warm_bys: Vec<WarmBy>,
+    /// Mapping pre-faulting.
+    pub populates: Vec<Populate>,
+    /// madvise() hints.
+    pub advices: Vec<Advice>,
+    /// MAP_SHARED or MAP_PRIVATE.
+    pub shares: Vec<Share>,
+    /// stdio buffer sizes (empty: the method's default).
     pub stdio_buffers: Vec<u64>,
-    /// `--iov` (clap keeps it within 1 to [`crate::method::MAX_IOV`]).
+    /// preadv blocks per call (empty: the method's default).
     pub iovs: Vec<u32>,
-    /// `--depth` (clap keeps it within 1 to [`crate::method::MAX_DEPTH`]).
+    /// io_uring requests in flight (empty: the method's default).
     pub depths: Vec<u32>,
-    /// `--uring-registered`: off, on, or both.
+    /// io_uring registered buffers off, on, or both (empty: off).
     pub registered: Vec<bool>,
-    /// `--latency`: off, on, or both (it applies to every method).
+    /// Per-operation latency off, on, or both (empty: off).
     pub latency: Vec<bool>,
+    /// `scale` factors (empty: reduce by 2).
+    pub scale_factors: Vec<ScaleFactor>,
+    /// Every scale factor enlarges.
+    pub enlarge: bool,
+    /// What `scale` takes as a pixel.
+    pub scale_unit: ScaleUnit,
+    /// A generated image size was asked for (`--image`).
+    pub image_given: bool,
+    /// A scaled image is to be kept (`--keep-output`).
+    pub keep_output: bool,
+    /// Generated file sizes were asked for (`--size`).
+    pub sizes_given: bool,
+    /// Threads per trial (1 or empty: one thread).
+    pub threads: Vec<u32>,
+    /// How threads share the work.
+    pub thread_modes: Vec<ThreadMode>,
+    /// Trial processes run at once.
+    pub procs: Option<u32>,
+    /// Seed of random orders, shuffles and generated content.
+    pub seed: u64,
+    /// Measured runs per case (`None`: 5 for the default comparison, else 10).
+    pub runs: Option<u32>,
+    /// Discarded runs per case.
+    pub warmup: u32,
+    /// Trial order within a group.
+    pub order: OrderPolicy,
+    /// Which time is compared.
+    pub metric: Metric,
 }
 
-/// Replaces each case by one case per combination of its method's options,
-/// in order, so the first case of each group stays the first. Cases of
-/// methods without options are kept as they are.
-pub fn expand(cases: Vec<Case>, factors: &IoFactors) -> Result<Vec<Case>> {
-    for &b in &factors.stdio_buffers {
-        if b == 0 || b > MAX_STDIO_BUFFER {
-            return Err(Error::Plan(format!(
-                "--stdio-buffer {} must be between 1 byte and {}",
-                format_size(b),
-                format_size(MAX_STDIO_BUFFER)
-            )));
+impl Default for Factors {
+    /// The default comparison: read against mmap, warm and cold.
+    fn default() -> Self {
+        Factors {
+            methods: vec![MethodKind::Read, MethodKind::Mmap],
+            patterns: Vec::new(),
+            blocks: Vec::new(),
+            user_file: false,
+            workloads: Vec::new(),
+            fills: vec![FillContent::Pattern],
+            syncs: vec![SyncPolicy::None],
+            sync_calls: vec![SyncCall::Fsync],
+            targets: vec![Target::Fresh],
+            size_withs: vec![SizeWith::Truncate],
+            caches: vec![CacheState::Warm, CacheState::Cold],
+            warm_bys: vec![WarmBy::Seq],
+            populates: vec![Populate::None],
+            advices: vec![Advice::Normal],
+            shares: vec![Share::Shared],
+            stdio_buffers: Vec::new(),
+            iovs: Vec::new(),
+            depths: Vec::new(),
+            registered: Vec::new(),
+            latency: Vec::new(),
+            scale_factors: Vec::new(),
+            enlarge: false,
+            scale_unit: ScaleUnit::Pixel,
+            image_given: false,
+            keep_output: false,
+            sizes_given: false,
+            threads: Vec::new(),
+            thread_modes: vec![ThreadMode::Split],
+            procs: None,
+            seed: 1,
+            runs: None,
+            warmup: 0,
+            order: OrderPolicy::Alternating,
+            metric: Metric::Total,
         }
     }
+}
+
+/// Replaces each case by one case per value `values` gives for it, set on
+/// the case by `set`, in order: one more level of the nested loops of a
+/// Cartesian product.
+fn multiply<T>(
+    cases: Vec<Case>,
+    values: impl Fn(&Case) -> Vec<T>,
+    set: impl Fn(&mut Case, T),
+) -> Vec<Case> {
     let mut out = Vec::with_capacity(cases.len());
-    let latencies = or_default(&factors.latency, false);
     for case in cases {
-        for io in options_of(case.method, factors) {
-            for &latency in &latencies {
-                let case = Case {
-                    io,
-                    latency,
-                    ..case.clone()
-                };
-                check_buffers(&case)?;
-                out.push(case);
+        for value in values(&case) {
+            let mut next = case.clone();
+            set(&mut next, value);
+            out.push(next);
+        }
+    }
+    out
+}
+
+/// `values` as `Some`s when `applies`, else the single choice `None`.
+fn when<T: Copy>(applies: bool, values: &[T]) -> Vec<Option<T>> {
+    if applies {
+        values.iter().copied().map(Some).collect()
+    } else {
+        vec![None]
+    }
+}
+
+/// `values`, or `default` alone when none was given.
+fn or_default<T: Copy>(values: &[T], default: T) -> Vec<T> {
+    if values.is_empty() {
+        vec![default]
+    } else {
+        values.to_vec()
+    }
+}
+
+impl Factors {
+    /// Whether no pattern or block was given, so the default comparison runs.
+    pub fn is_default_comparison(&self) -> bool {
+        self.patterns.is_empty() && self.blocks.is_empty()
+    }
+
+    /// Measured runs per case.
+    pub fn runs(&self) -> u32 {
+        self.runs
+            .unwrap_or(if self.is_default_comparison() { 5 } else { 10 })
+    }
+
+    /// Whether the run scales images (`--workload scale`).
+    pub fn scales(&self) -> bool {
+        self.workloads.contains(&WorkloadKind::Scale)
+    }
+
+    /// (pattern, block) pairs: the product of the lists, or the defaults.
+    fn pattern_blocks(&self) -> Vec<(Pattern, u64)> {
+        let default_block = |p: Pattern| if p == Pattern::Seq { 16 << 10 } else { 4 << 10 };
+        match (self.patterns.is_empty(), self.blocks.is_empty()) {
+            (true, true) => vec![(Pattern::Seq, 16 << 10), (Pattern::Random, 4 << 10)],
+            (false, true) => self
+                .patterns
+                .iter()
+                .map(|&p| (p, default_block(p)))
+                .collect(),
+            (true, false) => self.blocks.iter().map(|&b| (Pattern::Seq, b)).collect(),
+            (false, false) => self
+                .patterns
+                .iter()
+                .flat_map(|&p| self.blocks.iter().map(move |&b| (p, b)))
+                .collect(),
+        }
+    }
+
+    /// The workloads: as given, or sum for read methods and fill for write methods.
+    fn workloads(&self) -> Vec<WorkloadKind> {
+        if !self.workloads.is_empty() {
+            return self.workloads.clone();
+        }
+        let mut out = Vec::new();
+        if self.methods.iter().any(|m| !m.writes()) {
+            out.push(WorkloadKind::Sum);
+        }
+        if self.methods.iter().any(|m| m.writes()) {
+            out.push(WorkloadKind::Fill);
+        }
+        out
+    }
+
+    /// The scale factors: as given (all enlarging with `enlarge`), or 2.
+    fn scale_factors(&self) -> Vec<ScaleFactor> {
+        let enlarged = |f: ScaleFactor| match f {
+            ScaleFactor::Reduce(k) if self.enlarge => ScaleFactor::Enlarge(k),
+            f => f,
+        };
+        or_default(&self.scale_factors, ScaleFactor::Reduce(2))
+            .into_iter()
+            .map(enlarged)
+            .collect()
+    }
+
+    /// The threads of a case: one thread, or each count with each mode.
+    fn thread_choices(&self) -> Vec<Option<Threads>> {
+        if self.threads.is_empty() {
+            return vec![None];
+        }
+        let mut out = Vec::new();
+        for &count in &self.threads {
+            if count <= 1 {
+                out.push(None);
+                continue;
+            }
+            for &mode in &self.thread_modes {
+                out.push(Some(Threads { count, mode }));
             }
         }
+        out
     }
-    Ok(out)
+
+    /// Expands the factors into a plan over files of the given sizes.
+    pub fn plan(&self, file_sizes: &[u64]) -> Result<Plan> {
+        self.check_combinations()?;
+        self.check_scale(file_sizes)?;
+        self.check_blocks(file_sizes)?;
+        self.check_option_values()?;
+        let scales = self.scales();
+        let base = Case {
+            seed: self.seed,
+            ..Case::default()
+        };
+        let mut cases = multiply(vec![base], |_| file_sizes.to_vec(), |c, s| c.file_size = s);
+        cases = multiply(
+            cases,
+            |c| {
+                if scales {
+                    // The image is one block, read in one go.
+                    vec![(Pattern::Seq, c.file_size)]
+                } else {
+                    self.pattern_blocks()
+                }
+            },
+            |c, (p, b)| (c.pattern, c.block_size) = (p, b),
+        );
+        cases = multiply(cases, |_| self.workloads(), |c, w| c.workload = w);
+        cases = multiply(
+            cases,
+            |c| when(c.workload.writes(), &self.fills),
+            |c, f| c.fill = f,
+        );
+        cases = multiply(
+            cases,
+            |c| when(c.workload.writes(), &self.targets),
+            |c, t| c.target = t,
+        );
+        // A fresh file has nothing to cache: its state is as-is.
+        let fresh = |c: &Case| c.target == Some(Target::Fresh);
+        cases = multiply(
+            cases,
+            |c| {
+                if fresh(c) {
+                    vec![CacheState::AsIs]
+                } else {
+                    self.caches.clone()
+                }
+            },
+            |c, s| c.cache = s,
+        );
+        cases = multiply(
+            cases,
+            |c| {
+                if fresh(c) {
+                    vec![WarmBy::default()]
+                } else {
+                    self.warm_bys.clone()
+                }
+            },
+            |c, w| c.warm_by = w,
+        );
+        cases = multiply(
+            cases,
+            |c| {
+                let writes = c.workload.writes();
+                self.methods
+                    .iter()
+                    .copied()
+                    .filter(|m| m.writes() == writes)
+                    .collect()
+            },
+            |c, m| c.method = m,
+        );
+        cases = self.multiply_method_options(cases);
+        let calloc = cases.iter().find(|c| {
+            c.fill == Some(FillContent::Calloc) && !c.method.takes(MethodOption::CallocBuffer)
+        });
+        if let Some(c) = calloc {
+            return Err(Error::Plan(format!(
+                "--fill calloc is for --method write and pwrite (their buffer is calloc'd and never stored into); {} stores every byte it writes",
+                c.method
+            )));
+        }
+        cases.iter().try_for_each(check_buffers)?;
+        cases = multiply(
+            cases,
+            |c| when(c.workload == WorkloadKind::Scale, &self.scale_factors()),
+            |c, f| {
+                c.scale = f;
+                c.scale_unit =
+                    (f.is_some() && self.scale_unit != ScaleUnit::Pixel).then_some(self.scale_unit);
+            },
+        );
+        cases = multiply(cases, |_| self.thread_choices(), |c, t| c.threads = t);
+        for case in &mut cases {
+            case.procs = self.procs.filter(|&n| n > 1);
+            if case.procs.is_some() && case.method.writes() {
+                return Err(Error::Plan(format!(
+                    "--procs is for read methods; {} writes (one writer per file)",
+                    case.method
+                )));
+            }
+            if let Some(why) = super::threads::refusal(case) {
+                return Err(Error::Plan(why));
+            }
+        }
+        let mut seen = HashSet::new();
+        cases.retain(|c| seen.insert(c.clone()));
+        Ok(Plan {
+            cases,
+            runs: self.runs(),
+            warmup: self.warmup,
+            order: self.order,
+            metric: self.metric,
+            seed: self.seed,
+        })
+    }
+
+    /// Multiplies each case by the options its method declares, each list in
+    /// turn; a method that does not take an option gets `None` for it.
+    fn multiply_method_options(&self, cases: Vec<Case>) -> Vec<Case> {
+        use MethodOption as O;
+        let takes = |c: &Case, o: MethodOption| c.method.takes(o);
+        let mut cases = multiply(
+            cases,
+            |c| when(takes(c, O::Populate), &self.populates),
+            |c, v| c.populate = v,
+        );
+        cases = multiply(
+            cases,
+            |c| when(takes(c, O::Advice), &self.advices),
+            |c, v| c.advice = v,
+        );
+        cases = multiply(
+            cases,
+            |c| when(takes(c, O::Share), &self.shares),
+            |c, v| c.share = v,
+        );
+        cases = multiply(
+            cases,
+            |c| when(c.method.writes(), &self.syncs),
+            |c, v| c.sync = v,
+        );
+        cases = multiply(
+            cases,
+            |c| {
+                let syncs = c.sync.is_some_and(|s| s != SyncPolicy::None);
+                when(takes(c, O::SyncCall) && syncs, &self.sync_calls)
+            },
+            |c, v| c.sync_call = v,
+        );
+        cases = multiply(
+            cases,
+            |c| {
+                when(
+                    takes(c, O::SizeWith) && c.target == Some(Target::Fresh),
+                    &self.size_withs,
+                )
+            },
+            |c, v| c.size_with = v,
+        );
+        let stdio = or_default(&self.stdio_buffers, crate::method::DEFAULT_STDIO_BUFFER);
+        cases = multiply(
+            cases,
+            |c| when(takes(c, O::StdioBuffer), &stdio),
+            |c, v| c.io.stdio_buffer = v,
+        );
+        let iovs = or_default(&self.iovs, crate::method::DEFAULT_IOV);
+        cases = multiply(
+            cases,
+            |c| when(takes(c, O::Iov), &iovs),
+            |c, v| c.io.iov = v,
+        );
+        let depths = or_default(&self.depths, crate::method::DEFAULT_DEPTH);
+        cases = multiply(
+            cases,
+            |c| when(takes(c, O::Depth), &depths),
+            |c, v| c.io.depth = v,
+        );
+        let registered = or_default(&self.registered, false);
+        cases = multiply(
+            cases,
+            |c| when(takes(c, O::Registered), &registered),
+            |c, v| c.io.registered = v,
+        );
+        multiply(
+            cases,
+            |_| or_default(&self.latency, false),
+            |c, v| c.latency = v,
+        )
+    }
+
+    /// Refuses method, workload, pattern and file combinations that cannot run.
+    fn check_combinations(&self) -> Result<()> {
+        let names = |ms: Vec<String>| ms.join(", ");
+        let of = |writes: bool| -> Vec<String> {
+            self.methods
+                .iter()
+                .filter(|m| m.writes() == writes)
+                .map(|m| m.to_string())
+                .collect()
+        };
+        let (writers, readers) = (of(true), of(false));
+        if self.user_file && !writers.is_empty() {
+            return Err(Error::Plan(format!(
+                "write methods only write files faultline creates; --file is for read methods \
+                 (drop --file to run {}, and use --dir to choose where it writes)",
+                names(writers)
+            )));
+        }
+        let workloads = self.workloads();
+        let (write_loads, read_loads): (Vec<WorkloadKind>, Vec<WorkloadKind>) =
+            workloads.iter().partition(|w| w.writes());
+        let loads = |ws: &[WorkloadKind]| names(ws.iter().map(|w| w.to_string()).collect());
+        if !writers.is_empty() && write_loads.is_empty() {
+            return Err(Error::Plan(format!(
+                "write methods ({}) need --workload fill ({} only reads; --fill zero,pattern chooses what is written)",
+                names(writers),
+                loads(&read_loads)
+            )));
+        }
+        if !readers.is_empty() && read_loads.is_empty() {
+            return Err(Error::Plan(format!(
+                "--workload fill is for write methods; read methods ({}) need a read workload such as sum",
+                names(readers)
+            )));
+        }
+        if writers.is_empty() && !write_loads.is_empty() {
+            return Err(Error::Plan(
+                "--workload fill needs a write method (--method write, pwrite, mmap-write, direct-write or uring-write)"
+                    .into(),
+            ));
+        }
+        if readers.is_empty() && !read_loads.is_empty() {
+            return Err(Error::Plan(format!(
+                "--workload {} needs a read method; write methods take --workload fill",
+                loads(&read_loads)
+            )));
+        }
+        if !writers.is_empty() && self.patterns.contains(&Pattern::RandomReplace) {
+            return Err(Error::Plan(
+                "--pattern random-replace writes some blocks twice and others never, so the written \
+                 file could not be checked; write methods take seq or random (every block once)"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Refuses block sizes that cannot be used on these files.
+    fn check_blocks(&self, file_sizes: &[u64]) -> Result<()> {
+        if self.scales() {
+            return Ok(()); // checked by check_scale: the image is one block
+        }
+        for &file_size in file_sizes {
+            for (_, block_size) in self.pattern_blocks() {
+                if block_size == 0 {
+                    return Err(Error::Plan("--block must be at least 1 byte".into()));
+                }
+                if block_size > MAX_BLOCK {
+                    return Err(Error::Plan(format!(
+                        "--block {} is larger than the 64 MiB maximum",
+                        format_size(block_size)
+                    )));
+                }
+                if block_size > file_size {
+                    return Err(Error::Plan(format!(
+                        "--block {} is larger than the file ({file_size} bytes)",
+                        format_size(block_size)
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses option values out of range.
+    fn check_option_values(&self) -> Result<()> {
+        for &b in &self.stdio_buffers {
+            if b == 0 || b > MAX_STDIO_BUFFER {
+                return Err(Error::Plan(format!(
+                    "--stdio-buffer {} must be between 1 byte and {}",
+                    format_size(b),
+                    format_size(MAX_STDIO_BUFFER)
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuses the flags that do not go with `scale`, and the scale flags without it.
+    fn check_scale(&self, file_sizes: &[u64]) -> Result<()> {
+        if !self.scales() {
+            let stray = [
+                ("--factor", !self.scale_factors.is_empty()),
+                ("--enlarge", self.enlarge),
+                ("--image", self.image_given),
+                ("--keep-output", self.keep_output),
+                ("--scale-unit", self.scale_unit != ScaleUnit::Pixel),
+            ];
+            if let Some((flag, _)) = stray.iter().find(|(_, given)| *given) {
+                return Err(Error::Plan(format!("{flag} is for --workload scale")));
+            }
+            return Ok(());
+        }
+        if self.workloads.len() > 1 {
+            return Err(Error::Plan(
+                "--workload scale runs alone: its file is an image read as one block".into(),
+            ));
+        }
+        if self.sizes_given {
+            return Err(Error::Plan(
+                "--workload scale reads a PPM image: give --image WxH (generated) or --file, not --size"
+                    .into(),
+            ));
+        }
+        for &file_size in file_sizes {
+            if let Some(&b) = self.blocks.iter().find(|&&b| b != file_size) {
+                return Err(Error::Plan(format!(
+                    "--workload scale reads the whole image as one block ({file_size} bytes); \
+                     --block {} cannot be used with it (leave --block out)",
+                    format_size(b)
+                )));
+            }
+        }
+        if self.patterns.iter().any(|&p| p != Pattern::Seq) {
+            return Err(Error::Plan(
+                "--workload scale reads the whole image as one block, so it has no block order; leave --pattern out".into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Refuses a case whose buffers would take more than [`MAX_BUFFERS`].
 fn check_buffers(case: &Case) -> Result<()> {
-    let given = case.io.iov.map(|n| ("--iov", n));
-    let Some((flag, count)) = given.or(case.io.depth.map(|d| ("--depth", d))) else {
+    let IoOptions { iov, depth, .. } = case.io;
+    let given = iov.map(|n| ("--iov", n));
+    let Some((flag, count)) = given.or(depth.map(|d| ("--depth", d))) else {
         return Ok(());
     };
     let bytes = u64::from(count).saturating_mul(case.block_size);
@@ -77,87 +620,54 @@ fn check_buffers(case: &Case) -> Result<()> {
     Ok(())
 }
 
-/// `values`, or `default` alone when none was given.
-fn or_default<T: Copy>(values: &[T], default: T) -> Vec<T> {
-    if values.is_empty() {
-        vec![default]
-    } else {
-        values.to_vec()
-    }
-}
-
-/// Every combination of the options of `method`.
-fn options_of(method: MethodKind, factors: &IoFactors) -> Vec<IoOptions> {
-    let none = IoOptions::default();
-    match method {
-        MethodKind::Stdio => {
-            or_default(&factors.stdio_buffers, crate::method::DEFAULT_STDIO_BUFFER)
-                .into_iter()
-                .map(|b| IoOptions {
-                    stdio_buffer: Some(b),
-                    ..none
-                })
-                .collect()
-        }
-        MethodKind::Preadv => or_default(&factors.iovs, crate::method::DEFAULT_IOV)
-            .into_iter()
-            .map(|n| IoOptions {
-                iov: Some(n),
-                ..none
-            })
-            .collect(),
-        MethodKind::Uring
-        | MethodKind::UringDirect
-        | MethodKind::UringWrite
-        | MethodKind::UringDirectWrite => {
-            let registered = or_default(&factors.registered, false);
-            or_default(&factors.depths, crate::method::DEFAULT_DEPTH)
-                .into_iter()
-                .flat_map(|d| {
-                    registered.iter().map(move |&r| IoOptions {
-                        depth: Some(d),
-                        registered: Some(r),
-                        ..none
-                    })
-                })
-                .collect()
-        }
-        _ => vec![none],
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    pub(crate) fn case(method: MethodKind) -> Case {
-        let mut case = crate::fixtures::case(method);
-        (case.block_size, case.file_size) = (4096, 1 << 20);
-        case
+
+    fn factors(methods: &[MethodKind]) -> Factors {
+        Factors {
+            methods: methods.to_vec(),
+            patterns: vec![Pattern::Seq],
+            blocks: vec![4096],
+            caches: vec![CacheState::Warm],
+            ..Factors::default()
+        }
+    }
+
+    fn labels(plan: &Plan) -> Vec<String> {
+        plan.cases.iter().map(Case::method_label).collect()
+    }
+
+    #[test]
+    fn the_default_comparison_is_seq_16k_and_random_4k_warm_and_cold_5_runs() {
+        let plan = Factors::default().plan(&[DEFAULT_SIZE]).unwrap();
+        assert_eq!(plan.runs, 5);
+        assert_eq!(plan.cases.len(), 2 * 2 * 2);
+        assert!(plan
+            .cases
+            .iter()
+            .all(|c| (c.pattern == Pattern::Seq) == (c.block_size == 16 << 10)));
+        assert_eq!(plan.groups().len(), 4);
     }
 
     #[test]
     fn options_multiply_only_their_own_method_in_order() {
-        let factors = IoFactors {
+        let f = Factors {
             stdio_buffers: vec![4096, 65536],
             iovs: vec![1, 8],
             depths: vec![1, 32],
             registered: vec![false, true],
-            latency: Vec::new(),
+            ..factors(&[
+                MethodKind::Read,
+                MethodKind::Stdio,
+                MethodKind::Preadv,
+                MethodKind::UringDirect,
+                MethodKind::Mmap,
+            ])
         };
-        let cases = expand(
-            vec![
-                case(MethodKind::Read),
-                case(MethodKind::Stdio),
-                case(MethodKind::Preadv),
-                case(MethodKind::UringDirect),
-                case(MethodKind::Mmap),
-            ],
-            &factors,
-        )
-        .unwrap();
-        let labels: Vec<String> = cases.iter().map(Case::method_label).collect();
+        let plan = f.plan(&[1 << 20]).unwrap();
         assert_eq!(
-            labels,
+            labels(&plan),
             [
                 "read",
                 "stdio(buffer=4 KiB)",
@@ -171,38 +681,45 @@ mod tests {
                 "mmap"
             ]
         );
-        let defaults = expand(
-            vec![
-                case(MethodKind::Stdio),
-                case(MethodKind::Preadv),
-                case(MethodKind::Uring),
-            ],
-            &IoFactors::default(),
-        )
-        .unwrap();
-        assert_eq!(defaults[0].io.stdio_buffer, Some(8192));
-        assert_eq!(defaults[1].io.iov, Some(4));
-        assert_eq!(
-            (defaults[2].io.depth, defaults[2].io.registered),
-            (Some(1), Some(false))
-        );
-        assert!(defaults.iter().all(|c| !c.latency));
+        let defaults = factors(&[MethodKind::Stdio, MethodKind::Preadv, MethodKind::Uring])
+            .plan(&[1 << 20])
+            .unwrap();
+        assert_eq!(defaults.cases[0].io.stdio_buffer, Some(8192));
+        assert_eq!(defaults.cases[1].io.iov, Some(4));
+        let uring = &defaults.cases[2].io;
+        assert_eq!((uring.depth, uring.registered), (Some(1), Some(false)));
+        assert!(defaults.cases.iter().all(|c| !c.latency));
+    }
+
+    #[test]
+    fn mapping_options_multiply_only_mapping_methods() {
+        let f = Factors {
+            patterns: vec![Pattern::Seq, Pattern::Random],
+            blocks: vec![4096, 65536],
+            populates: vec![Populate::None, Populate::Map],
+            advices: vec![Advice::Normal, Advice::Random],
+            ..factors(&[MethodKind::Read, MethodKind::Mmap])
+        };
+        let plan = f.plan(&[1 << 20]).unwrap();
+        // 2 patterns x 2 blocks x (read + 2x2 mmap variants)
+        assert_eq!(plan.cases.len(), 2 * 2 * 5);
+        assert_eq!(plan.runs, 10);
+        assert!(plan
+            .cases
+            .iter()
+            .filter(|c| c.method == MethodKind::Read)
+            .all(|c| c.populate.is_none()));
     }
 
     #[test]
     fn latency_off_and_on_multiplies_every_case_within_its_group() {
-        let factors = IoFactors {
+        let f = Factors {
             latency: vec![false, true],
-            ..IoFactors::default()
+            ..factors(&[MethodKind::Read, MethodKind::Uring])
         };
-        let cases = expand(
-            vec![case(MethodKind::Read), case(MethodKind::Uring)],
-            &factors,
-        )
-        .unwrap();
-        let labels: Vec<String> = cases.iter().map(Case::method_label).collect();
+        let plan = f.plan(&[1 << 20]).unwrap();
         assert_eq!(
-            labels,
+            labels(&plan),
             [
                 "read",
                 "read(latency)",
@@ -210,38 +727,142 @@ mod tests {
                 "uring(depth=1,latency)"
             ]
         );
-        assert!(cases.iter().all(|c| c.group_key() == cases[0].group_key()));
+        assert_eq!(plan.groups().len(), 1);
+    }
+
+    #[test]
+    fn write_methods_get_their_own_workloads_and_options() {
+        let f = Factors {
+            caches: vec![CacheState::Warm, CacheState::Cold],
+            syncs: vec![SyncPolicy::None, SyncPolicy::End],
+            size_withs: vec![SizeWith::Truncate, SizeWith::Fallocate],
+            ..factors(&[MethodKind::Read, MethodKind::Write, MethodKind::MmapWrite])
+        };
+        let plan = f.plan(&[1 << 20]).unwrap();
+        let labels: Vec<String> = plan
+            .cases
+            .iter()
+            .map(|c| format!("{} {}", c.method_label(), c.group_label()))
+            .collect();
+        assert_eq!(
+            labels,
+            vec![
+                "read seq 4 KiB sum, warm",
+                "read seq 4 KiB sum, cold",
+                "write seq 4 KiB fill pattern, fresh file",
+                "write(sync=end) seq 4 KiB fill pattern, fresh file",
+                "mmap-write seq 4 KiB fill pattern, fresh file",
+                "mmap-write(size-with=fallocate) seq 4 KiB fill pattern, fresh file",
+                "mmap-write(sync=end) seq 4 KiB fill pattern, fresh file",
+                "mmap-write(sync=end,size-with=fallocate) seq 4 KiB fill pattern, fresh file",
+            ],
+            "a fresh file has no cache state: warm and cold collapse into as-is"
+        );
+        let read = &plan.cases[0];
+        assert_eq!((read.sync, read.target, read.fill), (None, None, None));
+        assert_eq!(plan.cases[3].sync_call, Some(SyncCall::Fsync));
+        assert_eq!(plan.cases[3].size_with, None);
+        assert_eq!(plan.cases[6].sync_call, None, "mmap-write always msyncs");
+        assert_eq!(plan.groups().len(), 3);
+    }
+
+    #[test]
+    fn overwrite_targets_keep_the_cache_states_and_need_no_sizing() {
+        let f = Factors {
+            targets: vec![Target::Overwrite],
+            caches: vec![CacheState::Warm, CacheState::Cold],
+            size_withs: vec![SizeWith::Truncate, SizeWith::Fallocate],
+            fills: vec![FillContent::Zero, FillContent::Pattern],
+            ..factors(&[MethodKind::Pwrite, MethodKind::MmapWrite])
+        };
+        let plan = f.plan(&[1 << 20]).unwrap();
+        // 2 fills x 2 cache states x 2 methods, with no sizing variants.
+        assert_eq!(plan.cases.len(), 8);
+        assert!(plan.cases.iter().all(|c| c.size_with.is_none()));
+        assert_eq!(
+            plan.cases[0].group_label(),
+            "seq 4 KiB fill zero, overwrite, warm"
+        );
+    }
+
+    #[test]
+    fn incompatible_combinations_are_refused() {
+        let refused = |f: Factors, needle: &str| {
+            let err = f.plan(&[1 << 20]).unwrap_err().to_string();
+            assert!(err.contains(needle), "{err}");
+        };
+        let with_workloads = |m: &[MethodKind], w: &[WorkloadKind]| Factors {
+            workloads: w.to_vec(),
+            ..factors(m)
+        };
+        use MethodKind as M;
+        use WorkloadKind as W;
+        refused(
+            with_workloads(&[M::Write], &[W::Sum]),
+            "need --workload fill",
+        );
+        refused(
+            with_workloads(&[M::Read, M::Write], &[W::Fill]),
+            "read methods (read) need a read workload",
+        );
+        refused(
+            with_workloads(&[M::Read], &[W::Sum, W::Fill]),
+            "--workload fill needs a write method",
+        );
+        refused(
+            with_workloads(&[M::Write], &[W::Fill, W::Md5]),
+            "--workload md5 needs a read method",
+        );
+        refused(
+            Factors {
+                patterns: vec![Pattern::RandomReplace],
+                ..factors(&[M::Pwrite])
+            },
+            "seq or random",
+        );
+        refused(
+            Factors {
+                user_file: true,
+                ..factors(&[M::MmapWrite])
+            },
+            "--file is for read methods",
+        );
+        refused(
+            Factors {
+                fills: vec![FillContent::Calloc],
+                ..factors(&[M::MmapWrite])
+            },
+            "--fill calloc is for --method write and pwrite",
+        );
     }
 
     #[test]
     fn out_of_range_options_are_plan_errors() {
         for b in [0, MAX_STDIO_BUFFER + 1] {
-            let factors = IoFactors {
+            let f = Factors {
                 stdio_buffers: vec![b],
-                ..IoFactors::default()
+                ..factors(&[MethodKind::Stdio])
             };
-            let err = expand(vec![case(MethodKind::Read)], &factors).unwrap_err();
+            let err = f.plan(&[1 << 20]).unwrap_err();
             assert!(matches!(err, Error::Plan(_)), "{err}");
             assert!(err.to_string().contains("--stdio-buffer"));
         }
-        let mut big = case(MethodKind::Preadv);
-        big.block_size = 64 << 20;
-        let factors = IoFactors {
+        let f = Factors {
+            blocks: vec![64 << 20],
             iovs: vec![32],
-            ..IoFactors::default()
+            ..factors(&[MethodKind::Preadv])
         };
-        let err = expand(vec![big], &factors).unwrap_err().to_string();
+        let err = f.plan(&[64 << 20]).unwrap_err().to_string();
         assert_eq!(
             err,
             "--iov 32 with --block 64 MiB needs 2 GiB of buffers; keep --iov × --block at or below 1 GiB"
         );
-        let mut deep = case(MethodKind::Uring);
-        deep.block_size = 16 << 20;
-        let factors = IoFactors {
+        let f = Factors {
+            blocks: vec![16 << 20],
             depths: vec![64, 65],
-            ..IoFactors::default()
+            ..factors(&[MethodKind::Uring])
         };
-        let err = expand(vec![deep], &factors).unwrap_err().to_string();
+        let err = f.plan(&[16 << 20]).unwrap_err().to_string();
         assert!(err.starts_with("--depth 65 with --block 16 MiB"), "{err}");
     }
 
@@ -254,7 +875,11 @@ mod tests {
         let case: Case = serde_json::from_str(old).unwrap();
         assert_eq!(case.io, IoOptions::default());
         assert!(!case.latency);
-        let mut new = super::tests::case(MethodKind::Uring);
+        let mut new = factors(&[MethodKind::Uring])
+            .plan(&[1 << 20])
+            .unwrap()
+            .cases[0]
+            .clone();
         new.io.depth = Some(32);
         new.latency = true;
         let back: Case = serde_json::from_str(&serde_json::to_string(&new).unwrap()).unwrap();

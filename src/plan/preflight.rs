@@ -22,7 +22,6 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::files::dataset::Dataset;
 use crate::method::aligned::Alignment;
 use crate::method::direct::misaligned;
 use crate::plan::Plan;
@@ -66,15 +65,15 @@ pub fn check_write_dir(plan: &Plan, dir: &Path) -> Result<()> {
 
 /// Checks the files themselves: that a file system under an O_DIRECT
 /// method accepts O_DIRECT.
-pub fn check_files(plan: &Plan, files: &BTreeMap<u64, Dataset>) -> Result<()> {
+pub fn check_files(plan: &Plan, files: &BTreeMap<u64, &Path>) -> Result<()> {
     for case in &plan.cases {
         if !case.method.direct_io() {
             continue;
         }
-        let Some(dataset) = files.get(&case.file_size) else {
+        let Some(path) = files.get(&case.file_size) else {
             continue;
         };
-        direct_open(&dataset.path, case.method.name())?;
+        direct_open(path, &case.method.to_string())?;
     }
     Ok(())
 }

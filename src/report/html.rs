@@ -73,25 +73,6 @@ pub fn render_html(results: &RunResults) -> String {
     let warnings = warning_lines(results);
     let spreads = super::spread::spread_lines(results);
 
-    let mut out = String::with_capacity(64 * 1024);
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str(&format!(
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n",
-        escape(CONTENT_SECURITY_POLICY)
-    ));
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    out.push_str(&format!(
-        "<meta name=\"generator\" content=\"faultline {}\">\n",
-        env!("CARGO_PKG_VERSION")
-    ));
-    out.push_str("<title>faultline results</title>\n<style>");
-    out.push_str(STYLE);
-    out.push_str("</style>\n</head>\n<body>\n<header>\n<h1>faultline results</h1>\n");
-    out.push_str(&format!(
-        "<p class=\"lede\">{}</p>\n",
-        escape(&lede(results))
-    ));
-
     let mut nav = vec![("verdicts", "Verdicts")];
     if !plots.is_empty() {
         nav.push(("plots", "Plots"));
@@ -107,25 +88,25 @@ pub fn render_html(results: &RunResults) -> String {
         nav.push(("warnings", "Warnings"));
     }
     nav.extend([("settings", "Settings"), ("environment", "Environment")]);
-    out.push_str("<nav>");
-    for (id, name) in &nav {
-        out.push_str(&format!("<a href=\"#{id}\">{name}</a>"));
-    }
-    out.push_str("</nav>\n");
+    let nav: Vec<(String, String)> = nav
+        .into_iter()
+        .map(|(id, name)| (id.to_string(), name.to_string()))
+        .collect();
+    let mut header = String::new();
     if !results.complete {
-        out.push_str(
+        header.push_str(
             "<p class=\"banner\"><strong>Incomplete run</strong> (interrupted or still \
              running): some cases may lack runs.</p>\n",
         );
     }
     if !results.command_line.is_empty() {
         let words: Vec<String> = results.command_line.iter().map(|w| shell_word(w)).collect();
-        out.push_str(&format!(
+        header.push_str(&format!(
             "<pre class=\"command\"><code>{}</code></pre>\n",
             escape(&words.join(" "))
         ));
     }
-    out.push_str("</header>\n<main>\n");
+    let mut out = page_start("faultline results", &lede(results), &nav, &header);
 
     push_verdicts(&mut out, results, &verdicts);
     if !plots.is_empty() {
@@ -149,14 +130,8 @@ pub fn render_html(results: &RunResults) -> String {
     push_fields(&mut out, ["setting", "value"], &results.settings);
     out.push_str("</section>\n<section id=\"environment\">\n<h2>Environment</h2>\n");
     push_fields(&mut out, ["field", "value"], &results.environment);
-    out.push_str("</section>\n</main>\n");
-    out.push_str(&format!(
-        "<footer>Written by faultline {} from the run's results; nothing was measured to \
-         write it. This file is self-contained: it loads nothing, from the network or \
-         elsewhere.</footer>\n",
-        env!("CARGO_PKG_VERSION")
-    ));
-    out.push_str("</body>\n</html>\n");
+    out.push_str("</section>\n");
+    page_end(&mut out);
     out
 }
 
@@ -229,7 +204,8 @@ fn push_verdicts(out: &mut String, results: &RunResults, lines: &[String]) {
     out.push_str("</section>\n");
 }
 
-fn push_plot(out: &mut String, plot: &Plot) {
+/// One plot, its SVG inlined, in a figure with its caption.
+pub fn push_plot(out: &mut String, plot: &Plot) {
     let id = format!("plot-{}", plot.name);
     out.push_str(&format!("<figure class=\"plot\" id=\"{}\">\n", escape(&id)));
     // The SVG as plotters wrote it, labelled for screen readers.
@@ -342,67 +318,57 @@ fn push_fields(out: &mut String, headings: [&str; 2], value: &impl serde::Serial
     out.push_str("</tbody>\n</table></div>\n");
 }
 
-/// Renders the report of `faultline reproduce`: one section per preset with
-/// the published and measured tables, each claim's verdict, the fidelity
-/// and machine notes, and the plots.
-pub fn render_preset_html(outcomes: &[crate::studies::outcome::PresetOutcome]) -> String {
+/// The start of a self-contained page, up to and including the opening of
+/// its `<main>`: the Content-Security-Policy, the style, a header with
+/// `title`, `lede`, a navigation bar of `(anchor, label)` links and the
+/// HTML `header` adds below it.
+pub fn page_start(title: &str, lede: &str, nav: &[(String, String)], header: &str) -> String {
     let mut out = String::with_capacity(64 * 1024);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str(&format!(
         "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n",
         escape(CONTENT_SECURITY_POLICY)
     ));
-    out.push_str("<title>faultline reproductions</title>\n<style>");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
+    out.push_str(&format!(
+        "<meta name=\"generator\" content=\"faultline {}\">\n",
+        env!("CARGO_PKG_VERSION")
+    ));
+    out.push_str(&format!("<title>{}</title>\n<style>", escape(title)));
     out.push_str(STYLE);
-    out.push_str(
-        "</style>\n</head>\n<body>\n<header>\n<h1>faultline reproductions</h1>\n<p class=\"lede\">\
-         Published studies replayed on this machine: their numbers beside faultline's, and \
-         whether each claim holds.</p>\n<nav>",
-    );
-    for o in outcomes {
-        out.push_str(&format!("<a href=\"#preset-{0}\">{0}</a>", escape(&o.name)));
-    }
-    out.push_str("</nav>\n</header>\n<main>\n");
-    for o in outcomes {
+    out.push_str(&format!(
+        "</style>\n</head>\n<body>\n<header>\n<h1>{}</h1>\n<p class=\"lede\">{}</p>\n<nav>",
+        escape(title),
+        escape(lede)
+    ));
+    for (anchor, label) in nav {
         out.push_str(&format!(
-            "<section class=\"preset\" id=\"preset-{0}\">\n<h2>{0}</h2>\n<p>{1}</p>\n<p class=\"mode\"><strong>Mode:</strong> {2}</p>\n",
-            escape(&o.name),
-            escape(&o.source),
-            escape(&o.mode_line())
+            "<a href=\"#{}\">{}</a>",
+            escape(anchor),
+            escape(label)
         ));
-        out.push_str("<h3>Published and measured</h3>\n");
-        for t in o.published.iter().chain(&o.measured) {
-            push_preset_table(&mut out, t);
-        }
-        out.push_str("<h3>Claims</h3>\n<ul class=\"lines\">\n");
-        for c in &o.claims {
-            out.push_str(&format!(
-                "<li class=\"claim {0}\"><span class=\"badge\">{0}</span> <strong>{1}</strong><br>{2}</li>\n",
-                c.verdict.word(),
-                escape(&c.claim),
-                escape(&c.explanation)
-            ));
-        }
-        out.push_str("</ul>\n<h3>Fidelity notes</h3>\n<ul class=\"lines\">\n");
-        for n in &o.fidelity {
-            out.push_str(&format!("<li>{}</li>\n", escape(n)));
-        }
-        out.push_str("</ul>\n<h3>This machine</h3>\n<ul class=\"lines\">\n");
-        for n in &o.machine {
-            out.push_str(&format!("<li>{}</li>\n", escape(n)));
-        }
-        out.push_str("</ul>\n");
-        for plot in &o.plots {
-            push_plot(&mut out, plot);
-        }
-        out.push_str("</section>\n");
     }
-    out.push_str("</main>\n</body>\n</html>\n");
+    out.push_str("</nav>\n");
+    out.push_str(header);
+    out.push_str("</header>\n<main>\n");
     out
 }
 
-/// One preset table, caption included.
-fn push_preset_table(out: &mut String, t: &crate::studies::Table) {
+/// The end of a page [`page_start`] began: the footer, which says the page
+/// was written from results and loads nothing.
+pub fn page_end(out: &mut String) {
+    out.push_str("</main>\n");
+    out.push_str(&format!(
+        "<footer>Written by faultline {} from the run's results; nothing was measured to \
+         write it. This file is self-contained: it loads nothing, from the network or \
+         elsewhere.</footer>\n",
+        env!("CARGO_PKG_VERSION")
+    ));
+    out.push_str("</body>\n</html>\n");
+}
+
+/// One text table, caption included.
+pub fn push_text_table(out: &mut String, t: &super::text_table::Table) {
     out.push_str(&format!(
         "<div class=\"scroll\"><table>\n<caption>{}</caption>\n<thead><tr>",
         escape(&t.caption)

@@ -18,6 +18,7 @@ pub mod markdown;
 pub mod plot;
 mod spread;
 pub mod table;
+pub mod text_table;
 pub mod timeline_csv;
 pub mod verdict;
 

@@ -76,7 +76,7 @@ impl Plot {
 
 /// Linear or logarithmic axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scale {
+pub enum AxisScale {
     /// Equal steps for equal differences.
     Linear,
     /// Equal steps for equal ratios; values must be positive.
@@ -98,7 +98,7 @@ pub struct Axis {
     /// Its description, with the unit, e.g. `file size, MiB`.
     pub label: String,
     /// Linear or log.
-    pub scale: Scale,
+    pub scale: AxisScale,
 }
 
 impl Axis {
@@ -106,7 +106,7 @@ impl Axis {
     pub fn linear(label: impl Into<String>) -> Axis {
         Axis {
             label: label.into(),
-            scale: Scale::Linear,
+            scale: AxisScale::Linear,
         }
     }
 
@@ -114,7 +114,7 @@ impl Axis {
     pub fn log(label: impl Into<String>) -> Axis {
         Axis {
             label: label.into(),
-            scale: Scale::Log,
+            scale: AxisScale::Log,
         }
     }
 }
@@ -293,7 +293,7 @@ pub fn throughput_plot(results: &RunResults) -> Option<Plot> {
                     let mut marks = vec![Mark::Bar {
                         from: 0.0,
                         to: mean,
-                        color: colors[case.case.method.name()],
+                        color: colors[case.case.method.to_string().as_str()],
                     }];
                     if let Some((low, high)) = tp.ci95 {
                         hi = hi.max(high / 1e9);
@@ -327,7 +327,7 @@ pub fn throughput_plot(results: &RunResults) -> Option<Plot> {
     });
     let chart = RowChart {
         x_label: "throughput, GB/s (10^9 bytes/s)".to_string(),
-        x_scale: Scale::Linear,
+        x_scale: AxisScale::Linear,
         x_range: (0.0, nonzero(hi) * 1.08),
         rows,
         legend,
@@ -428,7 +428,7 @@ pub fn ratio_plot(results: &RunResults) -> Option<Plot> {
     });
     let chart = RowChart {
         x_label: "throughput ratio, case / baseline (log scale; above 1 is faster)".to_string(),
-        x_scale: Scale::Log,
+        x_scale: AxisScale::Log,
         x_range: (lo / pad, hi * pad),
         rows,
         legend,
@@ -516,7 +516,7 @@ pub fn time_plot(results: &RunResults) -> Option<Plot> {
     ];
     let chart = RowChart {
         x_label: "mean time per trial, ms".to_string(),
-        x_scale: Scale::Linear,
+        x_scale: AxisScale::Linear,
         x_range: (0.0, nonzero(hi) * 1.05),
         rows,
         legend,
@@ -568,9 +568,9 @@ fn method_colors(results: &RunResults) -> BTreeMap<String, RGBColor> {
 fn legend_order(results: &RunResults) -> Vec<String> {
     let mut methods: Vec<String> = Vec::new();
     for case in &results.cases {
-        let method = case.case.method.name();
-        if !methods.iter().any(|m| m == method) {
-            methods.push(method.to_string());
+        let method = case.case.method.to_string();
+        if !methods.contains(&method) {
+            methods.push(method);
         }
     }
     methods

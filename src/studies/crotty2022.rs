@@ -8,7 +8,9 @@
 //! cold cache, so the timeline shows the cache filling and what each method
 //! does once it is full. Not part of `reproduce all`: it needs a memory
 //! budget (root, or a `--size` larger than memory) and takes minutes.
-use super::{ratio_cell, ratio_of, read_case, summary_of, Preset, Scale, Table};
+use super::{
+    ratio_cell, ratio_of, read_case, summary_of, Choices, Preset, PresetOption, Scope, Table,
+};
 use crate::error::{Error, Result};
 use crate::measure::timeline::{filled_at, TimelinePoint};
 use crate::method::{Advice, IoOptions, MethodKind};
@@ -38,7 +40,7 @@ const MMAP_NORMAL_M: (f64, f64) = (0.02, 0.04);
 /// The legend's note on where the published numbers come from.
 const PUBLISHED_ON: &str = "100 threads, EPYC 7713, NVMe, 100 GB RAM";
 
-/// The preset, with its sizes resolved for this machine by [`Crotty2022::prepare`].
+/// The preset, with its sizes resolved for this machine by [`Crotty2022::resolve`].
 #[derive(Clone, Debug, Default)]
 pub struct Crotty2022 {
     /// Budget, file size, threads and duration; `None`: the nominal quick
@@ -59,37 +61,26 @@ pub struct Setup {
     pub duration_s: u32,
 }
 
-/// The user's choices (`reproduce crotty2022 --threads --size --duration`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Choices {
-    /// Threads (default: the CPUs this process may use).
-    pub threads: Option<u32>,
-    /// File size (default: 8x the budget; without a cgroup it must exceed MemAvailable).
-    pub size: Option<u64>,
-    /// Seconds per trial.
-    pub duration_s: Option<u32>,
-}
-
-/// (budget, file size, seconds, runs) at a scale.
-fn nominal(scale: Scale) -> (u64, u64, u32, u32) {
-    let budget = scale.size(128 << 20, 1 << 30, 16 << 20);
-    let file = scale.size(1 << 30, 20 << 30, 64 << 20);
-    let seconds = if scale.scale_down > 1 {
+/// (budget, file size, seconds, runs) at a scope.
+fn nominal(scope: Scope) -> (u64, u64, u32, u32) {
+    let budget = scope.size(128 << 20, 1 << 30, 16 << 20);
+    let file = scope.size(1 << 30, 20 << 30, 64 << 20);
+    let seconds = if scope.scale_down > 1 {
         3
-    } else if scale.full {
+    } else if scope.full {
         60
     } else {
         10
     };
-    (budget, file, seconds, scale.runs(3, 3))
+    (budget, file, seconds, scope.runs(3, 3))
 }
 
 impl Crotty2022 {
     /// Resolves the sizes on this machine: the budget ([`memory_budget::select`]),
     /// the file size, threads and duration. Fails with one line when no
     /// budget can be had.
-    pub fn prepare(scale: Scale, choices: Choices) -> Result<Crotty2022> {
-        let (budget, file, seconds, _) = nominal(scale);
+    pub fn resolve(scope: Scope, choices: &Choices) -> Result<Crotty2022> {
+        let (budget, file, seconds, _) = nominal(scope);
         if let Some(size) = choices.size.filter(|s| !s.is_multiple_of(BLOCK)) {
             return Err(Error::Plan(format!(
                 "--size {size} B is not a whole number of {} pages; crotty2022 reads whole pages",
@@ -111,9 +102,9 @@ impl Crotty2022 {
         })
     }
 
-    fn setup_at(&self, scale: Scale) -> Setup {
+    fn setup_at(&self, scope: Scope) -> Setup {
         self.setup.clone().unwrap_or_else(|| {
-            let (budget, file, seconds, _) = nominal(scale);
+            let (budget, file, seconds, _) = nominal(scope);
             Setup {
                 budget: MemoryBudget {
                     kind: BudgetKind::CgroupV1MemoryLimit,
@@ -322,6 +313,31 @@ fn reads_per_s(results: &RunResults, case: &Case) -> Option<f64> {
 }
 
 impl Preset for Crotty2022 {
+    fn in_all(&self) -> bool {
+        false // it needs root for a memory cgroup, or a file larger than memory
+    }
+
+    fn options(&self) -> &'static [PresetOption] {
+        &[
+            PresetOption::Threads,
+            PresetOption::Size,
+            PresetOption::Duration,
+        ]
+    }
+
+    fn prepare(&mut self, scope: Scope, choices: &Choices) -> Result<Option<String>> {
+        *self = Crotty2022::resolve(scope, choices)?;
+        Ok(self.setup.as_ref().map(|s| {
+            format!(
+                "crotty2022: page-cache budget {} ({} file, {} threads, {} s per trial)",
+                s.budget,
+                crate::size::format_size(s.file_size),
+                s.threads,
+                s.duration_s
+            )
+        }))
+    }
+
     fn name(&self) -> &'static str {
         "crotty2022"
     }
@@ -349,9 +365,9 @@ impl Preset for Crotty2022 {
         )]
     }
 
-    fn plan(&self, scale: Scale) -> Plan {
-        let s = self.setup_at(scale);
-        let (_, _, _, runs) = nominal(scale);
+    fn plan(&self, scope: Scope) -> Plan {
+        let s = self.setup_at(scope);
+        let (_, _, _, runs) = nominal(scope);
         Plan {
             cases: WAYS.iter().map(|w| w.case(&s)).collect(),
             runs,
@@ -497,14 +513,14 @@ impl Preset for Crotty2022 {
         };
         let published_label = |what: &str| format!("published {what} ({PUBLISHED_ON})");
         let end = f64::from(s.duration_s.max(60));
-        let mmap_published = |scale: f64| {
+        let mmap_published = |factor: f64| {
             vec![
-                (1.0, FIO_M * scale, None),
-                (FILLED_S, FIO_M * scale, None),
-                (FILLED_S + 1.0, 0.01 * scale, None),
-                (FILLED_S + STALL_S, 0.01 * scale, None),
-                (FILLED_S + STALL_S + 1.0, MMAP_AFTER_M * scale, None),
-                (end, MMAP_AFTER_M * scale, None),
+                (1.0, FIO_M * factor, None),
+                (FILLED_S, FIO_M * factor, None),
+                (FILLED_S + 1.0, 0.01 * factor, None),
+                (FILLED_S + STALL_S, 0.01 * factor, None),
+                (FILLED_S + STALL_S + 1.0, MMAP_AFTER_M * factor, None),
+                (end, MMAP_AFTER_M * factor, None),
             ]
         };
         let normal_mid = (MMAP_NORMAL_M.0 + MMAP_NORMAL_M.1) / 2.0;
@@ -644,7 +660,7 @@ mod tests {
 
     #[test]
     fn plan_compares_five_ways_for_a_duration_under_a_budget() {
-        let plan = Crotty2022::default().plan(Scale::new(false, 256));
+        let plan = Crotty2022::default().plan(Scope::new(false, 256));
         assert_eq!(plan.cases.len(), 5);
         assert_eq!(plan.groups().len(), 1, "one group: only the method differs");
         for c in &plan.cases {
@@ -660,7 +676,7 @@ mod tests {
                 assert!(plan.cases.contains(b) && plan.cases.contains(o));
             }
         }
-        let full = Crotty2022::default().plan(Scale::FULL);
+        let full = Crotty2022::default().plan(Scope::FULL);
         assert_eq!(full.cases[0].file_size, 20 << 30);
         assert_eq!(full.cases[0].duration_s, Some(60));
     }

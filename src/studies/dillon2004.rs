@@ -2,13 +2,13 @@
 //! whole-file mmap (freebsd-current thread, M. Dillon's reply, June 2004).
 use super::{
     measured_time_split, ratio_cell, ratio_of, read_case, secs, summary_of, time_split_bars,
-    time_split_keys, time_unit, Preset, Scale, Table,
+    time_split_keys, time_unit, Preset, Scope, Table,
 };
 use crate::method::{Advice, MethodKind, Populate};
 use crate::pattern::Pattern;
 use crate::plan::CacheState;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
-use crate::report::plot::{bar_plot, Bar, BarChart, BarGroup, BarPanel, Plot, Scale as AxisScale};
+use crate::report::plot::{bar_plot, AxisScale, Bar, BarChart, BarGroup, BarPanel, Plot};
 use crate::stats::analysis::MIB;
 use crate::stats::RunResults;
 use crate::studies::claims::{Claim, Expect};
@@ -52,8 +52,8 @@ fn published_counts(note: &str) -> (Option<String>, Option<String>) {
     (read.map(str::to_string), mmap)
 }
 
-fn blocks(scale: Scale) -> Vec<u64> {
-    if scale.full {
+fn blocks(scope: Scope) -> Vec<u64> {
+    if scope.full {
         vec![8 << 10, 16 << 10, 32 << 10, 64 << 10]
     } else {
         vec![8 << 10, 64 << 10]
@@ -61,13 +61,13 @@ fn blocks(scale: Scale) -> Vec<u64> {
 }
 
 /// The mmap variants: plain, then ways of faulting in more at a time.
-fn variants(scale: Scale) -> Vec<(Populate, Advice)> {
+fn variants(scope: Scope) -> Vec<(Populate, Advice)> {
     let mut v = vec![
         (Populate::None, Advice::Normal),
         (Populate::None, Advice::Sequential),
         (Populate::Madvise, Advice::Normal),
     ];
-    if scale.full {
+    if scope.full {
         v.extend([
             (Populate::Map, Advice::Normal),
             (Populate::None, Advice::Hugepage),
@@ -149,20 +149,20 @@ impl Preset for Dillon2004 {
         )]
     }
 
-    fn plan(&self, scale: Scale) -> Plan {
-        let size = scale.size(128 << 20, FULL_SIZE, 256 << 10);
+    fn plan(&self, scope: Scope) -> Plan {
+        let size = scope.size(128 << 20, FULL_SIZE, 256 << 10);
         let mut cases = Vec::new();
         for cache in [CacheState::Warm, CacheState::Cold] {
-            for &b in &blocks(scale) {
+            for &b in &blocks(scope) {
                 cases.push(read(b, size, cache));
-                for (p, a) in variants(scale) {
+                for (p, a) in variants(scope) {
                     cases.push(mmap(b, size, cache, p, a));
                 }
             }
         }
         Plan {
             cases,
-            runs: scale.runs(5, 5),
+            runs: scope.runs(5, 5),
             warmup: 0,
             order: OrderPolicy::Alternating,
             metric: Metric::Total,
@@ -369,9 +369,9 @@ mod tests {
 
     #[test]
     fn faithful_changes_nothing() {
-        for scale in [Scale::QUICK, Scale::FULL, Scale::new(false, 256)] {
-            let default = Dillon2004.plan(scale);
-            let faithful = Dillon2004.plan(scale.faithful(true));
+        for scope in [Scope::QUICK, Scope::FULL, Scope::new(false, 256)] {
+            let default = Dillon2004.plan(scope);
+            let faithful = Dillon2004.plan(scope.faithful(true));
             assert_eq!(default.cases, faithful.cases);
             assert_eq!(default.runs, faithful.runs);
         }

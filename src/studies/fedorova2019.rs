@@ -1,7 +1,7 @@
 //! fedorova2019: 4, 8 and 16 KiB blocks of a 4 GB file, pread() into a buffer
 //! against memcpy from a MAP_PRIVATE mapping; only the loop timed (A. Fedorova, Dec 2019).
 use super::{
-    mean_seconds, ratio_cell, ratio_of, ratio_point, read_case, secs, summary_of, Preset, Scale,
+    mean_seconds, ratio_cell, ratio_of, ratio_point, read_case, secs, summary_of, Preset, Scope,
     Table,
 };
 use crate::method::{MethodKind, Populate, Share};
@@ -9,8 +9,8 @@ use crate::pattern::Pattern;
 use crate::plan::CacheState;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
 use crate::report::plot::{
-    bar_plot, series_plot, Axis, Bar, BarChart, BarGroup, BarPanel, Hue, Key, Plot,
-    Scale as AxisScale, Series, SeriesStyle,
+    bar_plot, series_plot, Axis, AxisScale, Bar, BarChart, BarGroup, BarPanel, Hue, Key, Plot,
+    Series, SeriesStyle,
 };
 use crate::stats::analysis::MIB;
 use crate::stats::RunResults;
@@ -90,8 +90,8 @@ impl Preset for Fedorova2019 {
         )]
     }
 
-    fn plan(&self, scale: Scale) -> Plan {
-        let size = scale.size(64 << 20, 4 << 30, 1 << 20);
+    fn plan(&self, scope: Scope) -> Plan {
+        let size = scope.size(64 << 20, 4 << 30, 1 << 20);
         let mut cases = Vec::new();
         for (_, _, _, a, b) in points(size) {
             cases.push(a);
@@ -102,11 +102,11 @@ impl Preset for Fedorova2019 {
         }
         Plan {
             cases,
-            // The original's 3 repetitions: at full scale always, at quick with --faithful.
-            runs: if scale.faithful {
-                scale.runs(3, 3)
+            // The original's 3 repetitions: at full scope always, at quick with --faithful.
+            runs: if scope.faithful {
+                scope.runs(3, 3)
             } else {
-                scale.runs(5, 3)
+                scope.runs(5, 3)
             },
             warmup: 0,
             order: OrderPolicy::Alternating,
@@ -326,9 +326,9 @@ mod tests {
 
     #[test]
     fn faithful_runs_three_repetitions_over_the_same_random_replace_offsets() {
-        for scale in [Scale::QUICK, Scale::FULL] {
-            let default = Fedorova2019.plan(scale);
-            let faithful = Fedorova2019.plan(scale.faithful(true));
+        for scope in [Scope::QUICK, Scope::FULL] {
+            let default = Fedorova2019.plan(scope);
+            let faithful = Fedorova2019.plan(scope.faithful(true));
             // Same cases: sampling with replacement from one seed for every
             // case (so every run and both methods), already in the default.
             assert_eq!(default.cases, faithful.cases);
@@ -345,7 +345,7 @@ mod tests {
             assert!(random.iter().any(|c| c.method == MethodKind::MmapCopy));
             assert_eq!(faithful.runs, 3);
         }
-        assert_eq!(Fedorova2019.plan(Scale::QUICK).runs, 5);
-        assert_eq!(Fedorova2019.plan(Scale::FULL).runs, 3);
+        assert_eq!(Fedorova2019.plan(Scope::QUICK).runs, 5);
+        assert_eq!(Fedorova2019.plan(Scope::FULL).runs, 3);
     }
 }

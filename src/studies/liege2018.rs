@@ -2,7 +2,7 @@
 //! against mmap, on file sizes from 1 kB to 160 MB (Univ. of Liège, INFO0940, 2018).
 use super::{
     mean_seconds, ratio_cell, ratio_of, ratio_point, read_case, secs, summary_of, time_split_keys,
-    time_unit, write_case, Preset, Scale, Table,
+    time_unit, write_case, Preset, Scope, Table,
 };
 use crate::method::{MethodKind, SyncPolicy};
 use crate::pattern::Pattern;
@@ -10,8 +10,8 @@ use crate::plan::CacheState;
 use crate::plan::Target;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
 use crate::report::plot::{
-    bar_plot, series_plot, Axis, Bar, BarChart, BarGroup, BarPanel, Hue, Plot, Scale as AxisScale,
-    Segment, Series, SeriesStyle,
+    bar_plot, series_plot, Axis, AxisScale, Bar, BarChart, BarGroup, BarPanel, Hue, Plot, Segment,
+    Series, SeriesStyle,
 };
 use crate::stats::RunResults;
 use crate::studies::claims::{Claim, Expect};
@@ -32,7 +32,7 @@ const FIGURE5_SIZE: u64 = 8_000_000;
 /// The sequential user buffer.
 const SEQ_BLOCK: u64 = 16 << 10;
 
-fn sizes(scale: Scale) -> (Vec<u64>, Vec<u64>) {
+fn sizes(scope: Scope) -> (Vec<u64>, Vec<u64>) {
     let quick = [1_000, 10_000, 100_000, 625_000, 1_000_000, 8_000_000];
     let full = [
         1_000,
@@ -44,16 +44,16 @@ fn sizes(scale: Scale) -> (Vec<u64>, Vec<u64>) {
         16_000_000,
         160_000_000,
     ];
-    let list: &[u64] = if scale.full { &full } else { &quick };
+    let list: &[u64] = if scope.full { &full } else { &quick };
     let seq: Vec<u64> = list
         .iter()
-        .map(|&s| (s / scale.scale_down.max(1)).max(1_000))
+        .map(|&s| (s / scope.scale_down.max(1)).max(1_000))
         .collect();
     // Random 1-byte access makes one syscall per byte: quick stops at 1 MB.
     let random = seq
         .iter()
         .copied()
-        .filter(|&s| scale.full || s <= 1_000_000)
+        .filter(|&s| scope.full || s <= 1_000_000)
         .collect();
     (dedup(seq), dedup(random))
 }
@@ -114,21 +114,21 @@ fn pair(kind: usize, size: u64, faithful: bool) -> (Case, Case) {
     }
 }
 
-/// Every (kind, size, baseline, other) of the plan at `scale`.
-fn pairs(scale: Scale) -> Vec<(usize, u64, Case, Case)> {
-    let (seq, random) = sizes(scale);
+/// Every (kind, size, baseline, other) of the plan at `scope`.
+fn pairs(scope: Scope) -> Vec<(usize, u64, Case, Case)> {
+    let (seq, random) = sizes(scope);
     let mut out = Vec::new();
     for kind in 0..4 {
         let list = if kind < 2 { &seq } else { &random };
         for &size in list {
-            let (b, o) = pair(kind, size, scale.faithful);
+            let (b, o) = pair(kind, size, scope.faithful);
             out.push((kind, size, b, o));
         }
     }
     out
 }
 
-/// The scale a plan was built at, recovered from its largest file.
+/// The scope a plan was built at, recovered from its largest file.
 fn pairs_of_plan(plan_cases: &[Case]) -> Vec<(usize, u64, Case, Case)> {
     let faithful = plan_cases.iter().any(|c| c.pattern == random_pattern(true));
     let mut out = Vec::new();
@@ -179,15 +179,15 @@ impl Preset for Liege2018 {
         )]
     }
 
-    fn plan(&self, scale: Scale) -> Plan {
+    fn plan(&self, scope: Scope) -> Plan {
         let mut cases = Vec::new();
-        for (_, _, b, o) in pairs(scale) {
+        for (_, _, b, o) in pairs(scope) {
             cases.push(b);
             cases.push(o);
         }
         Plan {
             cases,
-            runs: scale.runs(5, 10),
+            runs: scope.runs(5, 10),
             warmup: 0,
             order: OrderPolicy::Alternating,
             metric: Metric::Total,
@@ -463,9 +463,9 @@ mod tests {
 
     #[test]
     fn faithful_draws_random_positions_with_replacement_and_nothing_else() {
-        for scale in [Scale::QUICK, Scale::FULL, Scale::new(false, 256)] {
-            let default = Liege2018.plan(scale);
-            let faithful = Liege2018.plan(scale.faithful(true));
+        for scope in [Scope::QUICK, Scope::FULL, Scope::new(false, 256)] {
+            let default = Liege2018.plan(scope);
+            let faithful = Liege2018.plan(scope.faithful(true));
             assert_eq!(default.runs, faithful.runs);
             assert_eq!(default.cases.len(), faithful.cases.len());
             let mut changed = 0;

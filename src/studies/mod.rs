@@ -1,14 +1,15 @@
 //! Presets: named experiments that reproduce a published study.
 //!
 //! Each study is one file here implementing [`Preset`]: its published numbers
-//! as data ([`Table`]), the plan that reproduces it at a [`Scale`], its
+//! as data ([`Table`]), the plan that reproduces it at a [`Scope`], its
 //! claims as checkable comparisons ([`crate::studies::claims::Claim`]), its fidelity
-//! notes, and how its measured table and plots are laid out. Adding a study
-//! means adding one file and one line in [`all`].
-use crate::method::{Advice, MethodKind, Populate, Share, SizeWith, SyncPolicy};
+//! notes, how its measured table and plots are laid out, and the flags of its
+//! own it takes ([`Preset::options`]). Adding a study means adding one file
+//! and one line in [`registry`].
+use crate::method::{MethodKind, SizeWith, SyncPolicy};
 use crate::pattern::Pattern;
+use crate::plan::CacheState;
 use crate::plan::Target;
-use crate::plan::{CacheState, WarmBy};
 use crate::plan::{Case, Plan};
 use crate::report::plot::{Bar, Hue, Key, Plot, Segment};
 use crate::stats::RunResults;
@@ -19,6 +20,7 @@ pub mod claims;
 pub mod crotty2022;
 pub mod dillon2004;
 pub mod fedorova2019;
+pub mod html;
 pub mod liege2018;
 pub mod outcome;
 pub mod sun2002;
@@ -26,7 +28,7 @@ pub mod write2020;
 
 /// How large a reproduction is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Scale {
+pub struct Scope {
     /// Full uses the original sizes and run counts; quick fits in minutes.
     pub full: bool,
     /// Test-only divisor of every file size (1 = none).
@@ -36,33 +38,33 @@ pub struct Scale {
     pub faithful: bool,
 }
 
-impl Scale {
-    /// The quick scale.
-    pub const QUICK: Scale = Scale {
+impl Scope {
+    /// The quick scope.
+    pub const QUICK: Scope = Scope {
         full: false,
         scale_down: 1,
         faithful: false,
     };
 
-    /// The full scale.
-    pub const FULL: Scale = Scale {
+    /// The full scope.
+    pub const FULL: Scope = Scope {
         full: true,
         scale_down: 1,
         faithful: false,
     };
 
     /// Quick (`full` false) or full sizes, divided by the test-only `scale_down`.
-    pub fn new(full: bool, scale_down: u64) -> Scale {
-        Scale {
+    pub fn new(full: bool, scale_down: u64) -> Scope {
+        Scope {
             full,
             scale_down,
             faithful: false,
         }
     }
 
-    /// The same scale, replaying the original's quirks or not.
-    pub fn faithful(self, faithful: bool) -> Scale {
-        Scale { faithful, ..self }
+    /// The same scope, replaying the original's quirks or not.
+    pub fn faithful(self, faithful: bool) -> Scope {
+        Scope { faithful, ..self }
     }
 
     /// `quick` or `full` sizes, divided by the test-only divisor, never
@@ -84,55 +86,7 @@ impl Scale {
     }
 }
 
-/// A table of text cells: the published one, or the measured one in the same layout.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Table {
-    /// What the table shows and where it comes from.
-    pub caption: String,
-    /// Column headings.
-    pub columns: Vec<String>,
-    /// Rows of cells, as many as columns.
-    pub rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    /// A table from string slices.
-    pub fn new(caption: &str, columns: &[&str], rows: Vec<Vec<String>>) -> Table {
-        Table {
-            caption: caption.to_string(),
-            columns: columns.iter().map(|c| c.to_string()).collect(),
-            rows,
-        }
-    }
-
-    /// Rendered as aligned plain text.
-    pub fn render_text(&self) -> String {
-        let mut widths: Vec<usize> = self.columns.iter().map(|c| c.chars().count()).collect();
-        for row in &self.rows {
-            for (i, cell) in row.iter().enumerate() {
-                if i < widths.len() {
-                    widths[i] = widths[i].max(cell.chars().count());
-                }
-            }
-        }
-        let line = |cells: &[String]| {
-            cells
-                .iter()
-                .zip(&widths)
-                .map(|(c, w)| format!("{c:<w$}"))
-                .collect::<Vec<_>>()
-                .join("  ")
-                .trim_end()
-                .to_string()
-        };
-        let mut out = format!("{}\n{}\n", self.caption, line(&self.columns));
-        for row in &self.rows {
-            out.push_str(&line(row));
-            out.push('\n');
-        }
-        out
-    }
-}
+pub use crate::report::text_table::Table;
 
 /// A published study that faultline replays.
 pub trait Preset {
@@ -143,7 +97,7 @@ pub trait Preset {
     /// The study's published numbers.
     fn published(&self) -> Vec<Table>;
     /// The cases that reproduce it.
-    fn plan(&self, scale: Scale) -> Plan;
+    fn plan(&self, scope: Scope) -> Plan;
     /// The study's claims, each a comparison between cases of `plan`.
     fn claims(&self, plan: &Plan) -> Vec<Claim>;
     /// Deliberate departures from the original, and why.
@@ -158,45 +112,106 @@ pub trait Preset {
         let _ = (claim, results);
         None
     }
+    /// Whether `reproduce all` runs it (a preset that needs privileges or
+    /// takes long runs only when named).
+    fn in_all(&self) -> bool {
+        true
+    }
+    /// The `reproduce` flags of its own it takes (`--threads`, `--size`,
+    /// `--duration`); none by default.
+    fn options(&self) -> &'static [PresetOption] {
+        &[]
+    }
+    /// Resolves the preset on this machine, with the user's choices, before a
+    /// fresh run (its plan may depend on what this machine offers); fails
+    /// with one line when it cannot run here. Returns a line saying what was
+    /// resolved, if anything. Does nothing by default.
+    fn prepare(&mut self, scope: Scope, choices: &Choices) -> crate::error::Result<Option<String>> {
+        let _ = (scope, choices);
+        Ok(None)
+    }
 }
 
-/// Every preset, in the order `reproduce all` runs them.
-pub fn all() -> Vec<Box<dyn Preset>> {
+/// A flag of `faultline reproduce` that only the presets declaring it take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PresetOption {
+    /// `--threads N`: threads per trial.
+    Threads,
+    /// `--size SIZE`: the file size.
+    Size,
+    /// `--duration SECONDS`: seconds per trial.
+    Duration,
+}
+
+impl PresetOption {
+    /// The flag, as typed.
+    pub fn flag(self) -> &'static str {
+        match self {
+            PresetOption::Threads => "--threads",
+            PresetOption::Size => "--size",
+            PresetOption::Duration => "--duration",
+        }
+    }
+}
+
+/// The values of the [`PresetOption`] flags given.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Choices {
+    /// `--threads` (default: the preset's).
+    pub threads: Option<u32>,
+    /// `--size` (default: the preset's).
+    pub size: Option<u64>,
+    /// `--duration` (default: the preset's).
+    pub duration_s: Option<u32>,
+}
+
+impl Choices {
+    /// The flags given, in the order of [`PresetOption`].
+    pub fn given(&self) -> Vec<PresetOption> {
+        let mut given = Vec::new();
+        if self.threads.is_some() {
+            given.push(PresetOption::Threads);
+        }
+        if self.size.is_some() {
+            given.push(PresetOption::Size);
+        }
+        if self.duration_s.is_some() {
+            given.push(PresetOption::Duration);
+        }
+        given
+    }
+}
+
+/// Every preset, one line each, in the order `reproduce all` runs them
+/// (those whose [`Preset::in_all`] is false run only when named).
+pub fn registry() -> Vec<Box<dyn Preset>> {
     vec![
         Box::new(dillon2004::Dillon2004),
         Box::new(liege2018::Liege2018),
         Box::new(fedorova2019::Fedorova2019),
         Box::new(write2020::Write2020),
         Box::new(sun2002::Sun2002),
+        Box::new(crotty2022::Crotty2022::default()),
     ]
 }
 
-/// Presets that only run when named, not in `reproduce all` (they need
-/// privileges or take long).
-pub fn standalone() -> Vec<Box<dyn Preset>> {
-    vec![Box::new(crotty2022::Crotty2022::default())]
+/// The presets `reproduce all` runs.
+pub fn all() -> Vec<Box<dyn Preset>> {
+    registry().into_iter().filter(|p| p.in_all()).collect()
 }
 
 /// The preset called `name`.
 pub fn find(name: &str) -> Option<Box<dyn Preset>> {
-    all()
-        .into_iter()
-        .chain(standalone())
-        .find(|p| p.name() == name)
+    registry().into_iter().find(|p| p.name() == name)
 }
 
 /// The names of every preset.
 pub fn names() -> Vec<&'static str> {
-    all()
-        .iter()
-        .chain(&standalone())
-        .map(|p| p.name())
-        .collect()
+    registry().iter().map(|p| p.name()).collect()
 }
 
-/// The one place presets build a [`Case`]: a read-side case with every
-/// option at its default (mapping methods get `populate=none`,
-/// `advice=normal`, `MAP_SHARED`).
+/// A read-side case with every option at its default ([`Case::new`]:
+/// mapping methods get `populate=none`, `advice=normal`, `MAP_SHARED`).
 pub fn read_case(
     method: MethodKind,
     pattern: Pattern,
@@ -205,33 +220,7 @@ pub fn read_case(
     workload: WorkloadKind,
     cache: CacheState,
 ) -> Case {
-    let maps = method.maps_file();
-    Case {
-        method,
-        pattern,
-        block_size,
-        file_size,
-        workload,
-        cache,
-        warm_by: WarmBy::Seq,
-        populate: maps.then_some(Populate::None),
-        advice: maps.then_some(Advice::Normal),
-        share: maps.then_some(Share::Shared),
-        sync: None,
-        sync_call: None,
-        target: None,
-        size_with: None,
-        fill: None,
-        seed: 1,
-        io: Default::default(),
-        latency: false,
-        scale: None,
-        scale_unit: None,
-        threads: None,
-        procs: None,
-        duration_s: None,
-        memory_budget: None,
-    }
+    Case::new(method, pattern, block_size, file_size, workload, cache)
 }
 
 /// A write-side case writing `fill` content to `target` with `sync`
@@ -255,7 +244,8 @@ pub fn write_case(
         CacheState::Warm,
     );
     case.sync = Some(sync);
-    case.sync_call = (method.sync_call_applies() && sync != SyncPolicy::None)
+    case.sync_call = (method.takes(crate::method::MethodOption::SyncCall)
+        && sync != SyncPolicy::None)
         .then_some(crate::method::SyncCall::Fsync);
     case.target = Some(target);
     case.size_with =
@@ -400,15 +390,15 @@ mod tests {
     #[test]
     fn every_claim_compares_cases_of_its_plan_at_every_scale() {
         for preset in all() {
-            for scale in [
-                Scale::QUICK,
-                Scale::FULL,
-                Scale::new(false, 256),
-                Scale::QUICK.faithful(true),
-                Scale::FULL.faithful(true),
-                Scale::new(false, 256).faithful(true),
+            for scope in [
+                Scope::QUICK,
+                Scope::FULL,
+                Scope::new(false, 256),
+                Scope::QUICK.faithful(true),
+                Scope::FULL.faithful(true),
+                Scope::new(false, 256).faithful(true),
             ] {
-                let plan = preset.plan(scale);
+                let plan = preset.plan(scope);
                 assert!(!plan.cases.is_empty(), "{}", preset.name());
                 let mut unique = plan.cases.clone();
                 unique.sort();
@@ -435,8 +425,8 @@ mod tests {
     #[test]
     fn full_scale_uses_the_original_sizes() {
         let largest = |name: &str| {
-            let plan = find(name).unwrap().plan(Scale::FULL);
-            let faithful = find(name).unwrap().plan(Scale::FULL.faithful(true));
+            let plan = find(name).unwrap().plan(Scope::FULL);
+            let faithful = find(name).unwrap().plan(Scope::FULL.faithful(true));
             let max = |p: &Plan| p.cases.iter().map(|c| c.file_size).max().unwrap();
             assert_eq!(max(&plan), max(&faithful), "{name}");
             max(&plan)

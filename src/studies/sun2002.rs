@@ -2,7 +2,7 @@
 //! image (3.75 MB) by 2, 3, 4 and 8, reading it into a buffer with read()
 //! against mapping it (Sun Microsystems, "A Performance Comparison of read
 //! and mmap", 2002, Table 1).
-use super::{ratio_cell, ratio_of, ratio_point, read_case, secs, summary_of, Preset, Scale, Table};
+use super::{ratio_cell, ratio_of, ratio_point, read_case, secs, summary_of, Preset, Scope, Table};
 use crate::files::image::image_len;
 use crate::method::{MethodKind, Share};
 use crate::pattern::Pattern;
@@ -29,10 +29,10 @@ const TABLE1: [(u32, f64, f64, f64); 4] = [
     (8, 1.26, 0.62, 2.03),
 ];
 
-/// The image at `scale`: the study's, or a 5:4 one a side `sqrt(scale_down)`
+/// The image at `scope`: the study's, or a 5:4 one a side `sqrt(scale_down)`
 /// times smaller (80 × 64 at 256) for tests.
-fn image_at(scale: Scale) -> (u32, u32) {
-    let d = (scale.scale_down.max(1) as f64).sqrt().floor().max(1.0) as u32;
+fn image_at(scope: Scope) -> (u32, u32) {
+    let d = (scope.scale_down.max(1) as f64).sqrt().floor().max(1.0) as u32;
     if d <= 1 {
         return IMAGE;
     }
@@ -118,11 +118,11 @@ impl Preset for Sun2002 {
         )]
     }
 
-    fn plan(&self, scale: Scale) -> Plan {
-        let (w, h) = image_at(scale);
+    fn plan(&self, scope: Scope) -> Plan {
+        let (w, h) = image_at(scope);
         let shape = Shape {
             size: image_len(w, h),
-            faithful: scale.faithful,
+            faithful: scope.faithful,
         };
         let cases = TABLE1
             .iter()
@@ -133,7 +133,7 @@ impl Preset for Sun2002 {
             .collect();
         Plan {
             cases,
-            runs: scale.runs(20, 10),
+            runs: scope.runs(20, 10),
             warmup: 0,
             order: OrderPolicy::Alternating,
             metric: Metric::Total,
@@ -164,11 +164,11 @@ impl Preset for Sun2002 {
 
     fn fidelity(&self) -> Vec<String> {
         vec![
-            "Scales whole 3-byte pixels (output pixel (x, y) is input pixel (k·x, k·y)). The article's listing indexes the raster as if every byte were a pixel: rows of `width` bytes, so it reads only the first third of the raster (every k-th byte of every k-th 1280-byte row), while read() still copies the whole image. Replayed by --faithful (--scale-unit byte), which lets mmap skip two thirds of the pages at every factor.".into(),
+            "Scales whole 3-byte pixels (output pixel (x, y) is input pixel (k·x, k·y)). The article's listing indexes the raster as if every byte were a pixel: rows of `width` bytes, so it reads only the first third of the raster (every k-th byte of every k-th 1280-byte row), while read() still copies the whole image. Replayed by --faithful (--scope-unit byte), which lets mmap skip two thirds of the pages at every factor.".into(),
             "The image is generated from a fixed seed (deterministic content, the same file every run), not a photograph; reduction time does not depend on the pixel values. Not replayed by --faithful: the photograph is not published.".into(),
             "The mapping is MAP_SHARED, as the article's text says; the listing used MAP_PRIVATE, which --faithful replays. Both only read here, so no page is copied either way.".into(),
             "The listing starts both versions a byte or two before the raster (an offset minus 1 minus 1); faultline scales from the raster's first byte in both modes: the offset's origin is not shown and it moves no page boundary that matters.".into(),
-            "Times are per trial: the barrier release to the last of the 10 threads finishing its get-the-bytes, scale and free (read: read() into a buffer, free; mmap: mmap, scale, madvise(MADV_DONTNEED), munmap). The article timed a whole program; the image is warm in the page cache for both. Not replayed by --faithful: the program's start, header parsing and exit would add the same cost to both versions.".into(),
+            "Times are per trial: the barrier release to the last of the 10 threads finishing its get-the-bytes, scope and free (read: read() into a buffer, free; mmap: mmap, scope, madvise(MADV_DONTNEED), munmap). The article timed a whole program; the image is warm in the page cache for both. Not replayed by --faithful: the program's start, header parsing and exit would add the same cost to both versions.".into(),
             "On a kernel with large folios and fault-around (the machine notes give this one's), a page fault maps a whole folio or a fault-around window at once, so mmap takes fewer faults per MiB than one per 4 KiB page and rows it skips cost nothing, while read copies the whole image per thread whatever the factor: the ratios can come out larger than 2002's. When the 10 threads outnumber the cores they time-share, which lengthens both versions' trials. Properties of the machine, which no mode can replay.".into(),
             "Quick and full use the same 1280×1024 image and 10 threads; full runs 10 times per case as the article, alternating read and mmap; quick runs 20, because a trial over a warm image is short and noisy (the threads may time-share the cores), so a few runs can leave the CIs too wide to decide. --faithful keeps these counts: full already runs the article's 10.".into(),
         ]
@@ -268,10 +268,10 @@ mod tests {
 
     #[test]
     fn the_image_is_the_studys_or_a_small_5_4_one() {
-        assert_eq!(image_at(Scale::QUICK), (1280, 1024));
-        let tiny = Scale::new(false, 256);
+        assert_eq!(image_at(Scope::QUICK), (1280, 1024));
+        let tiny = Scope::new(false, 256);
         assert_eq!(image_at(tiny), (80, 64));
-        let plan = Sun2002.plan(Scale::QUICK);
+        let plan = Sun2002.plan(Scope::QUICK);
         assert_eq!(plan.cases.len(), 8);
         assert!(plan
             .cases
@@ -283,9 +283,9 @@ mod tests {
 
     #[test]
     fn faithful_scales_bytes_and_maps_private_and_nothing_else() {
-        for scale in [Scale::QUICK, Scale::FULL, Scale::new(false, 256)] {
-            let default = Sun2002.plan(scale);
-            let faithful = Sun2002.plan(scale.faithful(true));
+        for scope in [Scope::QUICK, Scope::FULL, Scope::new(false, 256)] {
+            let default = Sun2002.plan(scope);
+            let faithful = Sun2002.plan(scope.faithful(true));
             assert_eq!(default.runs, faithful.runs);
             assert_eq!(default.cases.len(), faithful.cases.len());
             for (d, f) in default.cases.iter().zip(&faithful.cases) {

@@ -2,13 +2,13 @@
 //! (no fsync) against memset into a MAP_SHARED mapping then msync (blog post, May 2020).
 use super::{
     measured_time_split, ratio_cell, ratio_of, secs, summary_of, time_split_bars, time_split_keys,
-    time_unit, write_case, Preset, Scale, Table,
+    time_unit, write_case, Preset, Scope, Table,
 };
 use crate::method::{MethodKind, SizeWith, SyncPolicy};
 use crate::pattern::Pattern;
 use crate::plan::Target;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
-use crate::report::plot::{bar_plot, Bar, BarChart, BarGroup, BarPanel, Plot, Scale as AxisScale};
+use crate::report::plot::{bar_plot, AxisScale, Bar, BarChart, BarGroup, BarPanel, Plot};
 use crate::stats::RunResults;
 use crate::studies::claims::{Claim, Expect};
 use crate::workload::FillContent;
@@ -98,12 +98,12 @@ impl Preset for Write2020 {
         )]
     }
 
-    fn plan(&self, scale: Scale) -> Plan {
-        let size = scale.size(64_000_000, FULL_SIZE, 1 << 20);
-        let (w, m) = cases_at(size, scale.faithful);
+    fn plan(&self, scope: Scope) -> Plan {
+        let size = scope.size(64_000_000, FULL_SIZE, 1 << 20);
+        let (w, m) = cases_at(size, scope.faithful);
         Plan {
             cases: vec![w, m],
-            runs: scale.runs(10, 10),
+            runs: scope.runs(10, 10),
             warmup: 0,
             order: OrderPolicy::Alternating,
             metric: Metric::Total,
@@ -246,9 +246,9 @@ mod tests {
 
     #[test]
     fn faithful_sizes_the_mmap_file_by_a_one_byte_write_and_keeps_the_sync_asymmetry() {
-        for scale in [Scale::QUICK, Scale::FULL, Scale::new(false, 256)] {
-            let default = Write2020.plan(scale);
-            let faithful = Write2020.plan(scale.faithful(true));
+        for scope in [Scope::QUICK, Scope::FULL, Scope::new(false, 256)] {
+            let default = Write2020.plan(scope);
+            let faithful = Write2020.plan(scope.faithful(true));
             assert_eq!(default.runs, faithful.runs);
             let (dw, dm) = (&default.cases[0], &default.cases[1]);
             let (fw, fm) = (&faithful.cases[0], &faithful.cases[1]);

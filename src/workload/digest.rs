@@ -23,22 +23,24 @@ pub enum DigestAlgorithm {
     Blake3,
 }
 
-impl DigestAlgorithm {
-    /// The name used on the command line and in exports.
-    pub fn name(self) -> &'static str {
-        match self {
-            DigestAlgorithm::Md5 => "md5",
-            DigestAlgorithm::Sha256 => "sha256",
-            DigestAlgorithm::Blake3 => "blake3",
-        }
-    }
-}
+/// `md5`.
+pub(super) const MD5: super::Spec = super::Spec {
+    writes: false,
+    order_independent: false,
+    build: |_| Box::new(Digest::new(DigestAlgorithm::Md5)),
+};
 
-impl std::fmt::Display for DigestAlgorithm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+/// `sha256`.
+pub(super) const SHA256: super::Spec = super::Spec {
+    build: |_| Box::new(Digest::new(DigestAlgorithm::Sha256)),
+    ..MD5
+};
+
+/// `blake3`.
+pub(super) const BLAKE3: super::Spec = super::Spec {
+    build: |_| Box::new(Digest::new(DigestAlgorithm::Blake3)),
+    ..MD5
+};
 
 /// The running state of one of the supported hashers.
 #[derive(Clone, Debug)]
@@ -212,7 +214,7 @@ mod tests {
                 for (i, chunk) in data.chunks(block).enumerate() {
                     d.consume((i * block) as u64, chunk);
                 }
-                assert_eq!(d.digest_hex(), whole, "{a} with {block}-byte blocks");
+                assert_eq!(d.digest_hex(), whole, "{a:?} with {block}-byte blocks");
             }
         }
     }
@@ -224,7 +226,7 @@ mod tests {
             d.consume(0, b"ab");
             let _ = d.checksum();
             d.consume(2, b"c");
-            assert_eq!(d.digest_hex(), hex_of(a, b"abc"), "{a}");
+            assert_eq!(d.digest_hex(), hex_of(a, b"abc"), "{a:?}");
         }
     }
 
@@ -250,11 +252,10 @@ mod tests {
             (WorkloadKind::Sha256, "sha256", DigestAlgorithm::Sha256),
             (WorkloadKind::Blake3, "blake3", DigestAlgorithm::Blake3),
         ] {
-            assert_eq!(kind.name(), name);
-            assert_eq!(algorithm.name(), name);
+            assert_eq!(kind.to_string(), name);
             assert_eq!(WorkloadKind::from_str(name, false), Ok(kind));
             assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{name}\""));
-            let mut built = kind.build(4096, None);
+            let mut built = kind.build(&crate::workload::WorkloadConfig::default());
             built.consume(0, b"abc");
             let mut direct = Digest::new(algorithm);
             direct.consume(0, b"abc");

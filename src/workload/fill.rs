@@ -47,22 +47,7 @@ pub enum FillContent {
     Calloc,
 }
 
-impl FillContent {
-    /// The name used on the command line and in exports.
-    pub fn name(self) -> &'static str {
-        match self {
-            FillContent::Zero => "zero",
-            FillContent::Pattern => "pattern",
-            FillContent::Calloc => "calloc",
-        }
-    }
-}
-
-impl std::fmt::Display for FillContent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
+display_as_value_name!(FillContent);
 
 /// The pattern's 8 bytes at offset `8·index` (little-endian): a
 /// multiply-xorshift mix of the index, so neighbouring words differ in every
@@ -128,6 +113,13 @@ pub fn fill(content: FillContent, offset: u64, out: &mut [u8]) -> u64 {
         FillContent::Pattern => fill_pattern(offset, out),
     }
 }
+
+/// `fill`.
+pub(super) const FILL: super::Spec = super::Spec {
+    writes: true,
+    order_independent: true,
+    build: |c| Box::new(Fill::new(c.fill.unwrap_or_default())),
+};
 
 /// The `fill` workload: produces each block for a write method.
 #[derive(Debug)]

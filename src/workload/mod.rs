@@ -2,13 +2,12 @@
 //!
 //! Every workload folds the bytes it claims to touch into a checksum, so the
 //! compiler cannot skip the reads and so that methods can be checked against
-//! each other. Adding a workload is one file plus a line in [`WorkloadKind`].
+//! each other. Adding a workload is one file (the workload and its [`Spec`]) plus one
+//! line in the registry ([`WorkloadKind`]).
 //!
 //! Read workloads consume the blocks a read method delivers; the one write
 //! workload, [`Fill`], produces the blocks a write method writes. The plan
 //! pairs read methods with read workloads and write methods with `fill` only.
-use serde::{Deserialize, Serialize};
-
 mod digest;
 mod fill;
 pub mod ppm;
@@ -19,7 +18,7 @@ mod touch;
 pub use digest::{Digest, DigestAlgorithm};
 pub use fill::{fill, fill_pattern, pattern_byte, pattern_word, Fill, FillContent};
 pub use ppm::{PpmError, PpmHeader};
-pub use scale::{Scale, ScaleFactor, ScaleFactorError, ScaleUnit};
+pub use scale::{ImageScaler, ScaleFactor, ScaleFactorError, ScaleUnit};
 pub use sum::{sum_bytes, Sum};
 pub use touch::Touch;
 
@@ -50,100 +49,68 @@ pub trait Workload {
     }
 }
 
-/// The registry of workloads, by command-line name.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum WorkloadKind {
-    /// Read one byte of each page of each block (one per block when blocks
-    /// are smaller than a page): the least that forces the access.
-    Touch,
-    /// Add up every byte: bound by memory bandwidth.
-    Sum,
-    /// MD5 digest of the blocks in the order delivered (the 2004 case).
-    Md5,
-    /// SHA-256 digest of the blocks in the order delivered.
-    Sha256,
-    /// BLAKE3 digest of the blocks in the order delivered (one thread).
-    Blake3,
-    /// For write methods: produce each block (zeros or a pattern, chosen
-    /// with `--fill`); the checksum is the sum of the bytes written.
-    Fill,
-    /// Reduce or enlarge a PPM image by `--factor` (the 2002 case); the
-    /// whole file is one block.
-    Scale,
+/// What a trial builds a workload with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WorkloadConfig {
+    /// The system's page size (`touch` steps by it).
+    pub page_size: usize,
+    /// What `fill` writes (default: the pattern).
+    pub fill: Option<FillContent>,
+    /// `scale`'s factor (default: reduce by 2).
+    pub scale: Option<ScaleFactor>,
+    /// What `scale` takes as a pixel (default: whole pixels).
+    pub unit: Option<ScaleUnit>,
+}
+
+/// What faultline knows about a workload, declared once in its own file.
+pub struct Spec {
+    /// It produces bytes for write methods, rather than consuming what read
+    /// methods deliver.
+    pub writes: bool,
+    /// The combined checksum of blocks consumed apart equals the checksum of
+    /// the same blocks consumed by one workload in any order (a wrapping
+    /// sum), so `--thread-mode split` can check it.
+    pub order_independent: bool,
+    /// Builds a fresh workload for one trial.
+    pub build: fn(&WorkloadConfig) -> Box<dyn Workload>,
+}
+
+registry! {
+    /// The registry of workloads, by command-line name: one line per workload.
+    pub enum WorkloadKind => Spec, default Sum {
+        /// Read one byte of each page of each block (one per block when blocks
+        /// are smaller than a page): the least that forces the access.
+        Touch => touch::TOUCH,
+        /// Add up every byte: bound by memory bandwidth.
+        Sum => sum::SUM,
+        /// MD5 digest of the blocks in the order delivered (the 2004 case).
+        Md5 => digest::MD5,
+        /// SHA-256 digest of the blocks in the order delivered.
+        Sha256 => digest::SHA256,
+        /// BLAKE3 digest of the blocks in the order delivered (one thread).
+        Blake3 => digest::BLAKE3,
+        /// For write methods: produce each block (zeros or a pattern, chosen
+        /// with `--fill`); the checksum is the sum of the bytes written.
+        Fill => fill::FILL,
+        /// Reduce or enlarge a PPM image by `--factor` (the 2002 case); the
+        /// whole file is one block.
+        Scale => scale::SCALE,
+    }
 }
 
 impl WorkloadKind {
-    /// The name used on the command line and in exports.
-    pub fn name(self) -> &'static str {
-        match self {
-            WorkloadKind::Touch => "touch",
-            WorkloadKind::Sum => "sum",
-            WorkloadKind::Md5 => "md5",
-            WorkloadKind::Sha256 => "sha256",
-            WorkloadKind::Blake3 => "blake3",
-            WorkloadKind::Fill => "fill",
-            WorkloadKind::Scale => "scale",
-        }
-    }
-
-    /// Whether the workload produces bytes for write methods (rather than
-    /// consuming what read methods deliver).
+    /// Whether the workload produces bytes for write methods (see [`Spec::writes`]).
     pub fn writes(self) -> bool {
-        matches!(self, WorkloadKind::Fill)
+        self.spec().writes
     }
 
-    /// Builds a fresh workload for one trial; `fill` is the content of the
-    /// `fill` workload (ignored by the others).
-    /// `scale` scales by `scale` (by 2 when `None`), taking `unit` as a
-    /// pixel (whole pixels when `None`).
-    pub fn build_scaled(
-        self,
-        page_size: usize,
-        fill: Option<FillContent>,
-        scale: Option<ScaleFactor>,
-        unit: Option<ScaleUnit>,
-    ) -> Box<dyn Workload> {
-        match self {
-            WorkloadKind::Scale => Box::new(Scale::with_unit(
-                scale.unwrap_or(ScaleFactor::Reduce(2)),
-                unit.unwrap_or_default(),
-            )),
-            other => other.build(page_size, fill),
-        }
-    }
-
-    /// Whether the combined checksum of blocks consumed apart equals the
-    /// checksum of the same blocks consumed by one workload in any order
-    /// (a wrapping sum: `touch`, `sum`): so `--thread-mode split` can check it.
+    /// Whether threads may split its blocks (see [`Spec::order_independent`]).
     pub fn order_independent(self) -> bool {
-        matches!(self, WorkloadKind::Touch | WorkloadKind::Sum)
+        self.spec().order_independent
     }
 
-    /// Builds a fresh workload for one trial (`scale` by 2; see [`Self::build_scaled`]).
-    pub fn build(self, page_size: usize, fill: Option<FillContent>) -> Box<dyn Workload> {
-        match self {
-            WorkloadKind::Touch => Box::new(Touch::new(page_size)),
-            WorkloadKind::Sum => Box::new(Sum::default()),
-            WorkloadKind::Md5 => Box::new(Digest::new(DigestAlgorithm::Md5)),
-            WorkloadKind::Sha256 => Box::new(Digest::new(DigestAlgorithm::Sha256)),
-            WorkloadKind::Blake3 => Box::new(Digest::new(DigestAlgorithm::Blake3)),
-            WorkloadKind::Fill => Box::new(Fill::new(fill.unwrap_or_default())),
-            WorkloadKind::Scale => Box::new(Scale::new(ScaleFactor::Reduce(2))),
-        }
+    /// Builds a fresh workload for one trial.
+    pub fn build(self, config: &WorkloadConfig) -> Box<dyn Workload> {
+        (self.spec().build)(config)
     }
 }
-
-display_as_value_name!(WorkloadKind);

@@ -36,7 +36,7 @@
 //! while scaling; it is 0 when nothing has been scaled.
 //!
 //! Data that is not a whole P6 image is not a panic: the workload keeps the
-//! first [`PpmError`] and does nothing more; callers check [`Scale::error`]
+//! first [`PpmError`] and does nothing more; callers check [`ImageScaler::error`]
 //! after the trial (the [`Workload`] trait has no error channel).
 
 use std::fmt;
@@ -85,21 +85,7 @@ pub enum ScaleUnit {
     Byte,
 }
 
-impl ScaleUnit {
-    /// The name used on the command line and in exports.
-    pub fn name(self) -> &'static str {
-        match self {
-            ScaleUnit::Pixel => "pixel",
-            ScaleUnit::Byte => "byte",
-        }
-    }
-}
-
-impl fmt::Display for ScaleUnit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+display_as_value_name!(ScaleUnit);
 
 /// Why a string or a value is not a [`ScaleFactor`]. One-line messages.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -181,9 +167,19 @@ impl fmt::Display for ScaleFactor {
     }
 }
 
+/// `scale`.
+pub(super) const SCALE: super::Spec = super::Spec {
+    writes: false,
+    order_independent: false,
+    build: |c| {
+        let factor = c.scale.unwrap_or(ScaleFactor::Reduce(2));
+        Box::new(ImageScaler::with_unit(factor, c.unit.unwrap_or_default()))
+    },
+};
+
 /// Scales the PPM image it is given as one block; see the module docs.
 #[derive(Debug)]
-pub struct Scale {
+pub struct ImageScaler {
     factor: ScaleFactor,
     unit: ScaleUnit,
     /// The scaled pixels, row by row; meaningful only when `size` is set.
@@ -194,13 +190,13 @@ pub struct Scale {
     error: Option<PpmError>,
 }
 
-impl Scale {
+impl ImageScaler {
     /// A workload scaling by `factor`.
     ///
     /// # Panics
     /// If the factor is 0 (a [`ScaleFactor`] parsed from a string never is).
     pub fn new(factor: ScaleFactor) -> Self {
-        Scale::with_unit(factor, ScaleUnit::Pixel)
+        ImageScaler::with_unit(factor, ScaleUnit::Pixel)
     }
 
     /// A workload scaling by `factor`, taking `unit` as one pixel.
@@ -211,7 +207,7 @@ impl Scale {
         if let Err(e) = factor.validate() {
             panic!("{e}");
         }
-        Scale {
+        ImageScaler {
             factor,
             unit,
             output: Vec::new(),
@@ -292,7 +288,7 @@ impl Scale {
     }
 }
 
-impl Scale {
+impl ImageScaler {
     /// The listing's byte-as-pixel scaling of `pixels` (see the module docs).
     fn scale_bytes(
         &mut self,
@@ -343,7 +339,7 @@ impl Scale {
     }
 }
 
-impl Workload for Scale {
+impl Workload for ImageScaler {
     fn consume(&mut self, offset: u64, data: &[u8]) {
         if self.error.is_some() {
             return;
@@ -421,8 +417,8 @@ mod tests {
         (ow as u32, oh as u32, out)
     }
 
-    fn scaled(file: &[u8], factor: ScaleFactor) -> Scale {
-        let mut s = Scale::new(factor);
+    fn scaled(file: &[u8], factor: ScaleFactor) -> ImageScaler {
+        let mut s = ImageScaler::new(factor);
         s.consume(0, file);
         assert_eq!(s.error(), None);
         s
@@ -511,7 +507,7 @@ mod tests {
             let file = generate(width, height, 11);
             let (_, pixels) = parse_image(&file).unwrap();
             for factor in FACTORS {
-                let mut s = Scale::with_unit(factor, ScaleUnit::Byte);
+                let mut s = ImageScaler::with_unit(factor, ScaleUnit::Byte);
                 s.consume(0, &file);
                 assert_eq!(s.error(), None);
                 let (w, h, out) = s.output().unwrap();
@@ -536,7 +532,7 @@ mod tests {
         // and 2 of a 6-byte-wide grid, i.e. raster bytes 0, 2, 4, 12, 14, 16.
         let file = generate(6, 4, 3);
         let (_, pixels) = parse_image(&file).unwrap();
-        let mut s = Scale::with_unit(ScaleFactor::Reduce(2), ScaleUnit::Byte);
+        let mut s = ImageScaler::with_unit(ScaleFactor::Reduce(2), ScaleUnit::Byte);
         s.consume(0, &file);
         let (w, h, out) = s.output().unwrap();
         assert_eq!((w, h), (3, 2));
@@ -547,7 +543,7 @@ mod tests {
         let mut other = file.clone();
         let last = other.len() - 1;
         other[last] ^= 0xff;
-        let mut t = Scale::with_unit(ScaleFactor::Reduce(2), ScaleUnit::Byte);
+        let mut t = ImageScaler::with_unit(ScaleFactor::Reduce(2), ScaleUnit::Byte);
         t.consume(0, &other);
         assert_eq!(s.checksum(), t.checksum());
         // The pixel unit differs.
@@ -628,7 +624,7 @@ mod tests {
             scaled(&generate(37, 23, 6), ScaleFactor::Reduce(2)).checksum()
         );
         assert_eq!(
-            Scale::new(ScaleFactor::Reduce(2)).checksum(),
+            ImageScaler::new(ScaleFactor::Reduce(2)).checksum(),
             0,
             "nothing scaled"
         );
@@ -636,7 +632,7 @@ mod tests {
 
     #[test]
     fn a_second_whole_file_replaces_the_first() {
-        let mut s = Scale::new(ScaleFactor::Reduce(2));
+        let mut s = ImageScaler::new(ScaleFactor::Reduce(2));
         s.consume(0, &generate(8, 8, 1));
         s.consume(0, &generate(4, 6, 2));
         assert_eq!(
@@ -668,7 +664,7 @@ mod tests {
             (b"P6 0 1 255 ", |e| matches!(e, PpmError::ZeroSize { .. })),
         ];
         for (data, expected) in cases {
-            let mut s = Scale::new(ScaleFactor::Reduce(2));
+            let mut s = ImageScaler::new(ScaleFactor::Reduce(2));
             s.consume(0, data);
             let err = s.error().expect("an error");
             assert!(expected(err), "{err}");
@@ -680,14 +676,14 @@ mod tests {
     #[test]
     fn a_block_that_is_not_the_whole_file_is_an_error() {
         let file = generate(64, 64, 1);
-        let mut s = Scale::new(ScaleFactor::Reduce(2));
+        let mut s = ImageScaler::new(ScaleFactor::Reduce(2));
         // As a method would deliver it with a 4 KiB block size.
         for (i, block) in file.chunks(4096).enumerate() {
             s.consume(i as u64 * 4096, block);
         }
         // The first block fails first; later blocks do not replace the error.
         assert!(matches!(s.error(), Some(PpmError::TruncatedPixels { .. })));
-        let mut s = Scale::new(ScaleFactor::Reduce(2));
+        let mut s = ImageScaler::new(ScaleFactor::Reduce(2));
         s.consume(4096, &file);
         assert_eq!(s.error(), Some(&PpmError::NotWholeFile { offset: 4096 }));
         // An error sticks: a good file afterwards changes nothing.
@@ -698,7 +694,7 @@ mod tests {
     #[test]
     fn enlarging_past_32_bits_is_an_error() {
         let file = generate(70_000, 1, 1);
-        let mut s = Scale::new(ScaleFactor::Enlarge(70_000));
+        let mut s = ImageScaler::new(ScaleFactor::Enlarge(70_000));
         s.consume(0, &file);
         assert_eq!(
             s.error(),
@@ -753,6 +749,6 @@ mod tests {
     #[test]
     #[should_panic(expected = "at least 1")]
     fn a_zero_factor_is_refused_at_construction() {
-        let _ = Scale::new(ScaleFactor::Reduce(0));
+        let _ = ImageScaler::new(ScaleFactor::Reduce(0));
     }
 }

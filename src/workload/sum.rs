@@ -2,6 +2,13 @@
 
 use super::Workload;
 
+/// `sum`.
+pub(super) const SUM: super::Spec = super::Spec {
+    writes: false,
+    order_independent: true,
+    build: |_| Box::<Sum>::default(),
+};
+
 /// Adds every byte into a 64-bit total.
 #[derive(Default, Debug)]
 pub struct Sum {

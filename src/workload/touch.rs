@@ -3,6 +3,13 @@
 
 use super::Workload;
 
+/// `touch`.
+pub(super) const TOUCH: super::Spec = super::Spec {
+    writes: false,
+    order_independent: true,
+    build: |c| Box::new(Touch::new(c.page_size)),
+};
+
 /// Reads the first byte of every page-sized step of each block.
 #[derive(Debug)]
 pub struct Touch {

@@ -21,7 +21,7 @@ use super::chart::{
     GRID, INK, MUTED, PAD, TEXT_PX, TICK_PX, WIDTH,
 };
 use super::font::{fit, text_width};
-use super::{Scale, SeriesStyle};
+use super::{AxisScale, SeriesStyle};
 
 /// Height of one panel, its title and x labels included, px.
 const PANEL_H: u32 = 270;
@@ -147,7 +147,7 @@ pub struct BarPanel {
     /// The y axis description, with its unit.
     pub y_label: String,
     /// Linear or log y.
-    pub y_scale: Scale,
+    pub y_scale: AxisScale,
     /// The groups, left to right.
     pub groups: Vec<BarGroup>,
 }
@@ -238,7 +238,7 @@ impl BarChart {
                     .filter(|(i, s)| {
                         !s.value.is_finite()
                             || s.value < 0.0
-                            || (scale == Scale::Log && *i == 0 && s.value <= 0.0)
+                            || (scale == AxisScale::Log && *i == 0 && s.value <= 0.0)
                     })
                     .count()
             })
@@ -298,11 +298,11 @@ fn y_range(panel: &BarPanel) -> (f64, f64) {
     let hi = tops.fold(0.0, f64::max);
     let notes = bars.iter().any(|b| b.note.is_some());
     match panel.y_scale {
-        Scale::Linear => {
+        AxisScale::Linear => {
             let hi = if hi > 0.0 { hi } else { 1.0 };
             (0.0, hi * if notes { 1.18 } else { 1.08 })
         }
-        Scale::Log => {
+        AxisScale::Log => {
             let lo = bars
                 .iter()
                 .flat_map(|b| [b.segments.first().map(|s| s.value), b.ci.map(|c| c.0)])
@@ -386,7 +386,7 @@ fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, panel: &BarPanel) -> Drawn 
                 x + SLOT * (1.0 + BAR_FILL) / 2.0,
             );
             let xc = x + SLOT / 2.0;
-            let mut base = if panel.y_scale == Scale::Log {
+            let mut base = if panel.y_scale == AxisScale::Log {
                 y_lo
             } else {
                 0.0
@@ -394,11 +394,11 @@ fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, panel: &BarPanel) -> Drawn 
             for (i, seg) in bar.segments.iter().enumerate() {
                 let drawable = seg.value.is_finite()
                     && seg.value > 0.0
-                    && (panel.y_scale == Scale::Linear || i > 0 || seg.value > y_lo);
+                    && (panel.y_scale == AxisScale::Linear || i > 0 || seg.value > y_lo);
                 if !drawable {
                     continue;
                 }
-                let top = if panel.y_scale == Scale::Log && i == 0 {
+                let top = if panel.y_scale == AxisScale::Log && i == 0 {
                     seg.value
                 } else {
                     base + seg.value
@@ -426,7 +426,7 @@ fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, panel: &BarPanel) -> Drawn 
             }
             let mut above = bar.top();
             if let Some((low, high)) = bar.ci {
-                let ok = |v: f64| v.is_finite() && (panel.y_scale == Scale::Linear || v > 0.0);
+                let ok = |v: f64| v.is_finite() && (panel.y_scale == AxisScale::Linear || v > 0.0);
                 if ok(low) && ok(high) {
                     let stroke = INK.stroke_width(2);
                     let cap = SLOT * BAR_FILL * 0.25;
@@ -518,7 +518,7 @@ mod tests {
         ]
     }
 
-    fn chart(bars: Vec<Bar>, scale: Scale) -> BarChart {
+    fn chart(bars: Vec<Bar>, scale: AxisScale) -> BarChart {
         BarChart {
             panels: vec![BarPanel {
                 title: "panel one".into(),
@@ -551,7 +551,7 @@ mod tests {
                 Bar::stacked("CPU", split(1.0, 3.0)),
                 Bar::single("wall", 4.0, Hue::User),
             ],
-            Scale::Linear,
+            AxisScale::Linear,
         );
         let svg = c.render("stacks").unwrap();
         let users = rects(&svg, Hue::User.color());
@@ -586,12 +586,12 @@ mod tests {
 
     #[test]
     fn whiskers_only_where_a_ci_is_given() {
-        let plain = chart(vec![Bar::single("", 2.0, Hue::Wall)], Scale::Linear)
+        let plain = chart(vec![Bar::single("", 2.0, Hue::Wall)], AxisScale::Linear)
             .render("t")
             .unwrap();
         let with_ci = chart(
             vec![Bar::single("", 2.0, Hue::Wall).with_ci(Some((1.8, 2.2)))],
-            Scale::Linear,
+            AxisScale::Linear,
         )
         .render("t")
         .unwrap();
@@ -614,7 +614,7 @@ mod tests {
                     .with_note("22328 faults"),
                 Bar::stacked("", split(0.02, 0.5)),
             ],
-            Scale::Log,
+            AxisScale::Log,
         );
         c.panels.push(BarPanel {
             title: "panel two".into(),
@@ -647,7 +647,10 @@ mod tests {
         assert!(svg_to_png_ok(&svg));
 
         // A segment that cannot be drawn is counted, not drawn.
-        let bad = chart(vec![Bar::stacked("", split(f64::NAN, 1.0))], Scale::Linear);
+        let bad = chart(
+            vec![Bar::stacked("", split(f64::NAN, 1.0))],
+            AxisScale::Linear,
+        );
         assert_eq!(bad.undrawable(), 1);
         assert!(bad.render("bad").is_ok());
     }

@@ -22,7 +22,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::font::{fit, text_width};
-use super::{Point, Scale, SeriesStyle};
+use super::{AxisScale, Point, SeriesStyle};
 
 /// Width of every plot, px.
 pub(crate) const WIDTH: u32 = 800;
@@ -138,7 +138,7 @@ pub(crate) struct RowChart {
     /// The x axis description, with its unit.
     pub x_label: String,
     /// Linear or logarithmic x.
-    pub x_scale: Scale,
+    pub x_scale: AxisScale,
     /// The x range shown.
     pub x_range: (f64, f64),
     /// Rows, top to bottom.
@@ -170,9 +170,9 @@ pub(crate) struct XyChart {
     /// y axis description.
     pub y_label: String,
     /// x scale.
-    pub x_scale: Scale,
+    pub x_scale: AxisScale,
     /// y scale.
-    pub y_scale: Scale,
+    pub y_scale: AxisScale,
     /// The series.
     pub series: Vec<XySeries>,
 }
@@ -196,13 +196,13 @@ pub(super) fn bold(px: f64) -> TextStyle<'static> {
 pub(crate) struct NumAxis {
     lo: f64,
     hi: f64,
-    scale: Scale,
+    scale: AxisScale,
     ticks: Vec<f64>,
 }
 
 impl NumAxis {
     /// `[lo, hi]` on `scale`, ticked by [`ticks`].
-    pub(crate) fn new(lo: f64, hi: f64, scale: Scale) -> NumAxis {
+    pub(crate) fn new(lo: f64, hi: f64, scale: AxisScale) -> NumAxis {
         NumAxis {
             lo,
             hi,
@@ -213,8 +213,8 @@ impl NumAxis {
 
     fn position(&self, v: f64) -> f64 {
         match self.scale {
-            Scale::Linear => (v - self.lo) / (self.hi - self.lo),
-            Scale::Log => (v.ln() - self.lo.ln()) / (self.hi.ln() - self.lo.ln()),
+            AxisScale::Linear => (v - self.lo) / (self.hi - self.lo),
+            AxisScale::Log => (v.ln() - self.lo.ln()) / (self.hi.ln() - self.lo.ln()),
         }
     }
 }
@@ -538,8 +538,8 @@ fn dash_segments(start: f64, end: f64, dash: f64, gap: f64) -> Vec<(f64, f64)> {
 impl XyChart {
     /// The finite points each axis can show, and how many cannot be shown.
     fn drawable(&self) -> (Vec<Vec<Point>>, usize) {
-        let ok_x = |v: f64| v.is_finite() && (self.x_scale == Scale::Linear || v > 0.0);
-        let ok_y = |v: f64| v.is_finite() && (self.y_scale == Scale::Linear || v > 0.0);
+        let ok_x = |v: f64| v.is_finite() && (self.x_scale == AxisScale::Linear || v > 0.0);
+        let ok_y = |v: f64| v.is_finite() && (self.y_scale == AxisScale::Linear || v > 0.0);
         let mut dropped = 0;
         let series = self
             .series
@@ -686,11 +686,11 @@ impl XyChart {
 
 /// The range of `values`, padded by 5% (linear) or a factor (log) on each
 /// side; a sensible default when there are no values or they are all equal.
-pub(crate) fn padded_range(values: &[f64], scale: Scale) -> (f64, f64) {
+pub(crate) fn padded_range(values: &[f64], scale: AxisScale) -> (f64, f64) {
     let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     match scale {
-        Scale::Linear => {
+        AxisScale::Linear => {
             if !(lo.is_finite() && hi.is_finite()) {
                 return (0.0, 1.0);
             }
@@ -702,7 +702,7 @@ pub(crate) fn padded_range(values: &[f64], scale: Scale) -> (f64, f64) {
             };
             (lo - pad, hi + pad)
         }
-        Scale::Log => {
+        AxisScale::Log => {
             if !(lo.is_finite() && hi.is_finite() && lo > 0.0) {
                 return (1.0, 10.0);
             }
@@ -716,10 +716,10 @@ pub(crate) fn padded_range(values: &[f64], scale: Scale) -> (f64, f64) {
 /// power of ten on a linear axis; on a log axis powers of ten, then 1-2-5 in
 /// each decade, then finer, and round linear steps when the range spans too
 /// little of a decade for any of those.
-pub(crate) fn ticks(lo: f64, hi: f64, scale: Scale) -> Vec<f64> {
+pub(crate) fn ticks(lo: f64, hi: f64, scale: AxisScale) -> Vec<f64> {
     match scale {
-        Scale::Linear => linear_ticks(lo, hi, 6),
-        Scale::Log => log_ticks(lo, hi),
+        AxisScale::Linear => linear_ticks(lo, hi, 6),
+        AxisScale::Log => log_ticks(lo, hi),
     }
 }
 
@@ -832,12 +832,12 @@ mod tests {
 
     #[test]
     fn ranges_pad_and_survive_degenerate_input() {
-        assert_eq!(padded_range(&[], Scale::Linear), (0.0, 1.0));
-        assert_eq!(padded_range(&[0.0, 10.0], Scale::Linear), (-0.5, 10.5));
-        assert_eq!(padded_range(&[2.0, 2.0], Scale::Linear), (1.0, 3.0));
-        let (lo, hi) = padded_range(&[1.0, 100.0], Scale::Log);
+        assert_eq!(padded_range(&[], AxisScale::Linear), (0.0, 1.0));
+        assert_eq!(padded_range(&[0.0, 10.0], AxisScale::Linear), (-0.5, 10.5));
+        assert_eq!(padded_range(&[2.0, 2.0], AxisScale::Linear), (1.0, 3.0));
+        let (lo, hi) = padded_range(&[1.0, 100.0], AxisScale::Log);
         assert!(lo < 1.0 && hi > 100.0);
-        assert_eq!(padded_range(&[0.0, 1.0], Scale::Log), (1.0, 10.0));
+        assert_eq!(padded_range(&[0.0, 1.0], AxisScale::Log), (1.0, 10.0));
     }
 
     #[test]

@@ -1,0 +1,248 @@
+//! A session runs one plan from start to finish: it prepares the test files,
+//! the scratch directory and the journal ([`Session::fresh`], or
+//! [`Session::resume`] from a journal), runs every trial through the runner
+//! with a progress bar, stops cleanly on Ctrl-C or SIGTERM, rewrites the
+//! exports after every group, and hands back the results ([`Finished`]).
+//!
+//! `faultline run` and `faultline reproduce` both come here with a plan: the
+//! run's from its flags ([`crate::plan::factors`]), a study's from its preset.
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::{Context, Error, Result};
+use crate::files::dataset::{self, Dataset};
+use crate::files::scratch::Scratch;
+use crate::measure::environment;
+use crate::plan::Plan;
+use crate::report::Exports;
+use crate::results::{RawResults, Reproduction, Settings};
+use crate::runner::journal::Journal;
+use crate::runner::{self, RunnerOptions};
+use crate::stats::RunResults;
+
+pub mod dry_run;
+mod setup;
+
+pub use setup::planned_file_sizes;
+
+/// Exit status of a run stopped by SIGINT or SIGTERM.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Where and how a session runs its plan: everything but the plan itself.
+#[derive(Clone, Debug, Default)]
+pub struct SessionConfig {
+    /// faultline's data directory (generated files, journals, scratch).
+    pub data_dir: PathBuf,
+    /// The user's file to measure instead of generated ones (read only).
+    pub file: Option<PathBuf>,
+    /// The generated PPM image a scale plan reads (width, height), when it
+    /// reads no user file.
+    pub image: Option<(u32, u32)>,
+    /// Seed of generated content.
+    pub seed: u64,
+    /// `--dir`: where write trials get a scratch directory of their own.
+    pub scratch_parent: Option<PathBuf>,
+    /// `--keep`: keep the files write trials wrote.
+    pub keep: bool,
+    /// `--keep-output`: where scale trials write their scaled image.
+    pub keep_output: Option<PathBuf>,
+    /// Cold means drop_caches (root) rather than evicting the file.
+    pub drop_caches: bool,
+    /// A trial running longer than this is killed and reported.
+    pub trial_timeout: Option<Duration>,
+    /// Where the journal goes (default: beside the JSON export, else in
+    /// `<data-dir>/runs/`).
+    pub journal: Option<PathBuf>,
+    /// The exports, rewritten after every group.
+    pub exports: Exports,
+    /// The study a `faultline reproduce` session replays, and how.
+    pub reproduction: Option<Reproduction>,
+}
+
+/// A prepared run: its plan, files, scratch directory and journal.
+pub struct Session {
+    plan: Plan,
+    files: std::collections::BTreeMap<u64, Dataset>,
+    drop_caches: bool,
+    command_line: Vec<String>,
+    journal: Journal,
+    resume: runner::Resume,
+    exports: Exports,
+    scratch: Option<Arc<Scratch>>,
+    reproduction: Option<Reproduction>,
+    trial_timeout: Option<Duration>,
+    keep_output: Option<PathBuf>,
+}
+
+/// What a session produced.
+pub struct Finished {
+    /// The results, as the exports hold them.
+    pub results: RunResults,
+    /// Whether a signal stopped the run before every trial ran.
+    pub interrupted: bool,
+    /// The journal the trials were recorded in.
+    pub journal: PathBuf,
+    /// The command that continues the run from its journal.
+    pub resume_command: String,
+}
+
+impl Session {
+    /// Prepares a new run of `plan`: checks the plan against this machine,
+    /// generates (or checks) the files it reads, prepares the scratch
+    /// directory of its write cases and creates its journal.
+    pub fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
+        setup::fresh(plan, config)
+    }
+
+    /// Prepares the rest of an interrupted run from its journal: the plan,
+    /// files and exports are the journal's (exports given in `config`
+    /// replace them), and only the missing trials will run.
+    pub fn resume(journal: &Path, config: &SessionConfig) -> Result<Session> {
+        setup::resumed(journal, config)
+    }
+
+    /// The plan this session runs.
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    /// Runs every trial still to run, rewriting the exports after every
+    /// group, and returns the results. A first SIGINT or SIGTERM stops
+    /// after the running trial (which is stopped too); a second exits at once.
+    pub fn run(self) -> Result<Finished> {
+        let Session {
+            plan,
+            files,
+            drop_caches: asked_drop_caches,
+            command_line,
+            mut journal,
+            resume,
+            exports,
+            scratch,
+            reproduction,
+            trial_timeout,
+            keep_output,
+        } = self;
+        let (measured, generated) = match (files.values().next(), &scratch) {
+            (Some(first), _) => (first.path.clone(), first.generated()),
+            (None, Some(s)) => (s.dir().to_path_buf(), true),
+            (None, None) => return Err(Error::Plan("nothing to measure".into())),
+        };
+        // What continues this run after an interruption: a preset's run is
+        // continued by `reproduce`, which gives the published tables and verdicts.
+        let resume_command = match &reproduction {
+            Some(r) if r.faithful => {
+                format!("faultline reproduce {} --faithful --resume", r.preset)
+            }
+            Some(r) => format!("faultline reproduce {} --resume", r.preset),
+            None => "faultline run --resume".to_string(),
+        };
+        let settings = Settings {
+            file: measured.clone(),
+            generated,
+            scratch_dir: scratch.as_ref().map(|s| s.dir().to_path_buf()),
+            runs: plan.runs,
+            warmup: plan.warmup,
+            order: plan.order,
+            metric: plan.metric,
+            drop_caches: asked_drop_caches,
+            seed: plan.seed,
+            reproduction,
+        };
+        let mut warnings = Vec::new();
+        let mut drop_caches = asked_drop_caches;
+        if drop_caches && crate::system::current_uid() != 0 {
+            let w = "--drop-caches needs root; falling back to evicting the file with posix_fadvise(DONTNEED)".to_string();
+            eprintln!("warning: {w}");
+            warnings.push(w);
+            drop_caches = false;
+        }
+        let environment = environment::capture(Some(&measured));
+        if let Some(n @ 1..) = environment.damon_kdamonds_running {
+            let w = format!(
+                "{n} DAMON kdamond(s) running: idle page-cache pages may be reclaimed between and during trials; \
+                 residency is checked before and after each one"
+            );
+            eprintln!("warning: {w}");
+            warnings.push(w);
+        }
+
+        let stop = Arc::new(AtomicBool::new(false));
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            // A second signal while stopping exits at once.
+            let registered = signal_hook::flag::register_conditional_shutdown(
+                signal,
+                i32::from(EXIT_INTERRUPTED),
+                Arc::clone(&stop),
+            )
+            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&stop)));
+            registered.map_err(|e| Error::Trial(format!("installing a signal handler: {e}")))?;
+        }
+        let exe = std::env::current_exe()
+            .map_err(|e| Error::Trial(format!("finding faultline's own binary: {e}")))?;
+        let options = RunnerOptions {
+            exe,
+            drop_caches,
+            trial_timeout,
+            stop: Arc::clone(&stop),
+            scratch: scratch.clone(),
+            keep_output,
+        };
+        let trials = plan.cases.len() as u64 * u64::from(plan.runs + plan.warmup);
+        let progress = indicatif::ProgressBar::with_draw_target(
+            Some(trials),
+            indicatif::ProgressDrawTarget::stderr(),
+        );
+        progress.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} trials, {elapsed} elapsed, ~{eta} left  {msg}",
+            )
+            .expect("valid template"),
+        );
+        let assemble = |raw: &RawResults| {
+            let mut raw = raw.clone();
+            raw.warnings.splice(0..0, warnings.iter().cloned());
+            RunResults::assemble(
+                &plan,
+                &raw,
+                environment.clone(),
+                settings.clone(),
+                command_line.clone(),
+            )
+        };
+        let mut export_warned = false;
+        let outcome = runner::run(
+            &plan,
+            &files,
+            &options,
+            &progress,
+            resume,
+            |entry| journal.append(entry),
+            |raw| {
+                if let Err(e) = exports.write_all(&assemble(raw)) {
+                    if !std::mem::replace(&mut export_warned, true) {
+                        progress.suspend(|| eprintln!("warning: could not write the exports: {e}"));
+                    }
+                }
+            },
+        );
+        progress.finish_and_clear();
+        let raw = outcome?;
+        let results = assemble(&raw);
+        exports.write_all(&results).context("writing the exports")?;
+        setup::finish_scratch(scratch.as_deref());
+        Ok(Finished {
+            interrupted: stop.load(Ordering::SeqCst) && !raw.complete,
+            results,
+            journal: journal.path().to_path_buf(),
+            resume_command,
+        })
+    }
+}
+
+/// The data directory: the one given, else `$XDG_CACHE_HOME/faultline`.
+pub fn data_dir(given: Option<PathBuf>) -> PathBuf {
+    given.unwrap_or_else(dataset::default_data_dir)
+}

@@ -1,0 +1,59 @@
+//! The report of `faultline reproduce`: one self-contained HTML page with a
+//! section per study (the published and measured tables, each claim's
+//! verdict, the fidelity and machine notes, and the plots), drawn with the
+//! report's page pieces ([`crate::report::html`]).
+use super::outcome::PresetOutcome;
+use crate::report::html::{escape, page_end, page_start, push_plot, push_text_table};
+
+/// Renders the page for `outcomes`, one section each.
+pub fn render_preset_html(outcomes: &[PresetOutcome]) -> String {
+    let nav: Vec<(String, String)> = outcomes
+        .iter()
+        .map(|o| (format!("preset-{}", o.name), o.name.clone()))
+        .collect();
+    let mut out = page_start(
+        "faultline reproductions",
+        "Published studies replayed on this machine: their numbers beside faultline's, and \
+         whether each claim holds.",
+        &nav,
+        "",
+    );
+    for o in outcomes {
+        out.push_str(&format!(
+            "<section class=\"preset\" id=\"preset-{0}\">\n<h2>{0}</h2>\n<p>{1}</p>\n<p class=\"mode\"><strong>Mode:</strong> {2}</p>\n",
+            escape(&o.name),
+            escape(&o.source),
+            escape(&o.mode_line())
+        ));
+        out.push_str("<h3>Published and measured</h3>\n");
+        for t in o.published.iter().chain(&o.measured) {
+            push_text_table(&mut out, t);
+        }
+        out.push_str("<h3>Claims</h3>\n<ul class=\"lines\">\n");
+        for c in &o.claims {
+            out.push_str(&format!(
+                "<li class=\"claim {0}\"><span class=\"badge\">{0}</span> <strong>{1}</strong><br>{2}</li>\n",
+                c.verdict.word(),
+                escape(&c.claim),
+                escape(&c.explanation)
+            ));
+        }
+        let notes = [
+            ("Fidelity notes", &o.fidelity),
+            ("This machine", &o.machine),
+        ];
+        for (title, lines) in notes {
+            out.push_str(&format!("</ul>\n<h3>{title}</h3>\n<ul class=\"lines\">\n"));
+            for n in lines {
+                out.push_str(&format!("<li>{}</li>\n", escape(n)));
+            }
+        }
+        out.push_str("</ul>\n");
+        for plot in &o.plots {
+            push_plot(&mut out, plot);
+        }
+        out.push_str("</section>\n");
+    }
+    page_end(&mut out);
+    out
+}
