@@ -82,6 +82,8 @@ pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> 
         residency_before: 0.9996,
         residency_after: 1.0,
         latency: None,
+        threads: None,
+        procs: None,
     }
 }
 

@@ -17,9 +17,10 @@
 //! has already escaped.
 use std::path::Path;
 
+use super::groups::groups;
 use super::markdown::{flatten, shell_word};
 use super::plot::{plots, Plot};
-use super::table::{case_row, groups, outlier_count, Row, HEADERS, OUTLIER_NOTE};
+use super::table::{case_row, outlier_count, Row, HEADERS, OUTLIER_NOTE};
 use super::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};

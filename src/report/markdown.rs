@@ -9,7 +9,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::fmt::MISSING;
-use super::table::{case_row, groups, headers, outlier_count, Row, OUTLIER_NOTE};
+use super::groups::groups;
+use super::table::{case_row, headers, outlier_count, Row, OUTLIER_NOTE};
 use super::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};

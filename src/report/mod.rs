@@ -12,6 +12,7 @@ use crate::stats::RunResults;
 
 pub mod csv;
 mod fmt;
+mod groups;
 pub mod html;
 pub mod json;
 pub mod markdown;

@@ -37,7 +37,8 @@ use plotters::style::RGBColor;
 
 use self::chart::{ChartRow, LegendEntry, Mark, RowChart, Swatch, XyChart, XySeries};
 use super::fmt::ratio;
-use super::table::{case_row, groups, Row};
+use super::groups::groups;
+use super::table::{case_row, Row};
 use crate::error::{Error, Result};
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::plan::Metric;

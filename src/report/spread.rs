@@ -1,9 +1,10 @@
-//! Words for the threads and processes of each case ([`crate::stats::spread`]):
+//! Words for the threads and processes of each case (their spread, which
+//! [`crate::stats::spread`] computed into the case's summary):
 //! one line per case that ran on several, shared by the text table, the
 //! Markdown and the HTML report.
 use super::fmt::{ms, num};
-use super::table::groups;
-use crate::stats::spread::{proc_spread, thread_spread, Spread};
+use super::groups::groups;
+use crate::stats::spread::Spread;
 use crate::stats::summary::Summary;
 use crate::stats::{CaseResult, RunResults};
 
@@ -47,11 +48,14 @@ pub(crate) fn spread_lines(results: &RunResults) -> Vec<String> {
     let mut lines = Vec::new();
     for group in groups(results) {
         for case in group.cases {
-            if let Some(s) = thread_spread(&case.samples) {
-                lines.push(line(&group.heading, case, ("thread", "threads"), &s));
+            let Some(summary) = &case.summary else {
+                continue;
+            };
+            if let Some(s) = &summary.threads {
+                lines.push(line(&group.heading, case, ("thread", "threads"), s));
             }
-            if let Some(s) = proc_spread(&case.samples) {
-                lines.push(line(&group.heading, case, ("process", "processes"), &s));
+            if let Some(s) = &summary.procs {
+                lines.push(line(&group.heading, case, ("process", "processes"), s));
             }
         }
     }
@@ -84,6 +88,13 @@ mod tests {
                     pss_kib: Some(5120),
                 },
             ];
+        }
+        // The spread is computed into the summary (the report computes nothing).
+        for case in &mut results.cases {
+            if let Some(summary) = case.summary.as_mut() {
+                summary.threads = crate::stats::spread::thread_spread(&case.samples);
+                summary.procs = crate::stats::spread::proc_spread(&case.samples);
+            }
         }
         let lines = spread_lines(&results);
         assert_eq!(lines.len(), 2, "{lines:?}");

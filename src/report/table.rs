@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::fmt::{half_width, ms, num, plus_minus};
-use crate::size::format_size;
+use super::groups::groups;
 use crate::stats::analysis::CaseSummary;
 use crate::stats::{CaseResult, RunResults};
 
@@ -69,49 +69,6 @@ pub(crate) enum Row {
         /// e.g. `no samples (2 failed)`.
         note: String,
     },
-}
-
-/// Cases that share every factor but the method.
-pub(crate) struct Group<'a> {
-    /// e.g. `seq 16 KiB sum, warm; 1 GiB file`.
-    pub heading: String,
-    /// Its cases, in the order of the results.
-    pub cases: Vec<&'a CaseResult>,
-}
-
-/// The groups of the results' cases, in the order each first appears.
-pub(crate) fn groups(results: &RunResults) -> Vec<Group<'_>> {
-    let mut keys = Vec::new();
-    let mut groups: Vec<Group<'_>> = Vec::new();
-    for case in &results.cases {
-        let key = case.case.group_key();
-        match keys.iter().position(|k| *k == key) {
-            Some(i) => groups[i].cases.push(case),
-            None => {
-                keys.push(key);
-                groups.push(Group {
-                    heading: format!(
-                        "{}; {} file",
-                        case.case.group_label(),
-                        format_size(case.case.file_size)
-                    ),
-                    cases: vec![case],
-                });
-            }
-        }
-    }
-    // Groups that differ only in the seed of their random order.
-    let ambiguous: Vec<bool> = groups
-        .iter()
-        .map(|g| groups.iter().filter(|h| h.heading == g.heading).count() > 1)
-        .collect();
-    for (group, ambiguous) in groups.iter_mut().zip(ambiguous) {
-        if ambiguous {
-            let seed = group.cases[0].case.seed;
-            group.heading.push_str(&format!(", seed {seed}"));
-        }
-    }
-    groups
 }
 
 /// The row of one case.
@@ -408,27 +365,6 @@ mod tests {
             "{table}"
         );
         assert!(table.contains("incomplete"), "{table}");
-    }
-
-    #[test]
-    fn groups_split_on_every_shared_factor() {
-        let mut results = fixtures::results();
-        results.cases[2].case.file_size = 1 << 20;
-        results.cases[1].case.seed = 8;
-        let groups = groups(&results);
-        assert_eq!(groups.len(), 3);
-        assert!(
-            groups[0].heading.ends_with("seed 7"),
-            "{}",
-            groups[0].heading
-        );
-        assert!(
-            groups[1].heading.ends_with("seed 8"),
-            "{}",
-            groups[1].heading
-        );
-        assert_eq!(groups[2].heading, "seq 16 KiB sum, warm; 1 MiB file");
-        assert!(render_table(&results).contains("1 MiB file"));
     }
 
     #[test]

@@ -60,6 +60,12 @@ pub struct CaseSummary {
     /// Latency percentiles across the trials, when they were recorded (`--latency`).
     #[serde(default)]
     pub latency: Option<super::latency::LatencySummary>,
+    /// How the threads of its trials differed (`--threads`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<super::spread::Spread>,
+    /// How the processes of its trials differed (`--procs`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub procs: Option<super::spread::Spread>,
 }
 
 /// Mean counters per MiB delivered to the workload.
@@ -174,6 +180,8 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         residency_before: finite_mean(samples.iter().map(|s| s.residency_before))?,
         residency_after: finite_mean(samples.iter().map(|s| s.residency_after))?,
         latency: super::latency::summarize_latency(samples),
+        threads: super::spread::thread_spread(samples),
+        procs: super::spread::proc_spread(samples),
     })
 }
 

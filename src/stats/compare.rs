@@ -15,7 +15,8 @@
 //! - identical ratios in every pair give a zero-width CI at that ratio.
 use serde::{Deserialize, Serialize};
 
-use super::summary::{mean, sample_sd, t_quantile_975};
+use super::moments::{mean, sample_sd};
+use super::summary::t_quantile_975;
 
 /// A ratio with its 95% confidence interval.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod compare;
 pub mod latency;
+pub mod moments;
 pub mod outliers;
 pub mod run_results;
 pub mod spread;

@@ -23,7 +23,7 @@
 //! - non-finite values (NaN, ±∞) are always flagged, and the median and
 //!   deviations are computed from the finite values only.
 
-use super::summary::{mean, median};
+use super::moments::{mean, median};
 
 /// The modified Z-score above which a value is an outlier.
 pub const Z_THRESHOLD: f64 = 3.5;

@@ -1,7 +1,7 @@
 //! How the threads (`--threads`) or processes (`--procs`) of one case's
 //! trials differ: the spread of their own times, the imbalance within a
 //! trial, and per-process memory. Pure arithmetic over samples; the report
-//! words it ([`crate::report::spread`]).
+//! words it.
 use serde::{Deserialize, Serialize};
 
 use super::summary::{summarize, Summary};

@@ -17,8 +17,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::chart::{
-    bold, draw_header, font, header_height, tick_label, ticks, Drawn, LegendEntry, NumAxis, Swatch,
-    GRID, INK, MUTED, PAD, TEXT_PX, TICK_PX, WIDTH,
+    bold, draw_header, font, header_height, pale, tick_label, ticks, Drawn, LegendEntry, NumAxis,
+    Swatch, GRID, INK, MUTED, PAD, TEXT_PX, TICK_PX, WIDTH,
 };
 use super::font::{fit, text_width};
 use super::{AxisScale, SeriesStyle};
@@ -170,12 +170,6 @@ pub struct BarChart {
     pub columns: usize,
     /// What each colour means.
     pub keys: Vec<Key>,
-}
-
-/// `c` mixed 60% towards white: a published bar's fill.
-pub(crate) fn pale(c: RGBColor) -> RGBColor {
-    let mix = |v: u8| (f64::from(v) + (255.0 - f64::from(v)) * 0.6).round() as u8;
-    RGBColor(mix(c.0), mix(c.1), mix(c.2))
 }
 
 impl BarChart {

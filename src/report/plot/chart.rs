@@ -318,7 +318,7 @@ where
         Swatch::Hollow(color) => {
             root.draw(&Rectangle::new(
                 [(x, cy - 6), (x + 16, cy + 6)],
-                super::bars::pale(*color).filled(),
+                pale(*color).filled(),
             ))?;
             root.draw(&Rectangle::new(
                 [(x, cy - 6), (x + 16, cy + 6)],
@@ -785,6 +785,12 @@ pub(crate) fn tick_label(v: f64) -> String {
     let text = format!("{v:.4}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
     text.to_string()
+}
+
+/// `c` mixed 60% towards white: a published bar's fill.
+pub(crate) fn pale(c: RGBColor) -> RGBColor {
+    let mix = |v: u8| (f64::from(v) + (255.0 - f64::from(v)) * 0.6).round() as u8;
+    RGBColor(mix(c.0), mix(c.1), mix(c.2))
 }
 
 #[cfg(test)]
