@@ -1,12 +1,30 @@
 //! faultline: measures how bytes get from a file into a program, and explains
 //! the difference between `read()`-style syscalls and `mmap()` with counters.
 //!
-//! Data flow (see the README):
-//! `cli` flags --> [`plan::Plan`] (a list of [`plan::Case`]s) --> [`dataset`]
-//! (and, for write methods, [`scratch`])
-//! --> [`runner`] (cache state, one child process per trial, [`sample::Sample`]s)
-//! --> [`stats`] (summaries, paired comparisons; no I/O)
-//! --> [`report`] (table, JSON, CSV, Markdown; no measuring).
+//! The folders follow the data flow, and a layer only uses the layers below
+//! it (`tests/architecture.rs` checks this):
+//!
+//! ```text
+//! cli (binary)      flags --> Factors + SessionConfig, or a study's plan
+//! studies           presets, their published numbers and claims, the claim checker
+//! session           one plan run start to finish: files, journal, progress, exports
+//! report            table, verdict lines, JSON, CSV, Markdown, plots, HTML (renders only)
+//! stats             summaries, paired ratios, spread (no I/O)
+//! runner            parent side: order, cache preparation, spawning, journal, checksums
+//! trial             child side: one trial, threads, processes, timed trials
+//! files, results    test files, scratch, read-back | samples and settings (plain data)
+//! plan              Case and its value types, factor expansion, preflight, memory budget
+//! measure           rusage, vmstat, residency, device, timelines, latency, environment
+//! method            one file per I/O method, declared in a registry
+//! pattern, workload block orders | what is done with each block
+//! error, size, system
+//! ```
+//!
+//! [`plan::Plan`] (a list of [`plan::Case`]s) --> [`session::Session`]
+//! (test files from [`files::dataset`], write targets in [`files::scratch`])
+//! --> [`runner`] (cache state, one child process per trial, giving
+//! [`results::Sample`]s) --> [`stats`] (summaries, paired comparisons; no
+//! I/O) --> [`report`] (table, JSON, CSV, Markdown, HTML; no measuring).
 #![deny(missing_docs)]
 
 /// Implements `Display` for enums that derive `clap::ValueEnum`: each value

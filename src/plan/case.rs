@@ -125,6 +125,21 @@ impl Case {
         self.method.build(file, layout, &config, timer)
     }
 
+    /// How the file divides into blocks: the one place the plain, threaded
+    /// and timed trials get it from.
+    pub fn layout(&self) -> crate::pattern::Layout {
+        crate::pattern::Layout {
+            file_size: self.file_size,
+            block_size: self.block_size,
+        }
+    }
+
+    /// The order the case visits its blocks in (computed before any clock
+    /// starts): the one place every trial path gets it from.
+    pub fn block_order(&self) -> crate::error::Result<crate::pattern::BlockOrder> {
+        crate::pattern::BlockOrder::new(self.pattern, self.layout(), self.seed)
+    }
+
     /// A fresh workload for one trial of this case (with its scale factor).
     pub fn build_workload(&self, page_size: usize) -> Box<dyn crate::workload::Workload> {
         self.workload.build(&crate::workload::WorkloadConfig {

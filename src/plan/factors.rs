@@ -3,7 +3,7 @@
 //! ...), and their expansion into a [`Plan`]'s cases, the Cartesian product,
 //! in one place.
 //!
-//! The product is built one factor at a time ([`multiply`]): each case is
+//! The product is built one factor at a time (`multiply`): each case is
 //! replaced by one case per value of the next factor, in order, exactly as
 //! nested loops would. A factor may give a case no choice (`[None]`): the
 //! mapping options multiply only the methods that declare them

@@ -2,7 +2,7 @@
 //!
 //! Every function here only reads a [`RunResults`]: no statistics are
 //! computed and nothing is measured. The only I/O is in the export writers,
-//! which replace their files atomically (see [`atomic`]), so an interrupted
+//! which replace their files atomically (see [`crate::files::atomic`]), so an interrupted
 //! run never leaves a torn export behind.
 
 use std::path::PathBuf;

@@ -121,7 +121,7 @@ pub fn schedule(plan: &Plan) -> Vec<Vec<Slot>> {
 /// trial before the next starts (the journal); `after_group` with everything
 /// so far after each group, and before an error is returned, so exports can
 /// be rewritten.
-pub fn run(
+pub fn run_trials(
     plan: &Plan,
     files: &BTreeMap<u64, Dataset>,
     options: &RunnerOptions,

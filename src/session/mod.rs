@@ -213,7 +213,7 @@ impl Session {
             )
         };
         let mut export_warned = false;
-        let outcome = runner::run(
+        let outcome = runner::run_trials(
             &plan,
             &files,
             &options,

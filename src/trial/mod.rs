@@ -23,7 +23,6 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::measure::{device, CounterReading};
 use crate::method::SyncTimer;
-use crate::pattern::{BlockOrder, Layout};
 use crate::plan::Case;
 use crate::plan::Target;
 use crate::results::ChildReport;
@@ -132,17 +131,13 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
             cgroup_usage: spec.cgroup_usage.as_deref(),
             content_seed: spec.content_seed,
         };
-        return crate::trial::timed::run(case, &inputs, crate::system::page_size());
+        return crate::trial::timed::run_for_duration(case, &inputs, crate::system::page_size());
     }
     if case.threads.is_some() {
         drop(file);
         return run_threaded_trial(spec);
     }
-    let layout = Layout {
-        file_size: case.file_size,
-        block_size: case.block_size,
-    };
-    let order = BlockOrder::new(case.pattern, layout, case.seed)?;
+    let (layout, order) = (case.layout(), case.block_order()?);
     let mut workload = case.build_workload(crate::system::page_size());
     let device_stat = device::stat_path(&file);
     let loop_syncs = LoopSyncs::default();
@@ -235,7 +230,7 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
         .ok()
         .and_then(|f| device::stat_path(&f));
     let before = CounterReading::before(device_stat.as_deref());
-    let run = crate::trial::threads::run(case, &spec.path, crate::system::page_size())?;
+    let run = crate::trial::threads::run_on_threads(case, &spec.path, crate::system::page_size())?;
     if case.procs.is_some() {
         // The second and third meeting points of crate::procs (no PSS: the
         // threads tore down already).

@@ -32,7 +32,7 @@ use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::method::Untimed;
-use crate::pattern::{BlockOrder, Layout};
+use crate::pattern::BlockOrder;
 use crate::plan::threads::refusal;
 use crate::plan::{Case, ThreadMode};
 
@@ -71,7 +71,7 @@ pub struct ThreadedRun {
 }
 
 /// Runs one case on its threads over the file at `path`.
-pub fn run(case: &Case, path: &std::path::Path, page_size: usize) -> Result<ThreadedRun> {
+pub fn run_on_threads(case: &Case, path: &std::path::Path, page_size: usize) -> Result<ThreadedRun> {
     let Some(threads) = case.threads else {
         return Err(Error::Trial("a threaded trial without threads".into()));
     };
@@ -79,11 +79,7 @@ pub fn run(case: &Case, path: &std::path::Path, page_size: usize) -> Result<Thre
         return Err(Error::Trial(why));
     }
     let n = threads.count.max(1) as usize;
-    let layout = Layout {
-        file_size: case.file_size,
-        block_size: case.block_size,
-    };
-    let order = BlockOrder::new(case.pattern, layout, case.seed)?;
+    let (layout, order) = (case.layout(), case.block_order()?);
     let orders: Vec<BlockOrder> = match threads.mode {
         ThreadMode::Split => split(&order, n),
         ThreadMode::Replicate => vec![order.clone(); n],
@@ -185,6 +181,7 @@ pub fn combine(mode: ThreadMode, checksums: &[u64]) -> Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pattern::Layout;
     use crate::pattern::Pattern;
 
     fn visits(order: &BlockOrder) -> Vec<u64> {

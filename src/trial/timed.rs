@@ -107,7 +107,7 @@ fn worker_rng(seed: u64, w: usize) -> ChaCha8Rng {
 }
 
 /// Runs a duration-bounded trial.
-pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildReport> {
+pub fn run_for_duration(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildReport> {
     let seconds = case
         .duration_s
         .ok_or_else(|| Error::Trial("a timed trial without a duration".into()))?;
@@ -115,10 +115,7 @@ pub fn run(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildR
         return Err(Error::Trial(why));
     }
     let workers = case.threads.map_or(1, |t| t.count.max(1)) as usize;
-    let layout = Layout {
-        file_size: case.file_size,
-        block_size: case.block_size,
-    };
+    let layout = case.layout();
     let blocks = u32::try_from(layout.blocks()).map_err(|_| {
         Error::Plan("too many blocks for a random order; use a larger --block".into())
     })?;
