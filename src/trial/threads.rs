@@ -71,7 +71,11 @@ pub struct ThreadedRun {
 }
 
 /// Runs one case on its threads over the file at `path`.
-pub fn run_on_threads(case: &Case, path: &std::path::Path, page_size: usize) -> Result<ThreadedRun> {
+pub fn run_on_threads(
+    case: &Case,
+    path: &std::path::Path,
+    page_size: usize,
+) -> Result<ThreadedRun> {
     let Some(threads) = case.threads else {
         return Err(Error::Trial("a threaded trial without threads".into()));
     };

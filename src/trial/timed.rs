@@ -107,7 +107,11 @@ fn worker_rng(seed: u64, w: usize) -> ChaCha8Rng {
 }
 
 /// Runs a duration-bounded trial.
-pub fn run_for_duration(case: &Case, inputs: &TimedInputs, page_size: usize) -> Result<ChildReport> {
+pub fn run_for_duration(
+    case: &Case,
+    inputs: &TimedInputs,
+    page_size: usize,
+) -> Result<ChildReport> {
     let seconds = case
         .duration_s
         .ok_or_else(|| Error::Trial("a timed trial without a duration".into()))?;
