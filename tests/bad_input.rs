@@ -1,45 +1,19 @@
 //! Bad input gets one clear line on stderr, a non-zero exit, and no panic.
 mod common;
 
-use common::{faultline, Scratch};
-
-/// Runs faultline and checks: exit code, exactly one line on stderr that
-/// contains `needle`, and no panic.
-fn refused(args: &[&str], needle: &str, code: i32) {
-    let scratch = Scratch::new();
-    let out = scratch.run(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "exit code for {args:?}: {stderr}"
-    );
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "one line for {args:?}, got: {stderr}");
-    assert!(
-        lines[0].contains(needle),
-        "{needle:?} not in {:?}",
-        lines[0]
-    );
-}
+use common::{faultline, one_line, Flags, Scratch};
 
 #[test]
 fn missing_file() {
-    refused(
-        &["--file", "/nonexistent/faultline-test"],
-        "no such file",
-        2,
-    );
+    Scratch::new().refused(["--file", "/nonexistent/faultline-test"], &["no such file"]);
 }
 
 #[test]
 fn directory() {
     let dir = tempfile::tempdir().unwrap();
-    refused(
-        &["--file", dir.path().to_str().unwrap()],
-        "is a directory",
-        2,
+    Scratch::new().refused(
+        ["--file", dir.path().to_str().unwrap()],
+        &["is a directory"],
     );
 }
 
@@ -48,59 +22,57 @@ fn fifo() {
     let dir = tempfile::tempdir().unwrap();
     let fifo = dir.path().join("pipe");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
-    refused(&["--file", fifo.to_str().unwrap()], "FIFO", 2);
+    Scratch::new().refused(["--file", fifo.to_str().unwrap()], &["FIFO"]);
 }
 
 #[test]
 fn character_device() {
-    refused(&["--file", "/dev/null"], "is a device", 2);
+    Scratch::new().refused(["--file", "/dev/null"], &["is a device"]);
 }
 
 #[test]
 fn empty_file() {
     let file = tempfile::NamedTempFile::new().unwrap();
-    refused(&["--file", file.path().to_str().unwrap()], "is empty", 2);
+    Scratch::new().refused(["--file", file.path().to_str().unwrap()], &["is empty"]);
 }
 
 #[test]
 fn block_of_zero() {
-    refused(&["--size", "64k", "--block", "0"], "at least 1 byte", 2);
+    Scratch::new().refused(["--size", "64k", "--block", "0"], &["at least 1 byte"]);
 }
 
 #[test]
 fn block_larger_than_file() {
-    refused(
-        &["--size", "64k", "--block", "1M"],
-        "larger than the file",
-        2,
+    Scratch::new().refused(
+        ["--size", "64k", "--block", "1M"],
+        &["larger than the file"],
     );
 }
 
 #[test]
 fn block_larger_than_64_mib() {
-    refused(&["--size", "64k", "--block", "65M"], "64 MiB", 2);
+    Scratch::new().refused(["--size", "64k", "--block", "65M"], &["64 MiB"]);
 }
 
 #[test]
 fn malformed_sizes() {
     for bad in ["4kk", "-1", "1.5.2M"] {
-        refused(&["--size", bad], "malformed size", 2);
-        refused(&["--block", bad], "malformed size", 2);
+        Scratch::new().refused(["--size", bad], &["malformed size"]);
+        Scratch::new().refused(["--block", bad], &["malformed size"]);
     }
 }
 
 #[test]
 fn unknown_method_lists_the_valid_ones() {
-    refused(
-        &["--method", "read,mmapp"],
-        "read, pread, mmap, mmap-copy",
-        2,
+    Scratch::new().refused(
+        ["--method", "read,mmapp"],
+        &["read, pread, mmap, mmap-copy"],
     );
 }
 
 #[test]
 fn unknown_pattern_lists_the_valid_ones() {
-    refused(&["--pattern", "zigzag"], "seq, random, random-replace", 2);
+    Scratch::new().refused(["--pattern", "zigzag"], &["seq, random, random-replace"]);
 }
 
 #[test]
@@ -108,21 +80,14 @@ fn warm_by_written_refuses_a_users_file() {
     let file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(file.path(), vec![7u8; 8192]).unwrap();
     let before = std::fs::read(file.path()).unwrap();
-    refused(
-        &[
-            "--file",
-            file.path().to_str().unwrap(),
-            "--block",
-            "4k",
-            "--cache",
-            "warm",
-            "--warm-by",
-            "written",
-            "--runs",
-            "1",
-        ],
-        "not a file faultline created",
-        2,
+    Scratch::new().refused(
+        Flags::new()
+            .file(file.path())
+            .block("4k")
+            .cache("warm")
+            .flag("--warm-by", "written")
+            .runs(1),
+        &["not a file faultline created"],
     );
     assert_eq!(
         std::fs::read(file.path()).unwrap(),
@@ -137,52 +102,42 @@ fn world_writable_data_dir_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
     let out = faultline()
-        .args([
-            "run",
-            "--size",
-            "64k",
-            "--data-dir",
-            dir.path().to_str().unwrap(),
-        ])
+        .args(["run", "--size", "64k", "--data-dir"])
+        .arg(dir.path())
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert!(stderr.contains("writable by everyone"), "{stderr}");
+    one_line(&out, 2, &["writable by everyone"]);
 }
 
 #[test]
 fn export_into_a_missing_directory_is_refused_before_anything_runs() {
-    refused(
-        &[
+    Scratch::new().refused(
+        [
             "--size",
             "64k",
             "--export-json",
             "/nonexistent/dir/out.json",
         ],
-        "the directory /nonexistent/dir does not exist",
-        2,
+        &["the directory /nonexistent/dir does not exist"],
     );
-    refused(
-        &["--size", "64k", "--export-csv", "/nonexistent/dir/out.csv"],
-        "--export-csv",
-        2,
+    Scratch::new().refused(
+        ["--size", "64k", "--export-csv", "/nonexistent/dir/out.csv"],
+        &["--export-csv"],
     );
-    refused(
-        &["--size", "64k", "--journal", "/nonexistent/dir/run.journal"],
-        "--journal",
-        2,
+    Scratch::new().refused(
+        ["--size", "64k", "--journal", "/nonexistent/dir/run.journal"],
+        &["--journal"],
     );
 }
 
 #[test]
 fn zero_runs() {
-    refused(&["--runs", "0"], "0 is not in 1..=10000", 2);
+    Scratch::new().refused(["--runs", "0"], &["0 is not in 1..=10000"]);
 }
 
 #[test]
 fn unknown_order_lists_the_valid_ones() {
-    refused(&["--order", "sideways"], "alternating, shuffled", 2);
+    Scratch::new().refused(["--order", "sideways"], &["alternating, shuffled"]);
 }
 
 #[test]
@@ -191,10 +146,7 @@ fn env_with_a_missing_file() {
         .args(["env", "--file", "/nonexistent/faultline"])
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(stderr.lines().count(), 1);
-    assert!(stderr.contains("no such file"), "{stderr}");
+    one_line(&out, 2, &["no such file"]);
 }
 
 #[test]
@@ -203,20 +155,18 @@ fn a_missing_journal_is_named_once() {
         .args(["run", "--resume", "/nonexistent/run.journal"])
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stderr.lines().count(), 1);
+    let line = one_line(&out, 1, &[]);
     assert_eq!(
-        stderr.matches("No such file").count(),
+        line.matches("No such file").count(),
         1,
-        "the cause is not repeated: {stderr}"
+        "the cause is not repeated: {line}"
     );
 }
 
 #[test]
 fn calloc_fill_is_for_write_and_pwrite_only() {
-    refused(
-        &[
+    Scratch::new().refused(
+        [
             "--method",
             "mmap-write",
             "--workload",
@@ -226,16 +176,14 @@ fn calloc_fill_is_for_write_and_pwrite_only() {
             "--size",
             "64K",
         ],
-        "--fill calloc is for --method write and pwrite",
-        2,
+        &["--fill calloc is for --method write and pwrite"],
     );
 }
 
 #[test]
 fn scale_unit_without_the_scale_workload() {
-    refused(
-        &["--scale-unit", "byte", "--size", "64K"],
-        "--scale-unit is for --workload scale",
-        2,
+    Scratch::new().refused(
+        ["--scale-unit", "byte", "--size", "64K"],
+        &["--scale-unit is for --workload scale"],
     );
 }

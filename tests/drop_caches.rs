@@ -1,28 +1,26 @@
 //! `--drop-caches`: as root it writes /proc/sys/vm/drop_caches; without root
 //! it falls back to evicting the file, with a warning. In a test binary of its
 //! own, so dropping the whole page cache cannot disturb other tests' warm trials.
+//!
+//! Both tests need root (the second to run faultline as another user), so
+//! both are ignored unless asked for: `cargo test --release -- --ignored`.
 mod common;
 
-use common::{samples, Scratch};
+use common::{read_json, require_root, samples, succeeded, Flags, Scratch};
 
 #[test]
+#[ignore = "needs root"]
 fn as_root_cold_means_drop_caches() {
-    if faultline::system::current_uid() != 0 {
-        eprintln!("not root: the fallback test below covers this case");
-        return;
-    }
+    require_root("writing /proc/sys/vm/drop_caches");
     let scratch = Scratch::new();
-    let results = scratch.run_json(&[
-        "--size",
-        "4M",
-        "--method",
-        "read,mmap",
-        "--cache",
-        "cold",
-        "--drop-caches",
-        "--runs",
-        "2",
-    ]);
+    let results = scratch.run_json(
+        Flags::new()
+            .size("4M")
+            .method("read,mmap")
+            .cache("cold")
+            .switch("--drop-caches")
+            .runs(2),
+    );
     let all = samples(&results);
     assert_eq!(all.len(), 8);
     for (_, s) in all {
@@ -33,16 +31,17 @@ fn as_root_cold_means_drop_caches() {
 }
 
 #[test]
+#[ignore = "needs root"]
 fn without_root_drop_caches_falls_back_with_a_warning() {
     use std::os::unix::fs::{chown, PermissionsExt};
-    if faultline::system::current_uid() != 0
-        || std::process::Command::new("setpriv")
+    require_root("running faultline as another user");
+    assert!(
+        std::process::Command::new("setpriv")
             .arg("--version")
             .output()
-            .is_err()
-    {
-        panic!("this test needs root and setpriv (util-linux) to run faultline as another user");
-    }
+            .is_ok(),
+        "this test needs setpriv (util-linux) to run faultline as another user"
+    );
     let scratch = Scratch::new();
     std::fs::set_permissions(scratch.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let home = scratch.path("nobody");
@@ -51,36 +50,29 @@ fn without_root_drop_caches_falls_back_with_a_warning() {
     // A copy nobody can reach, wherever the checkout is.
     let bin = home.join("faultline");
     std::fs::copy(assert_cmd::cargo::cargo_bin!("faultline"), &bin).unwrap();
-    let out = std::process::Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-        .arg(bin)
-        .args([
-            "run",
-            "--size",
-            "1M",
-            "--method",
-            "read",
-            "--pattern",
-            "seq",
-            "--cache",
-            "cold",
-            "--drop-caches",
-            "--runs",
-            "1",
-        ])
-        .arg("--data-dir")
-        .arg(home.join("data"))
-        .arg("--export-json")
-        .arg(home.join("out.json"))
-        .output()
-        .unwrap();
+    let out = succeeded(
+        std::process::Command::new("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+            .arg(bin)
+            .arg("run")
+            .args(
+                Flags::new()
+                    .size("1M")
+                    .method("read")
+                    .pattern("seq")
+                    .cache("cold")
+                    .switch("--drop-caches")
+                    .runs(1)
+                    .flag("--data-dir", home.join("data"))
+                    .export_json(&home.join("out.json")),
+            ),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
     assert!(
         stderr.contains("--drop-caches needs root; falling back"),
         "{stderr}"
     );
-    let results = common::read_json(&home.join("out.json"));
+    let results = read_json(&home.join("out.json"));
     for (_, s) in samples(&results) {
         assert_eq!(s["cache_prepared_by"], "fadvise-dontneed");
         assert!(s["residency_before"].as_f64().unwrap() <= 0.01);

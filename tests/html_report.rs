@@ -7,7 +7,7 @@ mod browser;
 mod common;
 
 use browser::{probe_of, with_probe, Chromium, PixelStats};
-use common::{faultline, Scratch};
+use common::{faultline, read_json, succeeded, Scratch};
 use serde_json::Value;
 
 /// A path component with every character an HTML report must escape.
@@ -20,20 +20,15 @@ const HOSTILE_LABEL: &str = "read <img src=\"http://example.invalid/x.png\"> & \
 fn hostile_results(scratch: &Scratch) -> std::path::PathBuf {
     let data = scratch.path(HOSTILE_DIR);
     let json = scratch.path("results.json");
-    let out = faultline()
-        .arg("run")
-        .arg("--data-dir")
-        .arg(&data)
-        .args(["--size", "1M", "--runs", "2", "--export-json"])
-        .arg(&json)
-        .output()
-        .expect("faultline runs");
-    assert!(
-        out.status.success(),
-        "faultline run failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeded(
+        faultline()
+            .arg("run")
+            .arg("--data-dir")
+            .arg(&data)
+            .args(["--size", "1M", "--runs", "2", "--export-json"])
+            .arg(&json),
     );
-    let mut results: Value = common::read_json(&json);
+    let mut results = read_json(&json);
     results["cases"][0]["label"] = Value::from(HOSTILE_LABEL);
     results["warnings"]
         .as_array_mut()
@@ -50,24 +45,19 @@ fn the_report_renders_in_a_headless_browser() {
     let json = hostile_results(&scratch);
     let html_path = scratch.path("report.html");
     let plots_dir = scratch.path("plots");
-    let out = faultline()
-        .arg("report")
-        .arg(&json)
-        .arg("-o")
-        .arg(&html_path)
-        .arg("--plots")
-        .arg(&plots_dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "faultline report failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeded(
+        faultline()
+            .arg("report")
+            .arg(&json)
+            .arg("-o")
+            .arg(&html_path)
+            .arg("--plots")
+            .arg(&plots_dir),
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("report.html"), "{stdout}");
     let html = std::fs::read_to_string(&html_path).unwrap();
-    let results = common::read_json(&json);
+    let results = read_json(&json);
     let comparisons = results["comparisons"].as_array().unwrap().len();
     let cases = results["cases"].as_array().unwrap().len();
     assert_eq!((cases, comparisons), (8, 4), "the default plan");
@@ -190,24 +180,10 @@ fn the_reproduce_report_draws_every_presets_plots_in_a_browser() {
     let chromium = Chromium::find();
     let scratch = Scratch::new();
     let html_path = scratch.path("reproduce.html");
-    let out = faultline()
-        .args([
-            "reproduce",
-            "all",
-            "--quick",
-            "--scale-down",
-            "256",
-            "--data-dir",
-        ])
-        .arg(scratch.path("data"))
-        .arg("--report")
-        .arg(&html_path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "faultline reproduce failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+    succeeded(
+        scratch
+            .reproduce("all", ["--quick", "--scale-down", "256", "--report"])
+            .arg(&html_path),
     );
     let html = std::fs::read_to_string(&html_path).unwrap();
     let probed = scratch.path("probed.html");

@@ -2,33 +2,24 @@
 //! the file into each.
 mod common;
 
-use common::{samples, Scratch};
+use common::{samples, user_file, Flags, Scratch};
 
 #[test]
 fn a_shared_mapping_costs_each_process_less_pss_than_a_whole_read_copy() {
     let s = Scratch::new();
     let file = s.path("data.bin");
-    let bytes: Vec<u8> = (0..8u32 << 20)
-        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
-        .collect();
-    std::fs::write(&file, &bytes).unwrap();
-    let json = s.run_json(&[
-        "--file",
-        file.to_str().unwrap(),
-        // One block = the file, so read holds a whole private copy.
-        "--block",
-        "8M",
-        "--method",
-        "read,mmap",
-        "--workload",
-        "sum",
-        "--procs",
-        "2",
-        "--cache",
-        "warm",
-        "--runs",
-        "3",
-    ]);
+    user_file(&file, 8 << 20);
+    let json = s.run_json(
+        Flags::new()
+            .file(&file)
+            // One block = the file, so read holds a whole private copy.
+            .block("8M")
+            .method("read,mmap")
+            .workload("sum")
+            .flag("--procs", "2")
+            .cache("warm")
+            .runs(3),
+    );
     let mut pss = std::collections::BTreeMap::<String, Vec<u64>>::new();
     for (case, sample) in samples(&json) {
         let procs = sample["procs"].as_array().expect("per-process figures");
@@ -56,13 +47,8 @@ fn a_shared_mapping_costs_each_process_less_pss_than_a_whole_read_copy() {
 
 #[test]
 fn procs_are_refused_for_write_methods() {
-    let s = Scratch::new();
-    let out = s
-        .run(&["--size", "256k", "--method", "write", "--procs", "2"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("--procs is for read methods"), "{stderr}");
+    Scratch::new().refused(
+        ["--size", "256k", "--method", "write", "--procs", "2"],
+        &["--procs is for read methods"],
+    );
 }

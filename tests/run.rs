@@ -1,31 +1,28 @@
 //! End-to-end runs of the real binary on small generated files.
 mod common;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use common::{samples, Scratch};
+use common::{
+    cases, entries, failures, faultline, read_json, samples, spawn_piped, succeeded,
+    trial_children, user_file, wait_until, Flags, Scratch,
+};
 
 const METHODS: &str = "read,pread,mmap,mmap-copy";
 
 #[test]
 fn checksums_agree_across_every_method_and_pattern() {
     let scratch = Scratch::new();
-    let results = scratch.run_json(&[
-        "--size",
-        "3M",
-        "--method",
-        METHODS,
-        "--pattern",
-        "seq,random,random-replace",
-        "--block",
-        "4k,12345",
-        "--workload",
-        "touch,sum",
-        "--cache",
-        "as-is",
-        "--runs",
-        "2",
-    ]);
+    let results = scratch.run_json(
+        Flags::new()
+            .size("3M")
+            .method(METHODS)
+            .pattern("seq,random,random-replace")
+            .block("4k,12345")
+            .workload("touch,sum")
+            .cache("as-is")
+            .runs(2),
+    );
     let mut by_key: HashMap<String, Vec<(String, u64)>> = HashMap::new();
     for (case, sample) in samples(&results) {
         let key = format!(
@@ -43,7 +40,7 @@ fn checksums_agree_across_every_method_and_pattern() {
         "every (pattern, block, workload) measured"
     );
     for (key, sums) in by_key {
-        let methods: std::collections::HashSet<_> = sums.iter().map(|s| s.0.clone()).collect();
+        let methods: HashSet<_> = sums.iter().map(|s| s.0.clone()).collect();
         assert_eq!(methods.len(), 4, "all four methods for {key}");
         assert!(
             sums.iter().all(|s| s.1 == sums[0].1),
@@ -57,21 +54,16 @@ fn checksums_agree_across_every_method_and_pattern() {
 fn sum_checksum_is_the_sum_of_the_files_bytes() {
     let scratch = Scratch::new();
     let file = scratch.path("mine.bin");
-    let bytes: Vec<u8> = (0..1_000_003u32).map(|i| (i % 251) as u8).collect();
-    std::fs::write(&file, &bytes).unwrap();
+    let bytes = user_file(&file, 1_000_003);
     let expected: u64 = bytes.iter().map(|&b| b as u64).sum();
-    let results = scratch.run_json(&[
-        "--file",
-        file.to_str().unwrap(),
-        "--method",
-        METHODS,
-        "--block",
-        "64k",
-        "--cache",
-        "as-is",
-        "--runs",
-        "1",
-    ]);
+    let results = scratch.run_json(
+        Flags::new()
+            .file(&file)
+            .method(METHODS)
+            .block("64k")
+            .cache("as-is")
+            .runs(1),
+    );
     for (_, sample) in samples(&results) {
         assert_eq!(sample["checksum"].as_u64().unwrap(), expected);
         assert_eq!(sample["bytes"].as_u64().unwrap(), bytes.len() as u64);
@@ -86,18 +78,14 @@ fn sum_checksum_is_the_sum_of_the_files_bytes() {
 #[test]
 fn cold_is_cold_and_warm_is_warm() {
     let scratch = Scratch::new();
-    let results = scratch.run_json(&[
-        "--size",
-        "8M",
-        "--method",
-        "read,mmap",
-        "--cache",
-        "cold,warm",
-        "--warm-by",
-        "seq,random,written",
-        "--runs",
-        "2",
-    ]);
+    let results = scratch.run_json(
+        Flags::new()
+            .size("8M")
+            .method("read,mmap")
+            .cache("cold,warm")
+            .flag("--warm-by", "seq,random,written")
+            .runs(2),
+    );
     let all = samples(&results);
     assert!(!all.is_empty());
     for (case, sample) in all {
@@ -118,16 +106,13 @@ fn cold_is_cold_and_warm_is_warm() {
 #[test]
 fn json_export_holds_every_field_with_plausible_values() {
     let scratch = Scratch::new();
-    let results = scratch.run_json(&[
-        "--size",
-        "2M",
-        "--method",
-        "read,mmap",
-        "--cache",
-        "warm",
-        "--runs",
-        "3",
-    ]);
+    let results = scratch.run_json(
+        Flags::new()
+            .size("2M")
+            .method("read,mmap")
+            .cache("warm")
+            .runs(3),
+    );
     let env = &results["environment"];
     for field in ["kernel", "cpu_model", "page_size", "ram_bytes"] {
         assert!(!env[field].is_null(), "environment.{field} missing: {env}");
@@ -137,7 +122,7 @@ fn json_export_holds_every_field_with_plausible_values() {
         .unwrap()
         .iter()
         .any(|a| a == "--runs"));
-    let cases = results["cases"].as_array().unwrap();
+    let cases = cases(&results);
     assert_eq!(cases.len(), 4, "read and mmap, seq 16k and random 4k");
     for case in cases {
         for f in [
@@ -204,57 +189,29 @@ fn json_export_holds_every_field_with_plausible_values() {
     assert_eq!(results["comparisons"].as_array().unwrap().len(), 2);
 }
 
-/// The pids of `parent`'s children whose command line holds `needle`.
-fn children_running(parent: u32, needle: &str) -> Vec<i32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let after_name = &stat[stat.rfind(')').unwrap() + 2..];
-        let ppid: u32 = after_name.split(' ').nth(1).unwrap().parse().unwrap();
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        if ppid == parent && String::from_utf8_lossy(&cmdline).contains(needle) {
-            found.push(pid);
-        }
-    }
-    found
-}
-
 #[test]
 fn a_trial_killed_by_a_signal_fails_alone_and_the_run_goes_on() {
     let scratch = Scratch::new();
     let json = scratch.path("out.json");
     // 1-byte reads of 4 MiB: millions of syscalls, long enough to catch the child.
-    let run = std::process::Command::new(assert_cmd::cargo::cargo_bin!("faultline"))
-        .args([
-            "run", "--size", "4M", "--method", "read", "--block", "1", "--cache", "as-is",
-            "--runs", "2",
-        ])
-        .arg("--data-dir")
-        .arg(scratch.data_dir())
-        .arg("--export-json")
-        .arg(&json)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    let victim = loop {
-        if let Some(&pid) = children_running(run.id(), "__trial").first() {
-            break pid;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no trial child appeared"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    };
+    let run = spawn_piped(
+        &mut scratch.run(
+            Flags::new()
+                .size("4M")
+                .method("read")
+                .block("1")
+                .cache("as-is")
+                .runs(2)
+                .export_json(&json),
+        ),
+    );
+    let mut victim = None;
+    wait_until("no trial child appeared", || {
+        victim = trial_children(run.id()).first().copied();
+        victim.is_some()
+    });
     nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(victim),
+        nix::unistd::Pid::from_raw(victim.unwrap()),
         nix::sys::signal::Signal::SIGUSR1,
     )
     .unwrap();
@@ -262,8 +219,8 @@ fn a_trial_killed_by_a_signal_fails_alone_and_the_run_goes_on() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "the run goes on: {stderr}");
     assert!(stderr.contains("killed by SIGUSR1"), "{stderr}");
-    let results = common::read_json(&json);
-    let failures = results["failures"].as_array().unwrap();
+    let results = read_json(&json);
+    let failures = failures(&results);
     assert_eq!(failures.len(), 1, "{failures:?}");
     assert!(failures[0]["reason"].as_str().unwrap().contains("SIGUSR1"));
     assert_eq!(samples(&results).len(), 1, "the other run was measured");
@@ -271,8 +228,7 @@ fn a_trial_killed_by_a_signal_fails_alone_and_the_run_goes_on() {
 
 #[test]
 fn env_prints_the_environment() {
-    let out = common::faultline().arg("env").output().unwrap();
-    assert!(out.status.success());
+    let out = succeeded(faultline().arg("env"));
     let text = String::from_utf8_lossy(&out.stdout);
     for label in [
         "kernel",
@@ -293,47 +249,32 @@ fn env_prints_the_environment() {
 #[test]
 fn generated_file_is_reused_and_clean_removes_only_faultlines_files() {
     let scratch = Scratch::new();
-    let first = scratch
-        .run(&["--size", "64k", "--cache", "as-is", "--runs", "1"])
-        .output()
-        .unwrap();
+    let once = Flags::new().size("64k").cache("as-is").runs(1);
+    let first = scratch.run(&once).output().unwrap();
     assert!(String::from_utf8_lossy(&first.stderr).contains("generating"));
-    let second = scratch
-        .run(&["--size", "64k", "--cache", "as-is", "--runs", "1"])
-        .output()
-        .unwrap();
-    assert!(second.status.success());
+    let second = succeeded(&mut scratch.run(&once));
     assert!(
         !String::from_utf8_lossy(&second.stderr).contains("generating"),
         "reused, not regenerated"
     );
     let keep = scratch.data_dir().join("notes.txt");
     std::fs::write(&keep, b"mine").unwrap();
-    let out = common::faultline()
-        .arg("clean")
-        .arg("--data-dir")
-        .arg(scratch.data_dir())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let out = succeeded(
+        faultline()
+            .arg("clean")
+            .arg("--data-dir")
+            .arg(scratch.data_dir()),
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("3 file(s) removed"),
         "the data file and both runs' journals: {stdout}"
     );
     assert!(keep.exists());
-    let files_left = |dir: &std::path::Path| -> Vec<std::ffi::OsString> {
-        std::fs::read_dir(dir)
-            .unwrap()
-            .flatten()
-            .filter(|e| e.file_type().unwrap().is_file())
-            .map(|e| e.file_name())
-            .collect()
+    let files_left = |dir: &std::path::Path| -> Vec<std::path::PathBuf> {
+        entries(dir).into_iter().filter(|p| p.is_file()).collect()
     };
-    assert_eq!(
-        files_left(&scratch.data_dir()),
-        vec![std::ffi::OsString::from("notes.txt")]
-    );
+    assert_eq!(files_left(&scratch.data_dir()), vec![keep]);
     assert!(files_left(&scratch.data_dir().join("runs")).is_empty());
 }
 
@@ -342,31 +283,18 @@ fn exports_csv_and_markdown_and_prints_a_verdict_per_pair() {
     let scratch = Scratch::new();
     let csv = scratch.path("out.csv");
     let md = scratch.path("out.md");
-    let out = scratch
-        .run(&[
-            "--size",
-            "1M",
-            "--method",
-            "read,pread,mmap",
-            "--pattern",
-            "seq",
-            "--block",
-            "64k",
-            "--cache",
-            "warm",
-            "--runs",
-            "3",
-        ])
-        .arg("--export-csv")
-        .arg(&csv)
-        .arg("--export-markdown")
-        .arg(&md)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeded(
+        &mut scratch.run(
+            Flags::new()
+                .size("1M")
+                .method("read,pread,mmap")
+                .pattern("seq")
+                .block("64k")
+                .cache("warm")
+                .runs(3)
+                .flag("--export-csv", &csv)
+                .flag("--export-markdown", &md),
+        ),
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let verdicts: Vec<&str> = stdout
@@ -395,23 +323,17 @@ fn exports_csv_and_markdown_and_prints_a_verdict_per_pair() {
 #[test]
 fn digests_agree_across_methods() {
     let scratch = Scratch::new();
-    let results = scratch.run_json(&[
-        "--size",
-        "1M",
-        "--method",
-        METHODS,
-        "--pattern",
-        "seq",
-        "--block",
-        "8k,64k",
-        "--workload",
-        "md5,sha256,blake3",
-        "--cache",
-        "as-is",
-        "--runs",
-        "1",
-    ]);
-    let mut sums: HashMap<String, std::collections::HashSet<u64>> = HashMap::new();
+    let results = scratch.run_json(
+        Flags::new()
+            .size("1M")
+            .method(METHODS)
+            .pattern("seq")
+            .block("8k,64k")
+            .workload("md5,sha256,blake3")
+            .cache("as-is")
+            .runs(1),
+    );
+    let mut sums: HashMap<String, HashSet<u64>> = HashMap::new();
     for (case, sample) in samples(&results) {
         sums.entry(case["workload"].to_string())
             .or_default()

@@ -2,9 +2,7 @@
 //! reference implementation, and every bad PPM is refused with one line.
 mod common;
 
-use std::process::Output;
-
-use common::{samples, Scratch};
+use common::{cases, file_ending, samples, Flags, Scratch};
 
 /// Nearest-neighbour scaling written out pixel by pixel, independent of
 /// faultline's: reduce keeps pixel (k·x, k·y), enlarge copies (x/k, y/k).
@@ -63,22 +61,16 @@ fn kept_output_equals_the_reference_for_each_factor_and_method() {
     for factor in ["2", "3", "4", "8", "-2", "-3"] {
         for method in ["read", "mmap"] {
             let out = s.path(&format!("out-{method}{factor}.ppm"));
-            let json = s.run_json(&[
-                "--file",
-                image.to_str().unwrap(),
-                "--workload",
-                "scale",
-                "--factor",
-                factor,
-                "--method",
-                method,
-                "--cache",
-                "warm",
-                "--runs",
-                "1",
-                "--keep-output",
-                out.to_str().unwrap(),
-            ]);
+            let json = s.run_json(
+                Flags::new()
+                    .file(&image)
+                    .workload("scale")
+                    .flag("--factor", factor)
+                    .method(method)
+                    .cache("warm")
+                    .runs(1)
+                    .flag("--keep-output", &out),
+            );
             let (_, sample) = &samples(&json)[0];
             assert!(sample["checksum"].as_u64().unwrap() != 0);
             let got = parse(&std::fs::read(&out).unwrap());
@@ -93,36 +85,25 @@ fn kept_output_equals_the_reference_for_each_factor_and_method() {
 fn enlarge_flag_and_generated_image() {
     let s = Scratch::new();
     let out = s.path("big.ppm");
-    let json = s.run_json(&[
-        "--workload",
-        "scale",
-        "--image",
-        "40x30",
-        "--factor",
-        "2",
-        "--enlarge",
-        "--method",
-        "read,mmap",
-        "--cache",
-        "warm",
-        "--runs",
-        "2",
-        "--threads",
-        "1,2",
-        "--thread-mode",
-        "replicate",
-        "--keep-output",
-        out.to_str().unwrap(),
-    ]);
-    let cases = json["cases"].as_array().unwrap();
+    let json = s.run_json(
+        Flags::new()
+            .workload("scale")
+            .flag("--image", "40x30")
+            .flag("--factor", "2")
+            .switch("--enlarge")
+            .method("read,mmap")
+            .cache("warm")
+            .runs(2)
+            .threads("1,2")
+            .thread_mode("replicate")
+            .flag("--keep-output", &out),
+    );
+    let cases = cases(&json);
     assert_eq!(cases.len(), 4);
     assert!(cases.iter().all(|c| c["block_size"] == c["file_size"]));
-    let generated = std::fs::read_dir(s.data_dir())
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .find(|e| e.file_name().to_string_lossy().ends_with(".ppm"))
-        .expect("the generated image is in the data dir");
-    let (w, h, pixels) = parse(&std::fs::read(generated.path()).unwrap());
+    let generated =
+        file_ending(&s.data_dir(), ".ppm").expect("the generated image is in the data dir");
+    let (w, h, pixels) = parse(&std::fs::read(generated).unwrap());
     assert_eq!((w, h), (40, 30));
     let got = parse(&std::fs::read(&out).unwrap());
     assert_eq!(got, reference(w, h, &pixels, -2));
@@ -134,39 +115,22 @@ fn enlarge_flag_and_generated_image() {
     assert!(sums.iter().all(|c| *c == sums[0]), "{sums:?}");
 }
 
-fn stderr_lines(out: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
-
-fn refused(s: &Scratch, content: &[u8], needle: &str) {
+/// A scale run of a PPM file holding `content` is refused in one line that
+/// names the file and holds `needle`.
+#[track_caller]
+fn bad_ppm_refused(content: &[u8], needle: &str) {
+    let s = Scratch::new();
     let file = s.path("bad.ppm");
     std::fs::write(&file, content).unwrap();
-    let out = s
-        .run(&[
-            "--file",
-            file.to_str().unwrap(),
-            "--workload",
-            "scale",
-            "--runs",
-            "1",
-        ])
-        .output()
-        .unwrap();
-    let lines = stderr_lines(&out);
-    assert_eq!(out.status.code(), Some(2), "{lines:?}");
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    assert!(lines[0].contains(needle), "{lines:?}");
-    assert!(lines[0].contains("bad.ppm"), "{lines:?}");
-    assert!(!lines[0].contains("panicked"));
+    s.refused(
+        Flags::new().file(&file).workload("scale").runs(1),
+        &[needle, "bad.ppm"],
+    );
 }
 
 #[test]
 fn a_ppm_with_the_wrong_magic_is_refused() {
-    refused(
-        &Scratch::new(),
+    bad_ppm_refused(
         b"P3\n2 2\n255\n1 2 3 4 5 6 7 8 9 10 11 12\n",
         "not a binary PPM (P6)",
     );
@@ -174,14 +138,14 @@ fn a_ppm_with_the_wrong_magic_is_refused() {
 
 #[test]
 fn a_truncated_ppm_header_is_refused() {
-    refused(&Scratch::new(), b"P6\n12", "truncated PPM header");
+    bad_ppm_refused(b"P6\n12", "truncated PPM header");
 }
 
 #[test]
 fn a_ppm_larger_than_its_file_is_refused() {
     let mut data = b"P6\n100 100\n255\n".to_vec();
     data.extend_from_slice(&[7u8; 300]);
-    refused(&Scratch::new(), &data, "bad.ppm");
+    bad_ppm_refused(&data, "bad.ppm");
 }
 
 #[test]
@@ -191,36 +155,25 @@ fn a_file_too_large_for_one_block_is_refused_before_it_is_read() {
     // Sparse: 65 MiB long without being written.
     let f = std::fs::File::create(&file).unwrap();
     f.set_len(65 << 20).unwrap();
-    let out = s
-        .run(&["--file", file.to_str().unwrap(), "--workload", "scale"])
-        .output()
-        .unwrap();
-    let lines = stderr_lines(&out);
-    assert_eq!(out.status.code(), Some(2), "{lines:?}");
-    assert_eq!(lines.len(), 1, "{lines:?}");
-    assert!(
-        lines[0].contains("bad.ppm") && lines[0].contains("is 65 MiB, larger than the 64 MiB"),
-        "{lines:?}"
+    s.refused(
+        Flags::new().file(&file).workload("scale"),
+        &["bad.ppm", "is 65 MiB, larger than the 64 MiB"],
     );
 }
 
 #[test]
 fn a_ppm_whose_size_overflows_is_refused() {
-    refused(
-        &Scratch::new(),
-        b"P6\n4294967295 4294967295\n255\nxyz",
-        "bad.ppm",
-    );
+    bad_ppm_refused(b"P6\n4294967295 4294967295\n255\nxyz", "bad.ppm");
 }
 
 #[test]
 fn a_ppm_with_maxval_over_255_is_refused() {
     let mut data = b"P6\n2 2\n65535\n".to_vec();
     data.extend_from_slice(&[1u8; 24]);
-    refused(&Scratch::new(), &data, "maxval");
+    bad_ppm_refused(&data, "maxval");
     let mut data = b"P6\n2 2\n300\n".to_vec();
     data.extend_from_slice(&[1u8; 24]);
-    refused(&Scratch::new(), &data, "maxval");
+    bad_ppm_refused(&data, "maxval");
 }
 
 #[test]
@@ -237,10 +190,6 @@ fn scale_flags_that_do_not_fit_are_refused() {
         (&["--workload", "scale", "--factor", "0"][..], "at least 1"),
         (&["--workload", "scale", "--image", "0x4"][..], "no pixels"),
     ] {
-        let out = s.run(flags).output().unwrap();
-        let lines = stderr_lines(&out);
-        assert_eq!(out.status.code(), Some(2), "{flags:?}: {lines:?}");
-        assert_eq!(lines.len(), 1, "{flags:?}: {lines:?}");
-        assert!(lines[0].contains(needle), "{flags:?}: {lines:?}");
+        s.refused(flags, &[needle]);
     }
 }

@@ -2,32 +2,24 @@
 //! thread, and each thread's time is reported within the trial's.
 mod common;
 
-use common::{samples, Scratch};
+use common::{faultline, samples, succeeded, Flags, Scratch};
 
 #[test]
 fn split_and_replicate_checksums_equal_the_one_thread_checksum() {
     let s = Scratch::new();
     for workload in ["sum", "touch"] {
-        let json = s.run_json(&[
-            "--size",
-            "1M",
-            "--block",
-            "4k",
-            "--pattern",
-            "seq,random",
-            "--method",
-            "read,pread,mmap",
-            "--workload",
-            workload,
-            "--threads",
-            "1,2,3",
-            "--thread-mode",
-            "split,replicate",
-            "--cache",
-            "warm",
-            "--runs",
-            "1",
-        ]);
+        let json = s.run_json(
+            Flags::new()
+                .size("1M")
+                .block("4k")
+                .pattern("seq,random")
+                .method("read,pread,mmap")
+                .workload(workload)
+                .threads("1,2,3")
+                .thread_mode("split,replicate")
+                .cache("warm")
+                .runs(1),
+        );
         let all = samples(&json);
         // 2 patterns x 3 methods x (1 thread + 2 counts x 2 modes)
         assert_eq!(all.len(), 2 * 3 * 5);
@@ -67,24 +59,17 @@ fn split_and_replicate_checksums_equal_the_one_thread_checksum() {
 #[test]
 fn digests_replicate_but_refuse_split() {
     let s = Scratch::new();
-    let json = s.run_json(&[
-        "--size",
-        "256k",
-        "--block",
-        "16k",
-        "--method",
-        "read,mmap",
-        "--workload",
-        "md5",
-        "--threads",
-        "1,4",
-        "--thread-mode",
-        "replicate",
-        "--cache",
-        "warm",
-        "--runs",
-        "1",
-    ]);
+    let json = s.run_json(
+        Flags::new()
+            .size("256k")
+            .block("16k")
+            .method("read,mmap")
+            .workload("md5")
+            .threads("1,4")
+            .thread_mode("replicate")
+            .cache("warm")
+            .runs(1),
+    );
     let sums: Vec<_> = samples(&json)
         .iter()
         .map(|(_, s)| s["checksum"].clone())
@@ -92,43 +77,26 @@ fn digests_replicate_but_refuse_split() {
     assert_eq!(sums.len(), 4);
     assert!(sums.iter().all(|c| *c == sums[0]), "{sums:?}");
 
-    let out = s
-        .run(&["--size", "256k", "--workload", "md5", "--threads", "2"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(
-        stderr.contains("--thread-mode split needs a workload"),
-        "{stderr}"
+    s.refused(
+        ["--size", "256k", "--workload", "md5", "--threads", "2"],
+        &["--thread-mode split needs a workload"],
     );
 }
 
 #[test]
 fn threads_are_refused_for_write_methods() {
-    let s = Scratch::new();
-    let out = s
-        .run(&["--size", "256k", "--method", "write", "--threads", "2"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("--threads is for read methods"), "{stderr}");
+    Scratch::new().refused(
+        ["--size", "256k", "--method", "write", "--threads", "2"],
+        &["--threads is for read methods"],
+    );
 }
 
 #[test]
 fn a_thread_mode_without_threads_is_refused_not_ignored() {
-    let s = Scratch::new();
-    let out = s
-        .run(&["--size", "256k", "--thread-mode", "replicate"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("--threads"), "{stderr}");
+    Scratch::new().refused(
+        ["--size", "256k", "--thread-mode", "replicate"],
+        &["--threads"],
+    );
 }
 
 #[test]
@@ -136,29 +104,17 @@ fn the_table_and_reports_show_each_threaded_or_multi_process_case_spread() {
     let s = Scratch::new();
     let md = s.path("out.md");
     let html = s.path("out.html");
-    let out = s
-        .run(&[
-            "--size",
-            "1M",
-            "--block",
-            "64k",
-            "--method",
-            "read,mmap",
-            "--threads",
-            "2",
-            "--cache",
-            "warm",
-            "--runs",
-            "2",
-            "--export-markdown",
-            md.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = succeeded(
+        &mut s.run(
+            Flags::new()
+                .size("1M")
+                .block("64k")
+                .method("read,mmap")
+                .threads("2")
+                .cache("warm")
+                .runs(2)
+                .flag("--export-markdown", &md),
+        ),
     );
     let table = String::from_utf8_lossy(&out.stdout);
     let section = table
@@ -177,39 +133,28 @@ fn the_table_and_reports_show_each_threaded_or_multi_process_case_spread() {
         .unwrap()
         .contains("## Threads and processes"));
     // The HTML report of the same results lists them too.
-    let procs = s
-        .run(&[
-            "--size",
-            "256k",
-            "--method",
-            "mmap",
-            "--procs",
-            "2",
-            "--runs",
-            "1",
-            "--export-json",
-            s.path("procs.json").to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        procs.status.success(),
-        "{}",
-        String::from_utf8_lossy(&procs.stderr)
+    let procs = succeeded(
+        &mut s.run(
+            Flags::new()
+                .size("256k")
+                .method("mmap")
+                .flag("--procs", "2")
+                .runs(1)
+                .export_json(&s.path("procs.json")),
+        ),
     );
     let procs_table = String::from_utf8_lossy(&procs.stdout);
     assert!(
         procs_table.contains("2 processes × 1 trials") && procs_table.contains("peak RSS "),
         "{procs_table}"
     );
-    let status = common::faultline()
-        .arg("report")
-        .arg(s.path("procs.json"))
-        .arg("-o")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(status.status.success());
+    succeeded(
+        faultline()
+            .arg("report")
+            .arg(s.path("procs.json"))
+            .arg("-o")
+            .arg(&html),
+    );
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<section id=\"spread\">") && page.contains("2 processes"));
 }

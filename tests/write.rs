@@ -2,12 +2,12 @@
 mod common;
 
 use std::collections::{HashMap, HashSet};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
-use common::{samples, trial_spec, Scratch};
-use serde_json::Value;
+use common::{
+    assert_no_failures, cases, entries, failures, labels, one_line_besides_damon, read_json,
+    samples, trial_spec, with_file_size_limit, Flags, Mount, Scratch,
+};
 
 const WRITERS: &str = "write,pwrite,mmap-write";
 
@@ -18,62 +18,21 @@ fn pattern_sum(len: usize) -> u64 {
     bytes.iter().map(|&b| b as u64).sum()
 }
 
-/// Entries of `dir`, sorted (empty when it does not exist).
-fn entries(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = match std::fs::read_dir(dir) {
-        Ok(rd) => rd.map(|e| e.unwrap().path()).collect(),
-        Err(_) => Vec::new(),
-    };
-    v.sort();
-    v
-}
-
-/// stderr's lines, without the environment's warnings (a DAMON kdamond on
-/// the test machine), which are not about the input.
-fn stderr_lines(out: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.contains("DAMON"))
-        .map(String::from)
-        .collect()
-}
-
-/// Checks exit code, exactly one line on stderr containing `needle`, no panic.
-fn one_line(out: &Output, code: i32, needle: &str) {
-    let lines = stderr_lines(out);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(code), "{stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(lines.len(), 1, "one line, got: {stderr}");
-    assert!(
-        lines[0].contains(needle),
-        "{needle:?} not in {:?}",
-        lines[0]
-    );
-}
-
 #[test]
 fn checksums_agree_across_write_methods_and_equal_the_patterns_sum() {
     let scratch = Scratch::new();
     let size = 3 << 20;
-    let results = scratch.run_json(&[
-        "--size",
-        "3M",
-        "--method",
-        WRITERS,
-        "--pattern",
-        "seq,random",
-        "--block",
-        "4k,12345",
-        "--fill",
-        "zero,pattern",
-        "--target",
-        "fresh,overwrite",
-        "--cache",
-        "as-is",
-        "--runs",
-        "2",
-    ]);
+    let results = scratch.run_json(
+        Flags::new()
+            .size("3M")
+            .method(WRITERS)
+            .pattern("seq,random")
+            .block("4k,12345")
+            .fill("zero,pattern")
+            .target("fresh,overwrite")
+            .cache("as-is")
+            .runs(2),
+    );
     let expected = pattern_sum(size);
     let mut by_key: HashMap<String, Vec<(String, u64)>> = HashMap::new();
     for (case, sample) in samples(&results) {
@@ -98,7 +57,7 @@ fn checksums_agree_across_write_methods_and_equal_the_patterns_sum() {
             "checksums for {key}: {sums:?}, want {want}"
         );
     }
-    assert!(results["failures"].as_array().unwrap().is_empty());
+    assert_no_failures(&results);
     assert!(
         entries(&scratch.data_dir().join("scratch")).is_empty(),
         "scratch files removed"
@@ -110,19 +69,15 @@ fn a_pattern_written_by_each_method_reads_back_as_its_sum() {
     let scratch = Scratch::new();
     let dir = tempfile::tempdir().unwrap();
     let size = (1 << 20) + 3;
-    let written = scratch.run_json(&[
-        "--size",
-        &size.to_string(),
-        "--method",
-        WRITERS,
-        "--block",
-        "64k",
-        "--runs",
-        "1",
-        "--dir",
-        dir.path().to_str().unwrap(),
-        "--keep",
-    ]);
+    let written = scratch.run_json(
+        Flags::new()
+            .size(size.to_string())
+            .method(WRITERS)
+            .block("64k")
+            .runs(1)
+            .dir(dir.path())
+            .switch("--keep"),
+    );
     let sum = pattern_sum(size);
     for (_, sample) in samples(&written) {
         assert_eq!(sample["checksum"].as_u64().unwrap(), sum);
@@ -135,20 +90,15 @@ fn a_pattern_written_by_each_method_reads_back_as_its_sum() {
     let kept = entries(&own[0]);
     assert_eq!(kept.len(), 3, "{kept:?}");
     for file in kept {
-        let read = scratch.run_json(&[
-            "--file",
-            file.to_str().unwrap(),
-            "--method",
-            "read,mmap",
-            "--workload",
-            "sum",
-            "--block",
-            "16k",
-            "--cache",
-            "as-is",
-            "--runs",
-            "1",
-        ]);
+        let read = scratch.run_json(
+            Flags::new()
+                .file(&file)
+                .method("read,mmap")
+                .workload("sum")
+                .block("16k")
+                .cache("as-is")
+                .runs(1),
+        );
         for (_, sample) in samples(&read) {
             assert_eq!(sample["checksum"].as_u64().unwrap(), sum, "{file:?}");
         }
@@ -158,18 +108,14 @@ fn a_pattern_written_by_each_method_reads_back_as_its_sum() {
 #[test]
 fn random_one_byte_writes_work_for_every_write_method() {
     let scratch = Scratch::new();
-    let results = scratch.run_json(&[
-        "--size",
-        "2M",
-        "--method",
-        WRITERS,
-        "--pattern",
-        "random",
-        "--block",
-        "1",
-        "--runs",
-        "1",
-    ]);
+    let results = scratch.run_json(
+        Flags::new()
+            .size("2M")
+            .method(WRITERS)
+            .pattern("random")
+            .block("1")
+            .runs(1),
+    );
     let all = samples(&results);
     assert_eq!(all.len(), 3);
     let sum = pattern_sum(2 << 20);
@@ -193,20 +139,15 @@ fn random_one_byte_writes_work_for_every_write_method() {
 #[test]
 fn random_one_byte_reads_work_for_every_read_method() {
     let scratch = Scratch::new();
-    let results = scratch.run_json(&[
-        "--size",
-        "2M",
-        "--method",
-        "read,pread,mmap,mmap-copy",
-        "--pattern",
-        "random",
-        "--block",
-        "1",
-        "--cache",
-        "as-is",
-        "--runs",
-        "1",
-    ]);
+    let results = scratch.run_json(
+        Flags::new()
+            .size("2M")
+            .method("read,pread,mmap,mmap-copy")
+            .pattern("random")
+            .block("1")
+            .cache("as-is")
+            .runs(1),
+    );
     let sums: HashSet<u64> = samples(&results)
         .iter()
         .map(|(_, s)| s["checksum"].as_u64().unwrap())
@@ -218,28 +159,17 @@ fn random_one_byte_reads_work_for_every_read_method() {
 #[test]
 fn sync_time_is_reported_apart_and_added_to_the_total() {
     let scratch = Scratch::new();
-    let results = scratch.run_json(&[
-        "--size",
-        "1M",
-        "--method",
-        WRITERS,
-        "--block",
-        "256k",
-        "--sync",
-        "none,end,each",
-        "--sync-call",
-        "fsync,fdatasync",
-        "--size-with",
-        "truncate,fallocate",
-        "--runs",
-        "1",
-    ]);
-    let labels: HashSet<String> = results["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["label"].as_str().unwrap().to_string())
-        .collect();
+    let results = scratch.run_json(
+        Flags::new()
+            .size("1M")
+            .method(WRITERS)
+            .block("256k")
+            .sync("none,end,each")
+            .flag("--sync-call", "fsync,fdatasync")
+            .flag("--size-with", "truncate,fallocate")
+            .runs(1),
+    );
+    let labels = labels(&results);
     for label in [
         "write",
         "write(sync=end)",
@@ -280,23 +210,17 @@ fn sync_time_is_reported_apart_and_added_to_the_total() {
 #[test]
 fn overwrite_targets_take_the_cache_state_and_fresh_ones_are_as_is() {
     let scratch = Scratch::new();
-    let results = scratch.run_json(&[
-        "--size",
-        "4M",
-        "--method",
-        WRITERS,
-        "--block",
-        "64k",
-        "--target",
-        "fresh,overwrite",
-        "--cache",
-        "warm,cold",
-        "--runs",
-        "2",
-    ]);
-    let cases = results["cases"].as_array().unwrap();
+    let results = scratch.run_json(
+        Flags::new()
+            .size("4M")
+            .method(WRITERS)
+            .block("64k")
+            .target("fresh,overwrite")
+            .cache("warm,cold")
+            .runs(2),
+    );
     // fresh: one as-is group; overwrite: a warm and a cold group.
-    assert_eq!(cases.len(), 3 * 3);
+    assert_eq!(cases(&results).len(), 3 * 3);
     for (case, s) in samples(&results) {
         let before = s["residency_before"].as_f64().unwrap();
         match (
@@ -331,20 +255,15 @@ fn dir_gets_a_private_directory_of_faultlines_own_and_is_left_as_it_was() {
     let scratch = Scratch::new();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("precious.txt"), b"mine").unwrap();
-    let results = scratch.run_json(&[
-        "--size",
-        "1M",
-        "--method",
-        WRITERS,
-        "--target",
-        "fresh,overwrite",
-        "--block",
-        "64k",
-        "--runs",
-        "1",
-        "--dir",
-        dir.path().to_str().unwrap(),
-    ]);
+    let results = scratch.run_json(
+        Flags::new()
+            .size("1M")
+            .method(WRITERS)
+            .target("fresh,overwrite")
+            .block("64k")
+            .runs(1)
+            .dir(dir.path()),
+    );
     let used = results["settings"]["scratch_dir"].as_str().unwrap();
     assert!(Path::new(used).starts_with(dir.path()), "{used}");
     assert_eq!(entries(dir.path()), vec![dir.path().join("precious.txt")]);
@@ -362,54 +281,19 @@ fn dir_gets_a_private_directory_of_faultlines_own_and_is_left_as_it_was() {
 
 #[test]
 fn a_missing_dir_is_refused() {
-    let scratch = Scratch::new();
-    let out = scratch
-        .run(&["--method", "write", "--dir", "/nonexistent/faultline"])
-        .output()
-        .unwrap();
-    one_line(&out, 2, "no such directory");
+    Scratch::new().refused(
+        ["--method", "write", "--dir", "/nonexistent/faultline"],
+        &["no such directory"],
+    );
 }
 
 #[test]
 fn a_dir_that_is_a_file_is_refused() {
-    let scratch = Scratch::new();
     let file = tempfile::NamedTempFile::new().unwrap();
-    let out = scratch
-        .run(&["--method", "pwrite", "--dir", file.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    one_line(&out, 2, "is not a directory");
-}
-
-/// A file system mounted for one test, unmounted (and its mount point
-/// removed) when dropped.
-struct Mounted {
-    point: tempfile::TempDir,
-}
-
-impl Mounted {
-    /// `mount -t fstype -o options none <tempdir>`, or `None` when this
-    /// process may not mount (not root, or in a restricted container).
-    fn new(fstype: &str, options: &str) -> Option<Mounted> {
-        let point = tempfile::tempdir().ok()?;
-        let status = Command::new("mount")
-            .args(["-t", fstype, "-o", options, "none"])
-            .arg(point.path())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .ok()?;
-        status.success().then_some(Mounted { point })
-    }
-
-    fn path(&self) -> &Path {
-        self.point.path()
-    }
-}
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg(self.point.path()).status();
-    }
+    Scratch::new().refused(
+        Flags::new().method("pwrite").dir(file.path()),
+        &["is not a directory"],
+    );
 }
 
 #[test]
@@ -417,47 +301,34 @@ fn a_dir_that_is_not_writable_is_refused() {
     let scratch = Scratch::new();
     if faultline::system::current_uid() == 0 {
         // Root writes through permission bits: use a read-only file system.
-        let Some(ro) = Mounted::new("tmpfs", "ro,size=1m") else {
-            eprintln!("skipped: cannot mount a read-only tmpfs here");
-            return;
-        };
-        let out = scratch
-            .run(&["--method", "write", "--dir", ro.path().to_str().unwrap()])
-            .output()
-            .unwrap();
-        one_line(&out, 2, "is not writable");
+        let ro = Mount::new("tmpfs", "ro,size=1m");
+        scratch.refused(
+            Flags::new().method("write").dir(ro.path()),
+            &["is not writable"],
+        );
         assert!(entries(ro.path()).is_empty());
     } else {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o500)).unwrap();
         let out = scratch
-            .run(&["--method", "write", "--dir", dir.path().to_str().unwrap()])
+            .run(Flags::new().method("write").dir(dir.path()))
             .output()
             .unwrap();
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
-        one_line(&out, 2, "is not writable");
+        common::one_line(&out, 2, &["is not writable"]);
     }
 }
 
 #[test]
+#[ignore = "needs root"]
 fn a_file_system_that_refuses_mmap_writes_is_refused() {
     // The POSIX message-queue file system creates files but has no mmap.
-    let Some(mq) = Mounted::new("mqueue", "rw") else {
-        eprintln!("skipped: cannot mount an mqueue file system here");
-        return;
-    };
-    let scratch = Scratch::new();
-    let out = scratch
-        .run(&[
-            "--method",
-            "mmap-write",
-            "--dir",
-            mq.path().to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    one_line(&out, 2, "refuses shared writable mappings");
+    let mq = Mount::new("mqueue", "rw");
+    Scratch::new().refused(
+        Flags::new().method("mmap-write").dir(mq.path()),
+        &["refuses shared writable mappings"],
+    );
     assert!(entries(mq.path()).is_empty(), "the probe file is removed");
 }
 
@@ -467,14 +338,9 @@ fn a_write_method_with_a_users_file_is_refused_and_the_file_untouched() {
     let file = scratch.path("mine.bin");
     std::fs::write(&file, vec![9u8; 100_000]).unwrap();
     for method in ["write", "pwrite", "mmap-write", "read,write"] {
-        let out = scratch
-            .run(&["--method", method, "--file", file.to_str().unwrap()])
-            .output()
-            .unwrap();
-        one_line(
-            &out,
-            2,
-            "write methods only write files faultline creates; --file is for read methods",
+        scratch.refused(
+            Flags::new().method(method).file(&file),
+            &["write methods only write files faultline creates; --file is for read methods"],
         );
     }
     assert_eq!(std::fs::read(&file).unwrap(), vec![9u8; 100_000]);
@@ -483,36 +349,18 @@ fn a_write_method_with_a_users_file_is_refused_and_the_file_untouched() {
 #[test]
 fn write_methods_need_the_fill_workload_and_a_permutation() {
     let scratch = Scratch::new();
-    let out = scratch
-        .run(&["--method", "write", "--workload", "sum"])
-        .output()
-        .unwrap();
-    one_line(&out, 2, "need --workload fill");
-    let out = scratch
-        .run(&["--method", "read", "--workload", "fill"])
-        .output()
-        .unwrap();
-    one_line(&out, 2, "--workload fill is for write methods");
-    let out = scratch
-        .run(&["--method", "mmap-write", "--pattern", "random-replace"])
-        .output()
-        .unwrap();
-    one_line(&out, 2, "write methods take seq or random");
-}
-
-/// Runs faultline with RLIMIT_FSIZE set in its process (inherited by its
-/// trial children): writing past it is EFBIG, the test's full disk.
-fn run_with_file_size_limit(limit: u64, args: &[&str]) -> Output {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("faultline"));
-    cmd.arg("run").args(args);
-    // SAFETY: setrlimit is async-signal-safe and touches only the child.
-    unsafe {
-        cmd.pre_exec(move || {
-            nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_FSIZE, limit, limit)
-                .map_err(std::io::Error::from)
-        });
-    }
-    cmd.output().unwrap()
+    scratch.refused(
+        ["--method", "write", "--workload", "sum"],
+        &["need --workload fill"],
+    );
+    scratch.refused(
+        ["--method", "read", "--workload", "fill"],
+        &["--workload fill is for write methods"],
+    );
+    scratch.refused(
+        ["--method", "mmap-write", "--pattern", "random-replace"],
+        &["write methods take seq or random"],
+    );
 }
 
 #[test]
@@ -526,30 +374,18 @@ fn a_full_disk_fails_the_trial_with_a_reason_and_leaves_no_file() {
         let scratch = Scratch::new();
         let dir = tempfile::tempdir().unwrap();
         let json = scratch.path("out.json");
-        let out = run_with_file_size_limit(
-            1 << 20,
-            &[
-                "--size",
-                "4M",
-                "--method",
-                method,
-                "--target",
-                target,
-                "--block",
-                "64k",
-                "--runs",
-                "2",
-                "--dir",
-                dir.path().to_str().unwrap(),
-                "--data-dir",
-                scratch.data_dir().to_str().unwrap(),
-                "--export-json",
-                json.to_str().unwrap(),
-            ],
-        );
-        one_line(&out, 1, "disk full (");
-        let line = &stderr_lines(&out)[0];
-        assert!(line.contains("File too large"), "{line}");
+        let flags = Flags::new()
+            .size("4M")
+            .method(method)
+            .target(target)
+            .block("64k")
+            .runs(2)
+            .dir(dir.path())
+            .export_json(&json);
+        let out = with_file_size_limit(&mut scratch.run(flags), 1 << 20)
+            .output()
+            .unwrap();
+        let line = one_line_besides_damon(&out, 1, &["disk full (", "File too large"]);
         assert!(
             entries(dir.path()).is_empty(),
             "{method} {target}: left {:?}",
@@ -558,8 +394,8 @@ fn a_full_disk_fails_the_trial_with_a_reason_and_leaves_no_file() {
         if target == "fresh" {
             // The trial ran and failed: it is in the exports, with its reason.
             assert!(line.contains(&format!("{method} (seq 64 KiB")), "{line}");
-            let results: Value = common::read_json(&json);
-            let failures = results["failures"].as_array().unwrap();
+            let results = read_json(&json);
+            let failures = failures(&results);
             assert_eq!(failures.len(), 1, "{failures:?}");
             assert!(failures[0]["reason"]
                 .as_str()
@@ -579,34 +415,21 @@ fn direct_and_uring_writes_agree_with_write_and_read_back() {
     let scratch = Scratch::new();
     // 3 MiB: a multiple of every logical block size, as O_DIRECT needs.
     let size = 3 << 20;
-    let results = scratch.run_json(&[
-        "--size",
-        "3M",
-        "--method",
-        NEW_WRITERS,
-        "--pattern",
-        "seq,random",
-        "--block",
-        "4k,64k",
-        "--fill",
-        "zero,pattern",
-        "--target",
-        "fresh,overwrite",
-        "--depth",
-        "1,32",
-        "--uring-registered",
-        "off,on",
-        "--cache",
-        "as-is",
-        "--runs",
-        "1",
-    ]);
-    // Every trial's file was read back by the runner: a wrong byte fails it.
-    assert!(
-        results["failures"].as_array().unwrap().is_empty(),
-        "{}",
-        results["failures"]
+    let results = scratch.run_json(
+        Flags::new()
+            .size("3M")
+            .method(NEW_WRITERS)
+            .pattern("seq,random")
+            .block("4k,64k")
+            .fill("zero,pattern")
+            .target("fresh,overwrite")
+            .depth("1,32")
+            .flag("--uring-registered", "off,on")
+            .cache("as-is")
+            .runs(1),
     );
+    // Every trial's file was read back by the runner: a wrong byte fails it.
+    assert_no_failures(&results);
     let expected = pattern_sum(size);
     let mut by_key: HashMap<String, HashSet<String>> = HashMap::new();
     let mut batched = 0;
@@ -659,23 +482,17 @@ fn files_written_by_direct_and_uring_writes_read_back_with_read_and_mmap() {
     let scratch = Scratch::new();
     let dir = tempfile::tempdir().unwrap();
     let size = 1 << 20;
-    scratch.run_json(&[
-        "--size",
-        "1M",
-        "--method",
-        "direct-write,uring-write,uring-direct-write",
-        "--pattern",
-        "random",
-        "--block",
-        "16k",
-        "--depth",
-        "32",
-        "--runs",
-        "1",
-        "--dir",
-        dir.path().to_str().unwrap(),
-        "--keep",
-    ]);
+    scratch.run_json(
+        Flags::new()
+            .size("1M")
+            .method("direct-write,uring-write,uring-direct-write")
+            .pattern("random")
+            .block("16k")
+            .depth("32")
+            .runs(1)
+            .dir(dir.path())
+            .switch("--keep"),
+    );
     let own = entries(dir.path());
     assert_eq!(own.len(), 1, "{own:?}");
     let kept = entries(&own[0]);
@@ -690,31 +507,19 @@ fn files_written_by_direct_and_uring_writes_read_back_with_read_and_mmap() {
 #[test]
 fn sync_policies_apply_to_direct_and_uring_writes() {
     let scratch = Scratch::new();
-    let results = scratch.run_json(&[
-        "--size",
-        "1M",
-        "--method",
-        "direct-write,uring-write,uring-direct-write",
-        "--block",
-        "256k",
-        "--sync",
-        "none,end,each",
-        "--sync-call",
-        "fsync,fdatasync",
-        "--target",
-        "fresh,overwrite",
-        "--cache",
-        "as-is",
-        "--runs",
-        "1",
-    ]);
-    assert!(results["failures"].as_array().unwrap().is_empty());
-    let labels: HashSet<String> = results["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["label"].as_str().unwrap().to_string())
-        .collect();
+    let results = scratch.run_json(
+        Flags::new()
+            .size("1M")
+            .method("direct-write,uring-write,uring-direct-write")
+            .block("256k")
+            .sync("none,end,each")
+            .flag("--sync-call", "fsync,fdatasync")
+            .target("fresh,overwrite")
+            .cache("as-is")
+            .runs(1),
+    );
+    assert_no_failures(&results);
+    let labels = labels(&results);
     for label in [
         "direct-write",
         "direct-write(sync=end)",
@@ -766,30 +571,28 @@ fn sync_policies_apply_to_direct_and_uring_writes() {
 fn direct_writes_with_a_misaligned_block_or_file_size_are_refused_with_the_alignment() {
     let scratch = Scratch::new();
     for method in ["direct-write", "uring-direct-write", "write,direct-write"] {
-        let out = scratch
-            .run(&["--method", method, "--block", "1000", "--size", "1M"])
-            .output()
-            .unwrap();
-        one_line(&out, 2, "is not a multiple of");
-        let line = &stderr_lines(&out)[0];
-        assert!(line.contains("--block 1000 is not"), "{line}");
-        assert!(line.contains("aligned to"), "{line}");
-        assert!(line.contains("try"), "{line}");
+        scratch.refused(
+            ["--method", method, "--block", "1000", "--size", "1M"],
+            &[
+                "is not a multiple of",
+                "--block 1000 is not",
+                "aligned to",
+                "try",
+            ],
+        );
     }
     // An aligned block, but a file whose end is not aligned.
-    let out = scratch
-        .run(&[
+    let line = scratch.refused(
+        [
             "--method",
             "uring-direct-write",
             "--block",
             "4k",
             "--size",
             "1000001",
-        ])
-        .output()
-        .unwrap();
-    one_line(&out, 2, "--size 1000001 is not a multiple of");
-    let line = &stderr_lines(&out)[0];
+        ],
+        &["--size 1000001 is not a multiple of"],
+    );
     assert!(
         line.starts_with("error: --method uring-direct-write: O_DIRECT writes need"),
         "{line}"
@@ -805,32 +608,22 @@ fn direct_writes_with_a_misaligned_block_or_file_size_are_refused_with_the_align
 }
 
 #[test]
+#[ignore = "needs root"]
 fn a_file_system_that_refuses_o_direct_writes_is_named() {
     // ramfs has no direct I/O at all (tmpfs has had one since Linux 6.6).
-    let Some(ramfs) = Mounted::new("ramfs", "rw") else {
-        eprintln!("skipped: cannot mount a ramfs here (needs root)");
-        return;
-    };
+    let ramfs = Mount::new("ramfs", "rw");
     let scratch = Scratch::new();
     for method in ["direct-write", "uring-direct-write", "pwrite,direct-write"] {
-        let out = scratch
-            .run(&[
-                "--method",
-                method,
-                "--block",
-                "4k",
-                "--size",
-                "1M",
-                "--dir",
-                ramfs.path().to_str().unwrap(),
-            ])
-            .output()
-            .unwrap();
-        one_line(&out, 2, "the ramfs file system refuses O_DIRECT");
-        let line = &stderr_lines(&out)[0];
-        assert!(
-            line.contains("use --method pwrite or uring-write"),
-            "{line}"
+        scratch.refused(
+            Flags::new()
+                .method(method)
+                .block("4k")
+                .size("1M")
+                .dir(ramfs.path()),
+            &[
+                "the ramfs file system refuses O_DIRECT",
+                "use --method pwrite or uring-write",
+            ],
         );
         assert!(
             entries(ramfs.path()).is_empty(),
@@ -860,19 +653,15 @@ fn a_file_system_that_refuses_o_direct_writes_is_named() {
     assert_eq!(std::fs::read(&target).unwrap(), b"", "nothing written");
     std::fs::remove_file(&target).unwrap();
     // Without O_DIRECT, io_uring writes run there.
-    let results = scratch.run_json(&[
-        "--method",
-        "uring-write",
-        "--block",
-        "4k",
-        "--size",
-        "1M",
-        "--runs",
-        "1",
-        "--dir",
-        ramfs.path().to_str().unwrap(),
-    ]);
-    assert!(results["failures"].as_array().unwrap().is_empty());
+    let results = scratch.run_json(
+        Flags::new()
+            .method("uring-write")
+            .block("4k")
+            .size("1M")
+            .runs(1)
+            .dir(ramfs.path()),
+    );
+    assert_no_failures(&results);
 }
 
 #[test]
@@ -891,30 +680,18 @@ fn a_full_disk_fails_a_direct_or_uring_write_trial_with_its_reason() {
         let scratch = Scratch::new();
         let dir = tempfile::tempdir().unwrap();
         let json = scratch.path("out.json");
-        let out = run_with_file_size_limit(
-            limit,
-            &[
-                "--size",
-                "4M",
-                "--method",
-                method,
-                "--depth",
-                depth,
-                "--block",
-                "64k",
-                "--runs",
-                "2",
-                "--dir",
-                dir.path().to_str().unwrap(),
-                "--data-dir",
-                scratch.data_dir().to_str().unwrap(),
-                "--export-json",
-                json.to_str().unwrap(),
-            ],
-        );
-        one_line(&out, 1, "disk full (");
-        let line = &stderr_lines(&out)[0];
-        assert!(line.contains("File too large"), "{line}");
+        let flags = Flags::new()
+            .size("4M")
+            .method(method)
+            .depth(depth)
+            .block("64k")
+            .runs(2)
+            .dir(dir.path())
+            .export_json(&json);
+        let out = with_file_size_limit(&mut scratch.run(flags), limit)
+            .output()
+            .unwrap();
+        let line = one_line_besides_damon(&out, 1, &["disk full (", "File too large"]);
         let at: u64 = line
             .split("at byte ")
             .nth(1)
@@ -927,8 +704,8 @@ fn a_full_disk_fails_a_direct_or_uring_write_trial_with_its_reason() {
             assert!(at >= limit, "{line}");
         }
         assert!(entries(dir.path()).is_empty(), "{method}: left files");
-        let results: Value = common::read_json(&json);
-        let failures = results["failures"].as_array().unwrap();
+        let results = read_json(&json);
+        let failures = failures(&results);
         assert_eq!(failures.len(), 1, "{failures:?}");
         assert!(failures[0]["reason"]
             .as_str()

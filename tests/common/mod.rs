@@ -1,9 +1,24 @@
-//! Shared helpers for the integration tests: run the real binary on small files.
-#![allow(dead_code)]
+//! Shared helpers for the integration tests: run the real binary on small
+//! files ([`Scratch`], [`Flags`]), check what it printed ([`output`]), read
+//! its exports, and the processes, files and root-only set-ups tests share.
+#![allow(dead_code, unused_imports)]
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
-use assert_cmd::Command;
 use serde_json::Value;
+
+pub mod files;
+pub mod flags;
+pub mod output;
+pub mod procs;
+pub mod root;
+
+pub use files::{entries, file_ending, user_file};
+pub use flags::Flags;
+pub use output::{one_line, one_line_besides_damon, stderr_lines, succeeded};
+pub use procs::{spawn_piped, trial_children, wait_until, with_file_size_limit};
+pub use root::{require_root, Mount};
 
 /// A scratch area: a data directory and a place for exports.
 pub struct Scratch {
@@ -26,7 +41,11 @@ impl Scratch {
     }
 
     /// `faultline run` with this scratch's data dir and the given extra flags.
-    pub fn run(&self, flags: &[&str]) -> Command {
+    pub fn run<I, S>(&self, flags: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let mut cmd = faultline();
         cmd.arg("run")
             .arg("--data-dir")
@@ -35,30 +54,57 @@ impl Scratch {
         cmd
     }
 
+    /// `faultline reproduce PRESET` with this scratch's data dir and the
+    /// given extra flags.
+    pub fn reproduce<I, S>(&self, preset: &str, flags: I) -> Command
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let mut cmd = faultline();
+        cmd.args(["reproduce", preset])
+            .arg("--data-dir")
+            .arg(self.data_dir())
+            .args(flags);
+        cmd
+    }
+
     /// Runs, expects success, and returns the JSON export.
-    pub fn run_json(&self, flags: &[&str]) -> Value {
+    pub fn run_json<I, S>(&self, flags: I) -> Value
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
         let json = self.path("out.json");
         let _ = std::fs::remove_file(&json);
-        let out = self
-            .run(flags)
-            .arg("--export-json")
-            .arg(&json)
-            .output()
-            .expect("runs");
-        assert!(
-            out.status.success(),
-            "faultline failed: {}\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            String::from_utf8_lossy(&out.stdout)
-        );
+        succeeded(self.run(flags).arg("--export-json").arg(&json));
         read_json(&json)
+    }
+
+    /// Runs `faultline run` with `flags` and expects it refused as bad
+    /// input: exit 2, no panic, and exactly one line on stderr, holding every
+    /// needle. Returns that line.
+    #[track_caller]
+    pub fn refused<I, S>(&self, flags: I, needles: &[&str]) -> String
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let flags: Vec<_> = flags
+            .into_iter()
+            .map(|f| f.as_ref().to_os_string())
+            .collect();
+        let out = self.run(&flags).output().expect("faultline runs");
+        output::expect_one_line(&out, 2, needles, stderr_lines(&out), &format!("{flags:?}"))
     }
 }
 
+/// The faultline binary this test suite was built with.
 pub fn faultline() -> Command {
-    Command::cargo_bin("faultline").expect("binary built")
+    Command::new(assert_cmd::cargo::cargo_bin!("faultline"))
 }
 
+/// A JSON export.
 pub fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).expect("export written")).expect("valid JSON")
 }
@@ -79,7 +125,32 @@ pub fn samples(results: &Value) -> Vec<(Value, Value)> {
         .collect()
 }
 
-/// A trial spec for running one trial in this process.
+/// The cases of a JSON export.
+pub fn cases(results: &Value) -> &Vec<Value> {
+    results["cases"].as_array().expect("cases")
+}
+
+/// The labels of a JSON export's cases.
+pub fn labels(results: &Value) -> std::collections::HashSet<String> {
+    cases(results)
+        .iter()
+        .map(|c| c["label"].as_str().expect("a label").to_string())
+        .collect()
+}
+
+/// The failed trials of a JSON export.
+pub fn failures(results: &Value) -> &Vec<Value> {
+    results["failures"].as_array().expect("failures")
+}
+
+/// Expects a JSON export without a failed trial.
+#[track_caller]
+pub fn assert_no_failures(results: &Value) {
+    assert!(failures(results).is_empty(), "{}", results["failures"]);
+}
+
+/// A trial spec for running one trial in this process: `method` over
+/// `path`, in sequential `block_size` blocks, summed, cache as it is.
 pub fn trial_spec(
     path: &Path,
     method: faultline::method::MethodKind,
@@ -88,32 +159,14 @@ pub fn trial_spec(
 ) -> faultline::trial::TrialSpec {
     faultline::trial::TrialSpec {
         path: path.to_path_buf(),
-        case: faultline::plan::Case {
+        case: faultline::plan::Case::new(
             method,
-            pattern: faultline::pattern::Pattern::Seq,
+            faultline::pattern::Pattern::Seq,
             block_size,
             file_size,
-            workload: faultline::workload::WorkloadKind::Sum,
-            cache: faultline::plan::CacheState::AsIs,
-            warm_by: faultline::plan::WarmBy::Seq,
-            populate: None,
-            advice: None,
-            share: None,
-            sync: None,
-            sync_call: None,
-            target: None,
-            size_with: None,
-            fill: None,
-            seed: 1,
-            io: Default::default(),
-            latency: false,
-            scale: None,
-            scale_unit: None,
-            threads: None,
-            procs: None,
-            duration_s: None,
-            memory_budget: None,
-        },
+            faultline::workload::WorkloadKind::Sum,
+            faultline::plan::CacheState::AsIs,
+        ),
         keep_output: None,
         cgroup_usage: None,
         content_seed: None,

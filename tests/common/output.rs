@@ -1,0 +1,68 @@
+//! What a finished faultline printed: its stderr, checked line by line.
+use std::process::{Command, Output};
+
+/// Every line of stderr (blank ones too).
+pub fn stderr_lines(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// Expects `out` to have exited with `code`, without a panic, and with
+/// exactly one line on stderr, holding every needle. Returns that line.
+#[track_caller]
+pub fn one_line(out: &Output, code: i32, needles: &[&str]) -> String {
+    expect_one_line(out, code, needles, stderr_lines(out), "")
+}
+
+/// [`one_line`] for a run that got as far as measuring: besides its one
+/// line, stderr may hold the warning that a DAMON kdamond runs on this
+/// machine, which is about the machine, not about the input.
+#[track_caller]
+pub fn one_line_besides_damon(out: &Output, code: i32, needles: &[&str]) -> String {
+    let lines = stderr_lines(out)
+        .into_iter()
+        .filter(|l| !(l.starts_with("warning: ") && l.contains(" DAMON kdamond(s) running: ")))
+        .collect();
+    expect_one_line(out, code, needles, lines, "")
+}
+
+/// The checks of [`one_line`] on `lines`, the lines of `out`'s stderr that
+/// count; `what` names the command in the messages.
+#[track_caller]
+pub(crate) fn expect_one_line(
+    out: &Output,
+    code: i32,
+    needles: &[&str],
+    lines: Vec<String>,
+    what: &str,
+) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(code), "exit code {what}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    assert_eq!(lines.len(), 1, "one line on stderr {what}, got: {stderr}");
+    for needle in needles {
+        assert!(
+            lines[0].contains(needle),
+            "{needle:?} not in {:?} {what}",
+            lines[0]
+        );
+    }
+    lines.into_iter().next().unwrap()
+}
+
+/// Runs `cmd`, expects it to succeed, and returns its output.
+#[track_caller]
+pub fn succeeded(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("faultline runs");
+    assert!(
+        out.status.success(),
+        "{:?} failed ({}): {}\n{}",
+        cmd.get_args().collect::<Vec<_>>(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    out
+}
