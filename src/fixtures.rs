@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use crate::measure::environment::Environment;
 use crate::measure::rusage::Counters;
-use crate::method::{Advice, MethodKind, Populate, Share};
+use crate::method::MethodKind;
 use crate::pattern::Pattern;
-use crate::plan::{CacheState, Case, Metric, OrderPolicy, WarmBy};
+use crate::plan::{CacheState, Case, Metric, OrderPolicy};
 use crate::results::{ChildReport, Sample, Settings, TrialFailure};
 use crate::stats::analysis::{CaseSummary, PerMib};
 use crate::stats::{CaseResult, ComparisonResult, RunResults};
@@ -29,38 +29,30 @@ pub(crate) fn summary(mean: f64, sd: f64, ci95: Option<(f64, f64)>) -> Summary {
 /// A seq 16 KiB sum, warm case over a 1 GiB file.
 pub(crate) fn case(method: MethodKind) -> Case {
     use crate::workload::{FillContent, WorkloadKind};
-    let maps = method.maps_file();
     let writes = method.writes();
-    Case {
+    let workload = if writes {
+        WorkloadKind::Fill
+    } else {
+        WorkloadKind::Sum
+    };
+    let mut case = Case::new(
         method,
-        pattern: Pattern::Seq,
-        block_size: 16 << 10,
-        file_size: 1 << 30,
-        workload: if writes {
-            WorkloadKind::Fill
-        } else {
-            WorkloadKind::Sum
-        },
-        cache: CacheState::Warm,
-        warm_by: WarmBy::Seq,
-        populate: maps.then_some(Populate::None),
-        advice: maps.then_some(Advice::Normal),
-        share: maps.then_some(Share::Shared),
-        sync: writes.then_some(crate::method::SyncPolicy::None),
-        sync_call: None,
-        target: writes.then_some(crate::plan::Target::Fresh),
-        size_with: (method == MethodKind::MmapWrite).then_some(crate::method::SizeWith::Truncate),
-        fill: writes.then_some(FillContent::Pattern),
-        seed: 7,
-        io: Default::default(),
-        latency: false,
-        scale: None,
-        scale_unit: None,
-        threads: None,
-        procs: None,
-        duration_s: None,
-        memory_budget: None,
+        Pattern::Seq,
+        16 << 10,
+        1 << 30,
+        workload,
+        CacheState::Warm,
+    );
+    case.seed = 7;
+    if writes {
+        case.sync = Some(crate::method::SyncPolicy::None);
+        case.target = Some(crate::plan::Target::Fresh);
+        case.fill = Some(FillContent::Pattern);
     }
+    if method == MethodKind::MmapWrite {
+        case.size_with = Some(crate::method::SizeWith::Truncate);
+    }
+    case
 }
 
 /// A case summary: 2 GB/s (CI 1.9 to 2.1 GB/s), 0.5 s, with the given per-MiB counters.
