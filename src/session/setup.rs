@@ -9,6 +9,7 @@ use super::{Session, SessionConfig};
 use crate::error::{Context, Error, Result};
 use crate::files::dataset::{self, Dataset};
 use crate::files::image;
+use crate::files::outputs::Files;
 use crate::files::scratch::{Needs, Scratch};
 use crate::plan::{preflight, CacheState, Plan, WarmBy};
 use crate::report::Exports;
@@ -34,8 +35,23 @@ pub fn planned_file_sizes(config: &SessionConfig, generated: &[u64]) -> Result<V
 
 /// [`Session::fresh`].
 pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
-    check_output_dirs(config)?;
     let dir = &config.data_dir;
+    dataset::ensure_private_dir(dir).context("preparing the data directory")?;
+    let journal_at = journal_path(config)?;
+    let inputs: Vec<(&str, &Path)> = config.file.iter().map(|f| ("--file", f.as_path())).collect();
+    let journal_flag = if config.journal.is_some() {
+        "--journal"
+    } else {
+        "the journal"
+    };
+    let timelines = plan.cases.iter().any(|c| c.duration_s.is_some());
+    check_outputs(
+        config,
+        &inputs,
+        &config.exports,
+        Some((journal_flag, &journal_at)),
+        timelines,
+    )?;
     // Check the file and the plan before generating anything.
     let user_file = config.file.as_deref().map(dataset::user_file).transpose()?;
     if let (Some(_), Some(d)) = (config.image, &user_file) {
@@ -89,7 +105,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         keep: config.keep,
         reproduction: config.reproduction.clone(),
     };
-    let journal = Journal::create(&journal_path(config)?, &header)?;
+    let journal = Journal::create(&journal_at, &header)?;
     Ok(Session {
         plan,
         files,
@@ -153,7 +169,7 @@ fn prepare_files(
 
 /// [`Session::resume`].
 pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
-    check_output_dirs(config)?;
+    dataset::ensure_private_dir(&config.data_dir).context("preparing the data directory")?;
     let replay = journal::read(path)?;
     for warning in &replay.warnings {
         eprintln!("warning: {warning}");
@@ -196,6 +212,16 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         csv: given.csv.clone().or(header.export_csv),
         markdown: given.markdown.clone().or(header.export_markdown),
     };
+    let mut inputs: Vec<(&str, &Path)> = vec![("--resume", path)];
+    inputs.extend(
+        header
+            .files
+            .iter()
+            .filter(|f| f.seed.is_none())
+            .map(|f| ("--file", f.path.as_path())),
+    );
+    let timelines = header.plan.cases.iter().any(|c| c.duration_s.is_some());
+    check_outputs(config, &inputs, &exports, None, timelines)?;
     eprintln!(
         "resuming {}: {} trial(s) already done",
         path.display(),
@@ -222,26 +248,52 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
     })
 }
 
-/// Refuses, before anything runs, an export or journal whose directory is missing.
-fn check_output_dirs(config: &SessionConfig) -> Result<()> {
+/// Refuses, before anything runs or is generated, an output that would
+/// clobber an input, another output or one of faultline's own files, or
+/// that exists and is not a regular file ([`crate::files::outputs`]).
+/// `inputs` are the files read (`--file`, the journal resumed); `exports`
+/// the exports this session writes, and `journal` the journal it writes.
+fn check_outputs(
+    config: &SessionConfig,
+    inputs: &[(&str, &Path)],
+    exports: &Exports,
+    journal: Option<(&str, &Path)>,
+    timelines: bool,
+) -> Result<()> {
+    let dir = &config.data_dir;
+    let own = [
+        dir.clone(),
+        dir.join("runs"),
+        dir.join(crate::files::scratch::SUBDIR),
+    ];
+    let mut files = Files::new(&own);
+    for (flag, path) in inputs {
+        files.input(flag, path)?;
+    }
+    match journal {
+        // The journal named by --journal is the user's choice, checked as
+        // any output; the default one carries faultline's own name.
+        Some((flag @ "--journal", path)) => files.output(flag, path)?,
+        Some((flag, path)) => files.own_output(flag, path)?,
+        None => {}
+    }
     let outputs = [
-        ("--export-json", &config.exports.json),
-        ("--export-csv", &config.exports.csv),
-        ("--export-markdown", &config.exports.markdown),
-        ("--journal", &config.journal),
+        ("--export-json", exports.json.clone()),
+        ("--export-csv", exports.csv.clone()),
+        (
+            "--export-csv (its timeline file)",
+            exports
+                .csv
+                .as_deref()
+                .filter(|_| timelines)
+                .map(crate::report::timeline_csv::path_beside),
+        ),
+        ("--export-markdown", exports.markdown.clone()),
+        ("--keep-output", config.keep_output.clone()),
     ];
     for (flag, path) in outputs {
-        let Some(path) = path else { continue };
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        if !parent.is_dir() {
-            return Err(Error::Plan(format!(
-                "{flag} {}: the directory {} does not exist",
-                path.display(),
-                parent.display()
-            )));
+        if let Some(path) = path {
+            files.output(flag, &path)?;
         }
     }
     Ok(())
@@ -253,6 +305,7 @@ fn journal_path(config: &SessionConfig) -> Result<PathBuf> {
     if let Some(path) = &config.journal {
         return Ok(path.clone());
     }
+    dataset::ensure_private_dir(&config.data_dir)?;
     let runs = match config.exports.json.as_deref().and_then(Path::parent) {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         Some(_) => PathBuf::from("."),
