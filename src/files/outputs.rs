@@ -265,7 +265,8 @@ mod tests {
         for (path, kind) in [
             (Path::new("/dev/null"), "a character device"),
             (fifo.as_path(), "a FIFO"),
-            (dir.path(), "names no file"),
+            (dir.path(), "a directory"),
+            (Path::new(".."), "names no file"),
             (to_dev.as_path(), "a character device"),
         ] {
             let e = msg(Files::new(&[]).output("--export-json", path));

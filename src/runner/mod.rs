@@ -135,7 +135,12 @@ pub fn run_trials(
     };
     let mut book = ChecksumBook::default();
     for sample in &resume.raw.samples {
-        book.check(&plan.cases[sample.case], sample.child.checksum)?;
+        // The journal reader checked every case index; a caller that did
+        // not gets an error, not a panic.
+        let case = plan.cases.get(sample.case).ok_or_else(|| {
+            Error::Plan(format!("a resumed sample names case {}, which is not in the plan", sample.case))
+        })?;
+        book.check(case, sample.child.checksum)?;
     }
     let mut sequence = resume
         .raw

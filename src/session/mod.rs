@@ -190,7 +190,7 @@ impl Session {
             scratch: scratch.clone(),
             keep_output,
         };
-        let trials = plan.cases.len() as u64 * u64::from(plan.runs + plan.warmup);
+        let trials = plan.trials();
         let progress = indicatif::ProgressBar::with_draw_target(
             Some(trials),
             indicatif::ProgressDrawTarget::stderr(),

@@ -38,16 +38,25 @@ pub const DISK_FULL_EXIT: i32 = 3;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TrialSpec {
     /// The file to read, or for a write method the scratch file to write.
+    #[serde(with = "crate::os_path")]
     pub path: PathBuf,
     /// The case to run.
     pub case: Case,
     /// Where to write the scaled image (`scale` only, `--keep-output`),
     /// after the timed section.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::os_path::option"
+    )]
     pub keep_output: Option<PathBuf>,
     /// The file holding the memory charged to the trial's cgroup (a case
     /// with a memory budget), read each second of a timed trial.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::os_path::option"
+    )]
     pub cgroup_usage: Option<PathBuf>,
     /// The seed a generated file was made from (checks a timed trial's checksum).
     #[serde(default, skip_serializing_if = "Option::is_none")]
