@@ -32,14 +32,20 @@ impl Dataset {
     }
 }
 
-/// `$XDG_CACHE_HOME/faultline`, else `~/.cache/faultline`.
+/// `$XDG_CACHE_HOME/faultline`, else `$HOME/.cache/faultline`, else (with
+/// neither set to an absolute path) `/tmp/faultline-<uid>`: a directory of
+/// this user's alone, never one shared `/tmp/faultline` another user could
+/// have made first. (It is created 0700 and checked like any data
+/// directory when used: [`ensure_private_dir`].)
 pub fn default_data_dir() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("faultline")
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    if let Some(base) = std::env::var_os("XDG_CACHE_HOME").and_then(absolute) {
+        return base.join("faultline");
+    }
+    if let Some(home) = std::env::var_os("HOME").and_then(absolute) {
+        return home.join(".cache").join("faultline");
+    }
+    std::env::temp_dir().join(format!("faultline-{}", current_uid()))
 }
 
 /// Creates `dir` with mode 0700 if missing. An existing directory must be a

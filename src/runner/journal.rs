@@ -101,6 +101,7 @@ impl Journal {
     /// Creates a new journal at `path` (which must not exist) and writes its header.
     pub fn create(path: &Path, header: &Header) -> Result<Journal> {
         let file = crate::files::dataset::create_new(path)?;
+        crate::files::locks::lock_exclusive(&file, path)?;
         let mut journal = Journal {
             path: path.to_path_buf(),
             file,
@@ -109,27 +110,42 @@ impl Journal {
         Ok(journal)
     }
 
-    /// Opens an existing journal to append to it (for `--resume`). A torn
-    /// last line (no newline) is cut off first, so the next entry starts on
-    /// a line of its own.
-    pub fn append_to(path: &Path) -> Result<Journal> {
-        let io = |op| move |e| Error::io(op, path, e);
+    /// Opens an existing journal to append to it (for `--resume`) and locks
+    /// it, so that no other faultline appends to it at the same time (a
+    /// second `--resume` of it refuses); read it ([`read`]) only once it is
+    /// locked, then cut its torn line ([`Journal::cut_torn_tail`]).
+    pub fn open_locked(path: &Path) -> Result<Journal> {
         let file = OpenOptions::new()
             .read(true)
             .append(true)
             .custom_flags_nofollow()
             .open(path)
-            .map_err(io("open journal"))?;
-        let bytes = std::fs::read(path).map_err(io("read journal"))?;
-        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if keep < bytes.len() {
-            file.set_len(keep as u64)
-                .map_err(io("cut the torn line of"))?;
+            .map_err(|e| Error::io("open journal", path, e))?;
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            return Err(Error::BadFile {
+                path: path.to_path_buf(),
+                why: "is not a regular file, so not a faultline journal".into(),
+            });
         }
+        crate::files::locks::lock_exclusive(&file, path)?;
         Ok(Journal {
             path: path.to_path_buf(),
             file,
         })
+    }
+
+    /// Cuts a torn last line (no newline), so the next entry starts on a
+    /// line of its own.
+    pub fn cut_torn_tail(&self) -> Result<()> {
+        let io = |op| move |e| Error::io(op, &self.path, e);
+        let bytes = std::fs::read(&self.path).map_err(io("read journal"))?;
+        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if keep < bytes.len() {
+            self.file
+                .set_len(keep as u64)
+                .map_err(io("cut the torn line of"))?;
+        }
+        Ok(())
     }
 
     /// Where the journal is.
@@ -182,6 +198,12 @@ pub struct Replay {
 /// line or a corrupted line is skipped with a warning.
 pub fn read(path: &Path) -> Result<Replay> {
     let file = File::open(path).map_err(|e| Error::io("open journal", path, e))?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(Error::BadFile {
+            path: path.to_path_buf(),
+            why: "is not a regular file, so not a faultline journal".into(),
+        });
+    }
     read_from(BufReader::new(file), path)
 }
 

@@ -63,6 +63,7 @@ pub struct SessionConfig {
 
 /// A prepared run: its plan, files, scratch directory and journal.
 pub struct Session {
+    guard: setup::Guard,
     plan: Plan,
     files: std::collections::BTreeMap<u64, Dataset>,
     drop_caches: bool,
@@ -113,6 +114,7 @@ impl Session {
     /// after the running trial (which is stopped too); a second exits at once.
     pub fn run(self) -> Result<Finished> {
         let Session {
+            guard,
             plan,
             files,
             drop_caches: asked_drop_caches,
@@ -189,6 +191,7 @@ impl Session {
             stop: Arc::clone(&stop),
             scratch: scratch.clone(),
             keep_output,
+            activity: Some(Arc::clone(&guard.activity)),
         };
         let trials = plan.trials();
         let progress = indicatif::ProgressBar::with_draw_target(

@@ -77,6 +77,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         )));
     }
     super::dry_run::check_disk_space(&plan, config)?;
+    let guard = Guard::take(dir)?;
     let scratch = prepare_scratch(config.scratch_parent.as_deref(), config.keep, &plan, dir)?;
     let files = prepare_files(&plan, config, user_file)?;
     let paths: BTreeMap<u64, &Path> = files.iter().map(|(&s, d)| (s, d.path.as_path())).collect();
@@ -107,6 +108,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
     };
     let journal = Journal::create(&journal_at, &header)?;
     Ok(Session {
+        guard,
         plan,
         files,
         drop_caches: config.drop_caches,
@@ -169,8 +171,10 @@ fn prepare_files(
 
 /// [`Session::resume`].
 pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
-    dataset::ensure_private_dir(&config.data_dir).context("preparing the data directory")?;
+    // Locked before it is read: a second --resume of it refuses here.
+    let journal = Journal::open_locked(path)?;
     let replay = journal::read(path)?;
+    dataset::ensure_private_dir(&config.data_dir).context("preparing the data directory")?;
     for warning in &replay.warnings {
         eprintln!("warning: {warning}");
     }
@@ -227,19 +231,22 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         path.display(),
         resume.done.len()
     );
+    let guard = Guard::take(&config.data_dir)?;
     let scratch = prepare_scratch(
         header.scratch_parent.as_deref(),
         header.keep,
         &header.plan,
         &config.data_dir,
     )?;
+    journal.cut_torn_tail()?;
     Ok(Session {
+        guard,
         scratch,
         plan: header.plan,
         files,
         drop_caches: header.drop_caches,
         command_line: header.command_line,
-        journal: Journal::append_to(path)?,
+        journal,
         resume,
         exports,
         reproduction: header.reproduction.or_else(|| config.reproduction.clone()),
@@ -297,6 +304,33 @@ fn check_outputs(
         }
     }
     Ok(())
+}
+
+/// What a session holds in its data directory while it runs: the shared
+/// lock that keeps `faultline clean` out, and its mark that other runs count
+/// ([`crate::files::locks`]). Taking it also removes what killed runs left.
+pub(super) struct Guard {
+    _lock: crate::files::locks::DataDirLock,
+    pub(super) activity: Arc<crate::files::locks::Activity>,
+}
+
+impl Guard {
+    fn take(dir: &Path) -> Result<Guard> {
+        let lock = crate::files::locks::lock_data_dir_shared(dir)?;
+        let activity = Arc::new(crate::files::locks::Activity::register(dir)?);
+        let removed = crate::files::clean::remove_leftovers(dir);
+        if let Some((first, n)) = removed.first().map(|p| (p, removed.len())) {
+            eprintln!(
+                "note: removed {n} file(s) left by a faultline that was killed ({}{})",
+                first.display(),
+                if n > 1 { ", ..." } else { "" }
+            );
+        }
+        Ok(Guard {
+            _lock: lock,
+            activity,
+        })
+    }
 }
 
 /// The journal goes where the config says, else beside the JSON export,
