@@ -112,8 +112,15 @@ mod tests {
         };
         let json = serde_json::to_string(&plain).unwrap();
         assert_eq!(json, r#"{"path":"/a/b","maybe":null}"#);
-        assert_eq!(serde_json::from_str::<Holder>(r#"{"path":"/a/b"}"#).unwrap(), plain);
-        for bad in [r#"{"path":{"unix_bytes":"f"}}"#, r#"{"path":{"unix_bytes":"zz"}}"#, r#"{"path":{"unix_bytes":"é1"}}"#] {
+        assert_eq!(
+            serde_json::from_str::<Holder>(r#"{"path":"/a/b"}"#).unwrap(),
+            plain
+        );
+        for bad in [
+            r#"{"path":{"unix_bytes":"f"}}"#,
+            r#"{"path":{"unix_bytes":"zz"}}"#,
+            r#"{"path":{"unix_bytes":"é1"}}"#,
+        ] {
             assert!(serde_json::from_str::<Holder>(bad).is_err(), "{bad}");
         }
     }

@@ -21,7 +21,10 @@ pub struct CleanArgs {
 pub fn execute(args: &CleanArgs) -> anyhow::Result<ExitCode> {
     let dir = session::data_dir(args.data_dir.clone());
     if std::fs::symlink_metadata(&dir).is_err() {
-        println!("0 file(s) removed from {} (it does not exist)", dir.display());
+        println!(
+            "0 file(s) removed from {} (it does not exist)",
+            dir.display()
+        );
         return Ok(ExitCode::SUCCESS);
     }
     // The same checks as a run's (a real directory of this user's, not a

@@ -35,11 +35,9 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     let plots = match &args.plots {
         Some(dir) => {
             if dir.exists() && !dir.is_dir() {
-                return Err(Error::Plan(format!(
-                    "--plots {}: is not a directory",
-                    dir.display()
-                ))
-                .into());
+                return Err(
+                    Error::Plan(format!("--plots {}: is not a directory", dir.display())).into(),
+                );
             }
             let plots = report::plots(&results);
             for plot in &plots {

@@ -165,8 +165,15 @@ mod tests {
         let err = write_atomically(&fifo, SHARED_MODE, |w| w.write_all(b"x")).unwrap_err();
         assert!(err.to_string().contains("not a regular file"), "{err}");
         use std::os::unix::fs::FileTypeExt;
-        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
-        assert_eq!(entries(dir.path()), vec!["fifo".to_string()], "no temporary left");
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+        assert_eq!(
+            entries(dir.path()),
+            vec!["fifo".to_string()],
+            "no temporary left"
+        );
     }
 
     #[test]

@@ -94,10 +94,27 @@ pub fn generated_name(size: u64, seed: u64) -> String {
 
 /// Writes the deterministic content of (`size`, `seed`) to `out`.
 pub fn write_content(out: &mut impl Write, size: u64, seed: u64) -> std::io::Result<()> {
+    write_content_unless(out, size, seed, &|| false)
+}
+
+/// [`write_content`], stopping with an [`std::io::ErrorKind::Interrupted`]
+/// error between two MiB when `stop` says so.
+pub fn write_content_unless(
+    out: &mut impl Write,
+    size: u64,
+    seed: u64,
+    stop: &dyn Fn() -> bool,
+) -> std::io::Result<()> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut chunk = vec![0u8; 1 << 20];
     let mut left = size;
     while left > 0 {
+        if stop() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "interrupted by a signal",
+            ));
+        }
         let n = left.min(chunk.len() as u64) as usize;
         rng.fill_bytes(&mut chunk[..n]);
         out.write_all(&chunk[..n])?;
@@ -153,8 +170,19 @@ pub fn ensure_generated(
         Err(_) => {}
     }
     on_generate(&path);
+    // A SIGINT or SIGTERM stops the writing; the atomic writer then removes
+    // its temporary file, so nothing partial is left.
     write_own_file(dir, &generated_name(size, seed), |mut file| {
-        write_content(&mut file, size, seed)
+        write_content_unless(&mut file, size, seed, &crate::system::stop_requested)
+    })
+    .map_err(|e| match e {
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::Interrupted => {
+            Error::Interrupted(format!(
+                "interrupted while generating {}; its temporary file was removed and nothing else was written",
+                path.display()
+            ))
+        }
+        other => other,
     })
     .map(|path| Dataset {
         path,

@@ -84,7 +84,8 @@ pub fn lock_data_dir_shared(dir: &Path) -> Result<DataDirLock> {
         Ok(true) => Ok(DataDirLock { _file: file }),
         Ok(false) => Err(Error::BadFile {
             path: dir.to_path_buf(),
-            why: "is being cleaned by `faultline clean` right now; run again when it is done".into(),
+            why: "is being cleaned by `faultline clean` right now; run again when it is done"
+                .into(),
         }),
         Err(e) => Err(Error::io("lock", &path, e)),
     }

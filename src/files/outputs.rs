@@ -235,7 +235,10 @@ mod tests {
             let mut files = Files::new(&[]);
             files.input("--file", &input).unwrap();
             let e = msg(files.output("--export-json", &spelling));
-            assert!(e.contains("is the same file as --file"), "{spelling:?}: {e}");
+            assert!(
+                e.contains("is the same file as --file"),
+                "{spelling:?}: {e}"
+            );
             assert!(e.starts_with("--export-json "), "{e}");
         }
     }
@@ -249,7 +252,10 @@ mod tests {
             .unwrap();
         let through = dir.path().join(".").join("s");
         let e = msg(files.output("--export-csv", &through));
-        assert!(e.contains("--export-csv") && e.contains("same file as --export-json"), "{e}");
+        assert!(
+            e.contains("--export-csv") && e.contains("same file as --export-json"),
+            "{e}"
+        );
         files
             .output("--export-markdown", &dir.path().join("t"))
             .unwrap();

@@ -235,7 +235,8 @@ pub fn read_from(mut reader: impl BufRead, path: &Path) -> Result<Replay> {
             header.faultline_journal
         )));
     }
-    check_header(&header).map_err(|why| bad(format!("line 1: {why}; the journal was edited or damaged")))?;
+    check_header(&header)
+        .map_err(|why| bad(format!("line 1: {why}; the journal was edited or damaged")))?;
     let mut entries = Vec::new();
     let mut warnings = Vec::new();
     let mut torn_tail = false;
@@ -282,7 +283,10 @@ pub fn read_from(mut reader: impl BufRead, path: &Path) -> Result<Replay> {
 fn check_header(header: &Header) -> std::result::Result<(), String> {
     header.plan.check_bounds()?;
     if let Some(f) = header.files.iter().find(|f| f.size == 0) {
-        return Err(format!("the file {} is listed with 0 bytes", f.path.display()));
+        return Err(format!(
+            "the file {} is listed with 0 bytes",
+            f.path.display()
+        ));
     }
     for (i, case) in header.plan.cases.iter().enumerate() {
         if case.file_size == 0 || case.block_size == 0 {
@@ -330,7 +334,9 @@ fn check_entry(
     }
     if let Entry::Sample(s) = entry {
         if s.child.bytes == 0 {
-            return Err(format!("the sample of case {case}, run {run} delivered 0 bytes"));
+            return Err(format!(
+                "the sample of case {case}, run {run} delivered 0 bytes"
+            ));
         }
     }
     if let Some(first) = seen.insert((case, run, warmup), line) {
@@ -489,10 +495,19 @@ pub(crate) mod tests {
     fn entries_outside_the_plan_or_twice_are_refused_by_line() {
         let mut far = sample(0);
         far.case = 99;
-        let e = refusal(&[Entry::Sample(Box::new(sample(0))), Entry::Sample(Box::new(far))]);
-        assert!(e.contains("line 3: case 99 is not in the journal's plan (it has 1 case(s))"), "{e}");
+        let e = refusal(&[
+            Entry::Sample(Box::new(sample(0))),
+            Entry::Sample(Box::new(far)),
+        ]);
+        assert!(
+            e.contains("line 3: case 99 is not in the journal's plan (it has 1 case(s))"),
+            "{e}"
+        );
         let e = refusal(&[Entry::Sample(Box::new(sample(2)))]);
-        assert!(e.contains("line 2: run 2 of case 0 is past the plan's 2 measured run(s)"), "{e}");
+        assert!(
+            e.contains("line 2: run 2 of case 0 is past the plan's 2 measured run(s)"),
+            "{e}"
+        );
         let e = refusal(&[Entry::Warmup { case: 0, run: 0 }]);
         assert!(e.contains("past the plan's 0 warm-up run(s)"), "{e}");
         let e = refusal(&[
@@ -504,7 +519,10 @@ pub(crate) mod tests {
                 reason: "x".into(),
             }),
         ]);
-        assert!(e.contains("line 3: case 0, measured run 1 is already recorded on line 2"), "{e}");
+        assert!(
+            e.contains("line 3: case 0, measured run 1 is already recorded on line 2"),
+            "{e}"
+        );
         let mut empty = sample(0);
         empty.child.bytes = 0;
         assert!(refusal(&[Entry::Sample(Box::new(empty))]).contains("0 bytes"));

@@ -141,7 +141,10 @@ pub fn run_trials(
         // The journal reader checked every case index; a caller that did
         // not gets an error, not a panic.
         let case = plan.cases.get(sample.case).ok_or_else(|| {
-            Error::Plan(format!("a resumed sample names case {}, which is not in the plan", sample.case))
+            Error::Plan(format!(
+                "a resumed sample names case {}, which is not in the plan",
+                sample.case
+            ))
         })?;
         book.check(case, sample.child.checksum)?;
     }
@@ -406,7 +409,9 @@ pub fn trial_command(exe: &std::path::Path) -> Command {
                 return Err(std::io::Error::last_os_error());
             }
             if libc::getppid() != parent {
-                return Err(std::io::Error::other("faultline ended before its trial started"));
+                return Err(std::io::Error::other(
+                    "faultline ended before its trial started",
+                ));
             }
             Ok(())
         });

@@ -38,7 +38,11 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
     let dir = &config.data_dir;
     dataset::ensure_private_dir(dir).context("preparing the data directory")?;
     let journal_at = journal_path(config)?;
-    let inputs: Vec<(&str, &Path)> = config.file.iter().map(|f| ("--file", f.as_path())).collect();
+    let inputs: Vec<(&str, &Path)> = config
+        .file
+        .iter()
+        .map(|f| ("--file", f.as_path()))
+        .collect();
     let journal_flag = if config.journal.is_some() {
         "--journal"
     } else {
