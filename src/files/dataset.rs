@@ -270,15 +270,89 @@ pub fn user_file(path: &Path) -> Result<Dataset> {
     if kind.is_socket() || !kind.is_file() {
         return Err(bad("is not a regular file"));
     }
+    // Opened read-only; a file faultline may not read is bad input, as a
+    // missing one is.
+    let file = File::open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::PermissionDenied => bad(
+            "permission denied (faultline opens it read-only: check its mode and the directories above it)",
+        ),
+        _ => bad(&format!("cannot be opened: {e}")),
+    })?;
+    if let Some(fs) = pseudo_filesystem(&file) {
+        check_pseudo_file(&file, meta.len(), fs).map_err(|why| bad(&why))?;
+    }
     if meta.len() == 0 {
         return Err(bad("is empty; there is nothing to read"));
     }
-    File::open(path).map_err(|e| Error::io("open", path, e))?;
     Ok(Dataset {
         path: path.to_path_buf(),
         size: meta.len(),
         seed: None,
     })
+}
+
+/// The name of the file system holding `file` when it is one whose files
+/// the kernel makes up as they are read (procfs, sysfs, debugfs and the
+/// like): their size is often not their length, and their pages are not
+/// cached, so they cannot be evicted.
+pub fn pseudo_filesystem(file: &File) -> Option<&'static str> {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: fstatfs fills the struct it is given, on a descriptor we own.
+    let mut stat: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatfs(file.as_raw_fd(), &mut stat) } != 0 {
+        return None;
+    }
+    #[allow(clippy::unnecessary_cast)]
+    Some(match stat.f_type as i64 {
+        0x9fa0 => "procfs",
+        0x6265_6572 => "sysfs",
+        0x6462_6720 => "debugfs",
+        0x7472_6163 => "tracefs",
+        0x2762_8d0e | 0x27e0eb => "cgroup",
+        0x6367_7270 => "cgroup2",
+        0x7363_6673 => "securityfs",
+        0xcafe_4a11 => "bpf",
+        0x6265_6570 => "configfs",
+        0xde5e_81e4 => "efivarfs",
+        _ => return None,
+    })
+}
+
+/// Refuses a pseudo file system's file whose size is not its length (a
+/// procfs file reports 0 bytes, a sysfs one 4096): faultline measures
+/// bytes that stay put. Reads the file once (up to 64 MiB) to compare.
+fn check_pseudo_file(file: &File, size: u64, fs: &str) -> std::result::Result<(), String> {
+    const LIMIT: u64 = 64 << 20;
+    if size > LIMIT {
+        return Ok(());
+    }
+    let mut length = 0u64;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut reader = file;
+    loop {
+        match std::io::Read::read(&mut reader, &mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                length += n as u64;
+                if length > size {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("is a {fs} file that cannot be read ({e})")),
+        }
+    }
+    if length == size {
+        return Ok(());
+    }
+    let held = if length > size {
+        "more".to_string()
+    } else {
+        length.to_string()
+    };
+    Err(format!(
+        "is a {fs} file that reports {size} bytes but holds {held}: the kernel makes its content up as it is read, so there are no fixed bytes to measure; copy it to a regular file first"
+    ))
 }
 
 #[cfg(test)]

@@ -60,6 +60,10 @@ pub struct JournalFile {
     pub size: u64,
     /// Its content seed, if faultline generated it.
     pub seed: Option<u64>,
+    /// Its fingerprint when the run started (journals written before it
+    /// have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<crate::files::fingerprint::Fingerprint>,
 }
 
 /// One finished trial.
@@ -120,7 +124,7 @@ impl Journal {
             .append(true)
             .custom_flags_nofollow()
             .open(path)
-            .map_err(|e| Error::io("open journal", path, e))?;
+            .map_err(|e| open_error(path, e))?;
         if !file.metadata().is_ok_and(|m| m.is_file()) {
             return Err(Error::BadFile {
                 path: path.to_path_buf(),
@@ -197,7 +201,7 @@ pub struct Replay {
 /// Reads a journal. A header that cannot be read is an error; a torn last
 /// line or a corrupted line is skipped with a warning.
 pub fn read(path: &Path) -> Result<Replay> {
-    let file = File::open(path).map_err(|e| Error::io("open journal", path, e))?;
+    let file = File::open(path).map_err(|e| open_error(path, e))?;
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Err(Error::BadFile {
             path: path.to_path_buf(),
@@ -276,6 +280,22 @@ pub fn read_from(mut reader: impl BufRead, path: &Path) -> Result<Replay> {
         warnings,
         torn_tail,
     })
+}
+
+/// A journal that cannot be opened: missing, unreadable or a symbolic link
+/// is bad input (exit 2), as a missing `--file` is; anything else is an
+/// I/O failure.
+fn open_error(path: &Path, e: std::io::Error) -> Error {
+    let why = match (e.kind(), e.raw_os_error()) {
+        (std::io::ErrorKind::NotFound, _) => "no such journal",
+        (std::io::ErrorKind::PermissionDenied, _) => "permission denied",
+        (_, Some(libc::ELOOP)) => "is a symbolic link; give the journal itself",
+        _ => return Error::io("open journal", path, e),
+    };
+    Error::BadFile {
+        path: path.to_path_buf(),
+        why: why.to_string(),
+    }
 }
 
 /// Checks what a header promises: a plan within faultline's bounds, with
@@ -375,6 +395,7 @@ pub(crate) mod tests {
                 path: "/x".into(),
                 size: 8192,
                 seed: Some(1),
+                fingerprint: None,
             }],
             drop_caches: false,
             command_line: vec!["faultline".into(), "run".into()],

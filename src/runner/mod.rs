@@ -29,6 +29,7 @@ use rand::SeedableRng;
 
 use crate::error::{Error, Result};
 use crate::files::dataset::Dataset;
+use crate::files::fingerprint::{check_unchanged, Fingerprint};
 use crate::files::scratch::{Scratch, TargetFile};
 use crate::measure::residency;
 use crate::plan::cache::reached;
@@ -60,6 +61,10 @@ pub struct RunnerOptions {
     /// This run's mark in its data directory, to see other faultline runs
     /// active there (they contaminate each other's numbers).
     pub activity: Option<Arc<crate::files::locks::Activity>>,
+    /// The files read, with their fingerprints when the run started,
+    /// checked after every group; `true` for a user's file (whose times
+    /// count too).
+    pub fingerprints: Vec<(PathBuf, Fingerprint, bool)>,
 }
 
 /// How often a cache state that was not reached is topped up before the
@@ -325,6 +330,10 @@ pub fn run_trials(
             }
         }
         after_group(&raw);
+        // The files read are what they were when the run started.
+        for (path, then, times) in &options.fingerprints {
+            check_unchanged(path, then, *times)?;
+        }
     }
     raw.complete = true;
     Ok(raw)

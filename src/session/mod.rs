@@ -75,6 +75,8 @@ pub struct Session {
     reproduction: Option<Reproduction>,
     trial_timeout: Option<Duration>,
     keep_output: Option<PathBuf>,
+    fingerprints: Vec<(PathBuf, crate::files::fingerprint::Fingerprint, bool)>,
+    warnings: Vec<String>,
 }
 
 /// What a session produced.
@@ -129,6 +131,8 @@ impl Session {
             reproduction,
             trial_timeout,
             keep_output,
+            fingerprints,
+            warnings: setup_warnings,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -150,7 +154,7 @@ impl Session {
             seed: plan.seed,
             reproduction,
         };
-        let mut warnings = Vec::new();
+        let mut warnings = setup_warnings;
         let mut drop_caches = asked_drop_caches;
         if drop_caches && crate::system::current_uid() != 0 {
             let w = "--drop-caches needs root; falling back to evicting the file with posix_fadvise(DONTNEED)".to_string();
@@ -180,6 +184,7 @@ impl Session {
             scratch: scratch.clone(),
             keep_output,
             activity: Some(Arc::clone(&guard.activity)),
+            fingerprints,
         };
         let trials = plan.trials();
         let progress = indicatif::ProgressBar::with_draw_target(

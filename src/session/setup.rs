@@ -61,6 +61,9 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
     if let (Some(_), Some(d)) = (config.image, &user_file) {
         image::check_user_image(&d.path)?;
     }
+    if let Some(d) = &user_file {
+        check_cacheable(&plan, &d.path)?;
+    }
     let target = user_file
         .as_ref()
         .map_or(dir.as_path(), |d| d.path.as_path());
@@ -86,6 +89,8 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
     let files = prepare_files(&plan, config, user_file)?;
     let paths: BTreeMap<u64, &Path> = files.iter().map(|(&s, d)| (s, d.path.as_path())).collect();
     preflight::check_files(&plan, &paths)?;
+    let fingerprints = fingerprints(&files)?;
+    let warnings = cache_warnings(&plan, &files);
     let command_line: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
@@ -99,6 +104,10 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
                 path: d.path.clone(),
                 size: d.size,
                 seed: d.seed,
+                fingerprint: fingerprints
+                    .iter()
+                    .find(|(p, _, _)| *p == d.path)
+                    .map(|(_, f, _)| f.clone()),
             })
             .collect(),
         drop_caches: config.drop_caches,
@@ -124,7 +133,89 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         reproduction: config.reproduction.clone(),
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
+        fingerprints,
+        warnings,
     })
+}
+
+/// Refuses a warm or cold cache for a file of a pseudo file system
+/// (procfs, sysfs...): the kernel makes its bytes up on each read and does
+/// not cache them, so there is nothing to evict or warm (eviction fails
+/// with EINVAL on a compressed procfs file such as /proc/config.gz).
+fn check_cacheable(plan: &Plan, path: &Path) -> Result<()> {
+    let Some(state) = plan
+        .cases
+        .iter()
+        .map(|c| c.cache)
+        .find(|&c| c != CacheState::AsIs)
+    else {
+        return Ok(());
+    };
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    if let Some(fs) = dataset::pseudo_filesystem(&file) {
+        return Err(Error::BadFile {
+            path: path.to_path_buf(),
+            why: format!(
+                "is a {fs} file: the kernel makes its bytes as they are read and keeps none in the page cache, so it cannot be evicted (posix_fadvise(DONTNEED) fails or does nothing) and --cache {state} cannot be reached; use --cache as-is"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Warnings about cold trials that cannot be what they say: a file on a
+/// file system that keeps every page in memory (tmpfs, ramfs) cannot be
+/// evicted and has no device to read from; a sparse file's holes read as
+/// zeros without the device. Each is printed and kept in the results.
+fn cache_warnings(plan: &Plan, files: &BTreeMap<u64, Dataset>) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let mut warnings = Vec::new();
+    for d in files.values() {
+        let cold = plan
+            .cases
+            .iter()
+            .any(|c| c.cache == CacheState::Cold && c.file_size == d.size && !c.method.writes());
+        if !cold {
+            continue;
+        }
+        let fs = crate::measure::environment::filesystem_of(&d.path);
+        if let Some(fs @ ("tmpfs" | "ramfs" | "devtmpfs" | "hugetlbfs")) = fs.as_deref() {
+            warnings.push(format!(
+                "{} is on {fs}, which keeps every page in memory: it cannot be evicted, so cold trials run warm, and there is no device to read from (no device figures are shown)",
+                d.path.display()
+            ));
+        } else if let Ok(meta) = std::fs::metadata(&d.path) {
+            let allocated = meta.blocks().saturating_mul(512);
+            if allocated < meta.len() {
+                warnings.push(format!(
+                    "{} is sparse ({} of its {} are on the disk): its holes read as zeros without the device, so cold trials read less from the device than the file holds",
+                    d.path.display(),
+                    crate::size::format_size(allocated),
+                    crate::size::format_size(meta.len())
+                ));
+            }
+        }
+    }
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    warnings
+}
+
+/// The fingerprint of every file a session reads, taken now; `true` marks
+/// a user's file.
+fn fingerprints(
+    files: &BTreeMap<u64, Dataset>,
+) -> Result<Vec<(PathBuf, crate::files::fingerprint::Fingerprint, bool)>> {
+    files
+        .values()
+        .map(|d| {
+            let f = crate::files::fingerprint::Fingerprint::of(&d.path)?;
+            Ok((d.path.clone(), f, !d.generated()))
+        })
+        .collect()
 }
 
 /// The files `plan` reads, by size: the user's file, the generated image of
@@ -194,10 +285,23 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
                     return Err(Error::BadFile {
                         path: f.path.clone(),
                         why: format!(
-                            "is {} bytes now, not the {} the journal measured",
+                            "is {} bytes now, not the {} the journal measured; the file changed since the run started, so it cannot be resumed (start a new run)",
                             d.size, f.size
                         ),
                     });
+                }
+                if let Some(then) = &f.fingerprint {
+                    let now = crate::files::fingerprint::Fingerprint::of(&f.path)?;
+                    let changed = then.differences(&now, true);
+                    if !changed.is_empty() {
+                        return Err(Error::BadFile {
+                            path: f.path.clone(),
+                            why: format!(
+                                "changed since the journal's run started (its {} differ), so new samples would not measure the bytes the kept ones did; restore it, or start a new run",
+                                changed.join(", ")
+                            ),
+                        });
+                    }
                 }
                 d
             }
@@ -243,6 +347,8 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         &config.data_dir,
     )?;
     journal.cut_torn_tail()?;
+    let fingerprints = fingerprints(&files)?;
+    let warnings = cache_warnings(&header.plan, &files);
     Ok(Session {
         guard,
         scratch,
@@ -256,6 +362,8 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         reproduction: header.reproduction.or_else(|| config.reproduction.clone()),
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
+        fingerprints,
+        warnings,
     })
 }
 
