@@ -140,13 +140,20 @@ mod tests {
         // The same size, one byte changed in the last block.
         let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
         f.write_all_at(&[8], (1 << 20) - 1).unwrap();
-        let e = check_unchanged(&path, &then, false).unwrap_err().to_string();
-        assert!(e.contains("the file changed during the run") && e.contains("content"), "{e}");
+        let e = check_unchanged(&path, &then, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the file changed during the run") && e.contains("content"),
+            "{e}"
+        );
         // Replaced by another file with the same bytes: another inode.
         let other = dir.path().join("g");
         std::fs::write(&other, vec![7u8; 1 << 20]).unwrap();
         std::fs::rename(&other, &path).unwrap();
-        let e = check_unchanged(&path, &then, false).unwrap_err().to_string();
+        let e = check_unchanged(&path, &then, false)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("inode"), "{e}");
         std::fs::remove_file(&path).unwrap();
         let e = check_unchanged(&path, &then, true).unwrap_err().to_string();

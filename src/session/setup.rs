@@ -90,7 +90,8 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
     let paths: BTreeMap<u64, &Path> = files.iter().map(|(&s, d)| (s, d.path.as_path())).collect();
     preflight::check_files(&plan, &paths)?;
     let fingerprints = fingerprints(&files)?;
-    let warnings = cache_warnings(&plan, &files);
+    let mut warnings = cache_warnings(&plan, &files);
+    warnings.extend(operation_count_warnings(&plan));
     let command_line: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
@@ -197,6 +198,45 @@ fn cache_warnings(plan: &Plan, files: &BTreeMap<u64, Dataset>) -> Vec<String> {
                 ));
             }
         }
+    }
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    warnings
+}
+
+/// A system call per block costs about this much, at the least.
+const NS_PER_SYSCALL: u64 = 500;
+/// A case whose trial would take longer than this, at that cost, is warned about.
+const WARN_TRIAL_NS: u64 = 10_000_000_000;
+
+/// Warns, up front, about a case whose every trial makes so many system
+/// calls (`--block 1` over a large file, say) that it will take minutes:
+/// its operation count, the trial count and an estimate at
+/// [`NS_PER_SYSCALL`] each (a trial shows no progress while it runs).
+fn operation_count_warnings(plan: &Plan) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for case in &plan.cases {
+        if case.method.maps_file() || case.duration_s.is_some() || case.block_size == 0 {
+            continue;
+        }
+        let ops = case.file_size.div_ceil(case.block_size);
+        let trial_ns = ops.saturating_mul(NS_PER_SYSCALL);
+        if trial_ns < WARN_TRIAL_NS {
+            continue;
+        }
+        let trials = u64::from(plan.runs) + u64::from(plan.warmup);
+        let minutes = |ns: u64| ns as f64 / 60e9;
+        warnings.push(format!(
+            "{} ({}) makes {ops} system calls per trial (--block {} over {}): at about {} µs each, at least {:.1} min per trial and {:.1} min for its {trials} trials; use a larger --block, or --trial-timeout to bound each trial",
+            case.method_label(),
+            case.group_label(),
+            crate::size::format_size(case.block_size),
+            crate::size::format_size(case.file_size),
+            NS_PER_SYSCALL as f64 / 1000.0,
+            minutes(trial_ns),
+            minutes(trial_ns.saturating_mul(trials)),
+        ));
     }
     for w in &warnings {
         eprintln!("warning: {w}");
