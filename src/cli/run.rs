@@ -124,10 +124,10 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Measured runs per case [default: 10; 5 for the default comparison].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=faultline::plan::MAX_RUNS as i64))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=faultline::plan::MAX_RUNS as i64))]
     pub runs: Option<u32>,
     /// Discarded runs per case before measuring, 0 to 10000.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=faultline::plan::MAX_WARMUP as i64))]
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=faultline::plan::MAX_WARMUP as i64))]
     pub warmup: u32,
     /// Trial order within each group.
     #[arg(long, value_enum, default_value_t = OrderPolicy::Alternating)]

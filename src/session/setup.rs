@@ -36,14 +36,16 @@ pub fn planned_file_sizes(config: &SessionConfig, generated: &[u64]) -> Result<V
 /// [`Session::fresh`].
 pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
     let dir = &config.data_dir;
-    dataset::ensure_private_dir(dir).context("preparing the data directory")?;
-    let journal_at = journal_path(config)?;
+    let journal_at = journal_path(config);
+    let runs_dir = dir.join("runs");
     let inputs: Vec<(&str, &Path)> = config
         .file
         .iter()
         .map(|f| ("--file", f.as_path()))
         .collect();
-    let journal_flag = if config.journal.is_some() {
+    // A journal the user named is checked as any output; the one faultline
+    // names in its runs/ directory (a reproduction's) carries its own name.
+    let journal_flag = if config.journal.is_some() && journal_at.parent() != Some(&runs_dir) {
         "--journal"
     } else {
         "the journal"
@@ -84,6 +86,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         )));
     }
     super::dry_run::check_disk_space(&plan, config)?;
+    dataset::ensure_private_dir(dir).context("preparing the data directory")?;
     let guard = Guard::take(dir)?;
     let scratch = prepare_scratch(config.scratch_parent.as_deref(), config.keep, &plan, dir)?;
     let files = prepare_files(&plan, config, user_file)?;
@@ -120,6 +123,9 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         keep: config.keep,
         reproduction: config.reproduction.clone(),
     };
+    if journal_at.parent() == Some(&runs_dir) {
+        dataset::ensure_private_dir(&runs_dir)?;
+    }
     let journal = Journal::create(&journal_at, &header)?;
     Ok(Session {
         guard,
@@ -487,28 +493,24 @@ impl Guard {
 
 /// The journal goes where the config says, else beside the JSON export,
 /// else into `<data-dir>/runs/`.
-fn journal_path(config: &SessionConfig) -> Result<PathBuf> {
+/// (`<data-dir>/runs/` is made, private, just before the journal is.)
+fn journal_path(config: &SessionConfig) -> PathBuf {
     if let Some(path) = &config.journal {
-        return Ok(path.clone());
+        return path.clone();
     }
-    dataset::ensure_private_dir(&config.data_dir)?;
     let runs = match config.exports.json.as_deref().and_then(Path::parent) {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         Some(_) => PathBuf::from("."),
-        None => {
-            let runs = config.data_dir.join("runs");
-            dataset::ensure_private_dir(&runs)?;
-            runs
-        }
+        None => config.data_dir.join("runs"),
     };
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    Ok(runs.join(format!(
+    runs.join(format!(
         "faultline-run-{stamp}-{}.journal",
         std::process::id()
-    )))
+    ))
 }
 
 /// The generated data file of `size` bytes from `seed` in `dir`, made if missing.
