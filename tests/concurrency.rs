@@ -305,3 +305,79 @@ fn the_printed_resume_command_pastes_into_a_shell_and_works() {
     );
     assert_eq!(journal_lines(&journal), 1 + 6);
 }
+
+#[test]
+fn files_kept_by_a_run_that_ended_are_not_taken_for_a_killed_run_s() {
+    let scratch = Scratch::new();
+    let write = || {
+        Flags::new()
+            .method("write")
+            .size("64k")
+            .block("64k")
+            .runs(1)
+            .switch("--keep")
+    };
+    let mut first = scratch.run(write());
+    succeeded(&mut first);
+    let kept: Vec<_> = entries(&scratch.data_dir().join("scratch"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".data"))
+        .collect();
+    assert!(!kept.is_empty(), "--keep kept the written file");
+    let out = succeeded(&mut scratch.run(Flags::new().size("64k").cache("as-is").runs(1)));
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("left by a faultline that was killed"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for k in kept {
+        assert!(k.exists(), "{k:?} kept");
+    }
+}
+
+#[test]
+fn a_write_run_sigkilled_in_a_given_dir_is_cleaned_up_by_the_next_one() {
+    let scratch = Scratch::new();
+    let base = scratch.path("base");
+    std::fs::create_dir(&base).unwrap();
+    std::fs::write(base.join("mine.txt"), b"mine").unwrap();
+    // 1-byte writes of 2 MiB: slow enough to be killed in a trial.
+    let run = spawn_piped(
+        &mut scratch.run(
+            Flags::new()
+                .method("write")
+                .size("2M")
+                .block("1")
+                .runs(3)
+                .dir(&base),
+        ),
+    );
+    wait_until("no write trial started", || {
+        !trial_children(run.id()).is_empty()
+    });
+    let own = base.join(format!("faultline-scratch-{}", run.id()));
+    assert!(own.is_dir(), "the run made its directory in --dir");
+    kill(Pid::from_raw(run.id() as i32), Signal::SIGKILL).unwrap();
+    run.wait_with_output().unwrap();
+    let out = succeeded(
+        &mut scratch.run(
+            Flags::new()
+                .method("write")
+                .size("64k")
+                .block("64k")
+                .runs(1)
+                .dir(&base),
+        ),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("file(s) left by a faultline that was killed"),
+        "{stderr}"
+    );
+    assert!(!own.exists(), "the killed run's directory is gone");
+    assert_eq!(
+        entries(&base),
+        vec![base.join("mine.txt")],
+        "only mine is left"
+    );
+}

@@ -335,3 +335,137 @@ fn keep_output_over_the_input_image_is_refused() {
     );
     assert_eq!(std::fs::read(&image).unwrap(), ppm);
 }
+
+#[test]
+fn faultline_s_lock_marker_and_journals_are_no_output_wherever_they_are() {
+    let scratch = Scratch::new();
+    let input = scratch.path("in.bin");
+    user_file(&input, 64 << 10);
+    let journal = scratch.path("first.journal");
+    succeeded(&mut scratch.run(quick(&input).journal(&journal)));
+    let lock = scratch.data_dir().join(".faultline-lock");
+    assert!(lock.is_file(), "the run left its data directory's lock");
+    // A journal copied under any name, a file with a journal's name outside
+    // the data directory, the data directory's lock and marker names.
+    let renamed = scratch.path("notes.txt");
+    std::fs::copy(&journal, &renamed).unwrap();
+    let named = scratch.path("faultline-run-1-2.journal");
+    std::fs::write(&named, b"kept").unwrap();
+    let marker = scratch.path(".faultline-active-1");
+    std::fs::write(&marker, b"kept").unwrap();
+    for (output, why) in [
+        (&journal, "a faultline journal"),
+        (&renamed, "a faultline journal"),
+        (&named, "a name faultline gives its journals"),
+        (&lock, "a temporary, lock or marker file"),
+        (&marker, "a temporary, lock or marker file"),
+    ] {
+        let before = std::fs::read(output).unwrap();
+        for flag in ["--export-json", "--export-csv", "--export-markdown"] {
+            scratch.refused(
+                quick(&input).flag(flag, output),
+                &[flag, "is one of faultline's own files", why],
+            );
+        }
+        assert_eq!(std::fs::read(output).unwrap(), before, "{output:?} kept");
+    }
+    // report -o too.
+    let results = scratch.path("r.json");
+    succeeded(&mut scratch.run(quick(&input).export_json(&results)));
+    let out = faultline()
+        .arg("report")
+        .arg(&results)
+        .arg("-o")
+        .arg(&renamed)
+        .output()
+        .unwrap();
+    one_line(&out, 2, &["--output", "a faultline journal"]);
+}
+
+#[test]
+fn an_existing_file_is_never_a_new_journal() {
+    let scratch = Scratch::new();
+    let input = scratch.path("in.bin");
+    user_file(&input, 64 << 10);
+    let mine = scratch.path("mine.txt");
+    std::fs::write(&mine, b"mine\n").unwrap();
+    let dangling = scratch.path("dangling");
+    std::os::unix::fs::symlink(scratch.path("nowhere"), &dangling).unwrap();
+    for path in [&mine, &dangling] {
+        scratch.refused(
+            quick(&input).journal(path),
+            &["--journal", "already exists", "faultline run --resume"],
+        );
+    }
+    assert_eq!(std::fs::read(&mine).unwrap(), b"mine\n");
+    assert!(!scratch.path("nowhere").exists());
+}
+
+#[test]
+fn an_output_that_names_a_directory_or_cannot_be_created_is_refused_before_anything_runs() {
+    let scratch = Scratch::new();
+    let input = scratch.path("in.bin");
+    user_file(&input, 64 << 10);
+    let journal = scratch.path("j.journal");
+    for (path, needles) in [
+        (
+            scratch.path("x/"),
+            &["names a directory; give a file name"][..],
+        ),
+        (
+            scratch.path("x/."),
+            &["names a directory; give a file name"][..],
+        ),
+        // procfs makes no files: refused now, not after the trials.
+        (
+            std::path::PathBuf::from("/proc/self/x.json"),
+            &["faultline cannot create a file in /proc/self"][..],
+        ),
+    ] {
+        scratch.refused(quick(&input).journal(&journal).export_json(&path), needles);
+        assert!(!journal.exists(), "nothing ran for {path:?}");
+    }
+    // An output that is the data directory, not made yet.
+    let data = scratch.path("fresh-data");
+    let out = faultline()
+        .arg("run")
+        .arg("--data-dir")
+        .arg(&data)
+        .args(["--size", "64k", "--runs", "1", "--cache", "as-is"])
+        .arg("--export-json")
+        .arg(&data)
+        .output()
+        .unwrap();
+    one_line(&out, 2, &["is the same file as the data directory"]);
+    // No probe file is left behind.
+    let left: Vec<_> = common::entries(scratch.dir.path())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains(".faultline-tmp-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_report_s_results_that_are_missing_or_not_an_export_are_bad_input() {
+    let scratch = Scratch::new();
+    let not_json = scratch.path("notes.txt");
+    std::fs::write(&not_json, b"hello").unwrap();
+    for (results, why) in [
+        (scratch.path("missing.json"), "missing.json: no such file"),
+        (not_json, "notes.txt: is not a faultline JSON export ("),
+        (
+            std::path::PathBuf::from("/dev/zero"),
+            "/dev/zero: is not a regular file, so not a faultline JSON export",
+        ),
+    ] {
+        let out = faultline()
+            .arg("report")
+            .arg(&results)
+            .arg("-o")
+            .arg(scratch.path("r.html"))
+            .output()
+            .unwrap();
+        one_line(&out, 2, &[why]);
+    }
+    assert!(!scratch.path("r.html").exists());
+}

@@ -56,6 +56,53 @@ fn owner_pid(name: &str) -> Option<i32> {
     digits.parse().ok().filter(|&pid: &i32| pid > 0)
 }
 
+/// Whether process `pid` is another process's that is gone.
+fn is_killed(pid: i32) -> bool {
+    pid != std::process::id() as i32 && is_gone(pid)
+}
+
+/// Whether the run of `pid` left its mark (`.faultline-active-<pid>`) in
+/// `dir`: it did not end (a run removes its mark when it ends).
+fn left_its_mark(dir: &Path, pid: i32) -> bool {
+    fs::symlink_metadata(dir.join(format!("{}{pid}", super::locks::ACTIVE_PREFIX)))
+        .is_ok_and(|m| m.is_file())
+}
+
+/// Removes, from `base` (a `--dir`), the private scratch directories
+/// (`faultline-scratch-<pid>[-n]`) of runs that were killed: the process is
+/// gone and its mark is still inside (a run that ended removed it, even with
+/// `--keep`). Only faultline's files of that run, its mark and then the
+/// directory, if empty, are removed. Returns the files removed.
+pub fn remove_killed_scratch_dirs(base: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let Ok(entries) = fs::read_dir(base) else {
+        return removed;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(PREFIX)
+            .and_then(|n| n.strip_prefix("scratch-"))
+            .and_then(|n| n.split('-').next())
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let dir = entry.path();
+        let ours = fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir() && m.uid() == current_uid());
+        if !ours || !is_killed(pid) || !left_its_mark(&dir, pid) {
+            continue;
+        }
+        let mark = format!("{}{pid}", super::locks::ACTIVE_PREFIX);
+        let of_that_run = |_: &Path, n: &str| n == mark || owner_pid(n) == Some(pid);
+        let _ = remove_matching(&dir, &of_that_run, &mut removed);
+        if fs::remove_dir(&dir).is_ok() {
+            removed.push(dir);
+        }
+    }
+    removed
+}
+
 /// Whether process `pid` is gone (kill(pid, 0) says ESRCH).
 fn is_gone(pid: i32) -> bool {
     // SAFETY: signal 0 only checks that the process exists.
@@ -71,8 +118,13 @@ fn is_gone(pid: i32) -> bool {
 /// Returns what was removed; a file that cannot be removed is left.
 pub fn remove_leftovers(dir: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
-    let leftover = |_: &Path, name: &str| {
-        owner_pid(name).is_some_and(|pid| pid != std::process::id() as i32 && is_gone(pid))
+    let leftover = |_: &Path, name: &str| match owner_pid(name) {
+        // A temporary file is never meant to outlive its process.
+        Some(pid) if name.starts_with(TEMP_PREFIX) => is_killed(pid),
+        // A scratch or probe file may have been kept (--keep) by a run that
+        // ended: only a run that was killed leaves its mark behind.
+        Some(pid) => is_killed(pid) && left_its_mark(dir, pid),
+        None => false,
     };
     for d in [
         dir.to_path_buf(),
@@ -122,6 +174,59 @@ fn remove_matching(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A pid no process has (above Linux's largest pid_max).
+    const GONE: i32 = (1 << 22) + 7;
+
+    #[test]
+    fn leftovers_of_killed_runs_go_and_kept_files_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let scratch = dir.path().join(super::super::scratch::SUBDIR);
+        fs::create_dir(&scratch).unwrap();
+        let tmp = dir.path().join(format!("{TEMP_PREFIX}{GONE}-0-x.data"));
+        let kept = scratch.join(format!("faultline-fresh-{}-case0.data", GONE + 1));
+        let killed = scratch.join(format!("faultline-fresh-{GONE}-case0.data"));
+        for f in [&tmp, &kept, &killed] {
+            fs::write(f, b"x").unwrap();
+        }
+        // The run of GONE was killed: its mark is still there.
+        let mark = dir
+            .path()
+            .join(format!("{}{GONE}", super::super::locks::ACTIVE_PREFIX));
+        fs::write(&mark, b"").unwrap();
+        let removed = remove_leftovers(dir.path());
+        assert!(!tmp.exists() && !killed.exists(), "{removed:?}");
+        assert!(
+            kept.exists(),
+            "a run that ended with --keep keeps its files"
+        );
+        assert_eq!(removed.len(), 2, "{removed:?}");
+    }
+
+    #[test]
+    fn only_scratch_dirs_of_killed_runs_are_removed_from_a_given_dir() {
+        let base = tempfile::tempdir().unwrap();
+        let killed = base.path().join(format!("faultline-scratch-{GONE}"));
+        let kept = base.path().join(format!("faultline-scratch-{}", GONE + 1));
+        for (d, pid) in [(&killed, GONE), (&kept, GONE + 1)] {
+            fs::create_dir(d).unwrap();
+            fs::write(d.join(format!("faultline-fresh-{pid}-case0.data")), b"x").unwrap();
+        }
+        fs::write(
+            killed.join(format!("{}{GONE}", super::super::locks::ACTIVE_PREFIX)),
+            b"",
+        )
+        .unwrap();
+        let mine = killed.join("mine.txt");
+        fs::write(base.path().join("mine.txt"), b"m").unwrap();
+        let removed = remove_killed_scratch_dirs(base.path());
+        assert_eq!(removed.len(), 3, "{removed:?}");
+        assert!(!killed.exists() && !mine.exists());
+        assert!(kept
+            .join(format!("faultline-fresh-{}-case0.data", GONE + 1))
+            .exists());
+        assert!(base.path().join("mine.txt").exists());
+    }
 
     #[test]
     fn clean_removes_only_its_own_files() {

@@ -134,6 +134,11 @@ impl Files {
 
     fn add_output(&mut self, flag: &str, path: &Path, own: bool) -> Result<()> {
         let bad = |why: String| Error::Plan(format!("{flag} {}: {why}", path.display()));
+        if names_a_directory(path) {
+            return Err(bad(
+                "ends in '/' or '/.', so it names a directory; give a file name".into(),
+            ));
+        }
         let name = path
             .file_name()
             .ok_or_else(|| bad("names no file; give a file name".into()))?;
@@ -157,20 +162,10 @@ impl Files {
                 )));
             }
         }
+        let exists = std::fs::symlink_metadata(path).is_ok();
         let identity = identity(path)
             .map_err(|e| bad(format!("cannot be inspected ({e})")))?
             .ok_or_else(|| bad("cannot be inspected".into()))?;
-        let canonical_dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        let name_text = name.to_string_lossy();
-        let ours = !own
-            && (name_text.starts_with(super::atomic::TEMP_PREFIX)
-                || (name_text.starts_with(super::dataset::PREFIX)
-                    && self.own_dirs.contains(&canonical_dir)));
-        if ours {
-            return Err(bad(
-                "is one of faultline's own files (its data directory's test files, journals or scratch files); choose another output".into(),
-            ));
-        }
         let named = Named {
             flag: flag.to_string(),
             path: path.to_path_buf(),
@@ -180,9 +175,118 @@ impl Files {
         if let Some(other) = earlier.into_iter().find(|o| o.identity == named.identity) {
             return Err(clash(&named, other));
         }
+        if flag == "--journal" && exists {
+            return Err(bad(
+                "already exists; a run starts a new journal and never writes into a file it did not create (to continue that run: faultline run --resume it; otherwise choose another path)".into(),
+            ));
+        }
+        let canonical_dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        if !own {
+            let journal_name_allowed = flag == "--journal" && !exists;
+            if let Some(what) = own_file(
+                path,
+                name,
+                &canonical_dir,
+                &self.own_dirs,
+                journal_name_allowed,
+            ) {
+                return Err(bad(format!(
+                    "is one of faultline's own files ({what}); no output may replace it (choose another output)"
+                )));
+            }
+        }
+        probe_directory(dir).map_err(|e| {
+            bad(format!(
+                "faultline cannot create a file in {} ({e}); choose another output",
+                dir.display()
+            ))
+        })?;
         self.outputs.push(named);
         Ok(())
     }
+}
+
+/// The first bytes of every faultline journal (its header's first field, as
+/// the runner's journal writer serialises it; a runner test keeps them in step).
+pub const JOURNAL_MARK: &[u8] = b"{\"faultline_journal\":";
+
+/// Whether `path` ends in `/`, `/.` or is `.`: it names a directory, though
+/// `Path::file_name` would find a name in it.
+fn names_a_directory(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    bytes.ends_with(b"/") || bytes.ends_with(b"/.") || bytes == b"."
+}
+
+/// What `path` (named `name`, in canonical directory `dir`) is when it is
+/// one of faultline's own files, recognised wherever it is: a name faultline
+/// reserves (`.faultline-*`: temporaries, locks, markers; `faultline-*.data`,
+/// `.ppm` and `.journal`: test files, images, scratch files, journals), any
+/// `faultline-*` file in faultline's own directories, or an existing file
+/// that holds a faultline journal, whatever its name.
+/// A new journal the user names (`--journal`) may carry a journal's name.
+fn own_file(
+    path: &Path,
+    name: &std::ffi::OsStr,
+    dir: &Path,
+    own_dirs: &[PathBuf],
+    journal_name_allowed: bool,
+) -> Option<&'static str> {
+    let name = name.to_string_lossy();
+    let prefix = super::dataset::PREFIX;
+    if name.starts_with(".faultline-") {
+        return Some("a temporary, lock or marker file");
+    }
+    if name.starts_with(prefix) {
+        if name.ends_with(super::dataset::DATA_SUFFIX) || name.ends_with(".ppm") {
+            return Some("a name faultline gives its test files, images and scratch files");
+        }
+        if name.ends_with(".journal") && !journal_name_allowed {
+            return Some("a name faultline gives its journals");
+        }
+        if own_dirs.iter().any(|d| d == dir) {
+            return Some("a file in faultline's data directory");
+        }
+    }
+    if holds_a_journal(path) {
+        return Some("a faultline journal");
+    }
+    None
+}
+
+/// Whether `path` is an existing file that starts with [`JOURNAL_MARK`].
+fn holds_a_journal(path: &Path) -> bool {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::with_capacity(JOURNAL_MARK.len());
+    file.take(JOURNAL_MARK.len() as u64)
+        .read_to_end(&mut head)
+        .is_ok_and(|_| head == JOURNAL_MARK)
+}
+
+/// Creates and removes a file of faultline's in `dir`, so that an output
+/// whose directory is read-only, full of inodes, or on a file system that
+/// makes no files (procfs, sysfs) is refused before anything runs, not after.
+/// The probe carries the atomic writer's temporary name (with this pid), so
+/// a probe left by a killed run is removed by the next one.
+fn probe_directory(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    static PROBES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let probe = dir.join(format!(
+        "{}{}-probe{}",
+        super::atomic::TEMP_PREFIX,
+        std::process::id(),
+        PROBES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&probe)?;
+    std::fs::remove_file(&probe)
 }
 
 /// `output` is the same file as `other`.

@@ -113,7 +113,19 @@ impl Scratch {
             Some(base) => {
                 check_given_dir(base)?;
                 probe(base, needs)?;
-                (make_own_dir(base)?, true)
+                let removed = super::clean::remove_killed_scratch_dirs(base);
+                if let Some(first) = removed.first() {
+                    eprintln!(
+                        "note: removed {} file(s) left by a faultline that was killed ({})",
+                        removed.len(),
+                        first.display()
+                    );
+                }
+                let dir = make_own_dir(base)?;
+                // This run's mark, removed when it ends (kept files or not):
+                // a later run removes the directory only if it is still here.
+                dataset::create_new(&dir.join(own_mark()))?;
+                (dir, true)
             }
             None => {
                 dataset::ensure_private_dir(data_dir)?;
@@ -218,6 +230,9 @@ impl Scratch {
     /// Removes every file this run created (unless `--keep`) and the
     /// directory made inside `--dir` once empty. Also done on drop.
     pub fn cleanup(&self) -> Result<()> {
+        if self.own_dir {
+            let _ = fs::remove_file(self.dir.join(own_mark()));
+        }
         if self.keep {
             return Ok(());
         }
@@ -304,6 +319,11 @@ fn check_given_dir(base: &Path) -> Result<()> {
         )),
         Err(e) => Err(bad(format!("cannot be used: {e}"))),
     }
+}
+
+/// The name of this run's mark in the directory it made inside `--dir`.
+fn own_mark() -> String {
+    format!("{}{}", super::locks::ACTIVE_PREFIX, std::process::id())
 }
 
 /// Creates `faultline-scratch-<pid>` (or `-<pid>-<n>` if taken) in `base`, mode 0700.

@@ -455,6 +455,19 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn every_journal_starts_with_the_mark_outputs_recognise() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        drop(Journal::create(&path, &header()).unwrap());
+        let bytes = std::fs::read(&path).unwrap();
+        assert!(
+            bytes.starts_with(crate::files::outputs::JOURNAL_MARK),
+            "{}",
+            String::from_utf8_lossy(&bytes[..40.min(bytes.len())])
+        );
+    }
+
+    #[test]
     fn a_torn_last_line_is_skipped_with_a_warning() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j");

@@ -432,6 +432,8 @@ fn check_outputs(
         dir.join(crate::files::scratch::SUBDIR),
     ];
     let mut files = Files::new(&own);
+    // No output may be the data directory, even one not made yet.
+    files.input("the data directory", dir)?;
     for (flag, path) in inputs {
         files.input(flag, path)?;
     }
