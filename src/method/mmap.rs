@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{prefaulted_buffer, LoopCounts, Method, MethodOption, Spec};
 use crate::error::{Error, Result};
+use crate::pattern::chase::chase_word;
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
 
@@ -173,6 +174,20 @@ impl MmapMethod {
     }
 }
 
+/// The `len` bytes of the mapping at `offset`; an error, never a panic, when
+/// they are not all inside it (orders are checked against the file's size
+/// before the trial, so this does not happen).
+#[inline(always)]
+fn in_map(map: &[u8], offset: u64, len: usize) -> Result<&[u8]> {
+    let start = offset as usize;
+    map.get(start..start.wrapping_add(len)).ok_or_else(|| {
+        Error::Trial(format!(
+            "a read of {len} bytes at offset {offset} is outside the {}-byte mapping",
+            map.len()
+        ))
+    })
+}
+
 fn refused(what: &str, e: std::io::Error) -> Error {
     Error::Trial(format!("{what} failed: {e}"))
 }
@@ -223,24 +238,23 @@ impl Method for MmapMethod {
             .map
             .as_deref()
             .ok_or_else(|| Error::Trial("run before setup".into()))?;
+        let dependent = order.is_dependent();
         let mut bytes = 0u64;
         if self.copy {
             let buffer = &mut self.buffer;
-            order.for_each(|index| {
-                let (offset, len) = layout.block(index);
-                let start = offset as usize;
-                buffer[..len].copy_from_slice(&map[start..start + len]);
-                workload.consume(offset, &buffer[..len]);
+            order.for_each_read(layout, |offset, len| {
+                let block = &mut buffer[..len];
+                block.copy_from_slice(in_map(map, offset, len)?);
+                workload.consume(offset, block);
                 bytes += len as u64;
-                Ok::<(), Error>(())
+                Ok::<u64, Error>(if dependent { chase_word(block) } else { 0 })
             })?;
         } else {
-            order.for_each(|index| {
-                let (offset, len) = layout.block(index);
-                let start = offset as usize;
-                workload.consume(offset, &map[start..start + len]);
+            order.for_each_read(layout, |offset, len| {
+                let block = in_map(map, offset, len)?;
+                workload.consume(offset, block);
                 bytes += len as u64;
-                Ok::<(), Error>(())
+                Ok::<u64, Error>(if dependent { chase_word(block) } else { 0 })
             })?;
         }
         Ok(LoopCounts { syscalls: 0, bytes })

@@ -54,6 +54,10 @@ pub struct ChildReport {
     /// empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<crate::measure::timeline::TimelinePoint>,
+    /// The distinct blocks (pages, for a trace) the trial touched, counted
+    /// after its clocks stopped ([`crate::pattern::Footprint`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub footprint: Option<crate::pattern::Footprint>,
 }
 
 impl ChildReport {

@@ -168,6 +168,10 @@ impl Session {
             eprintln!("warning: {w}");
             warnings.push(w);
         }
+        for w in crate::plan::notes::warnings(&plan) {
+            eprintln!("warning: {w}");
+            warnings.push(w);
+        }
 
         let stop = Arc::new(AtomicBool::new(false));
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
