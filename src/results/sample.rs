@@ -32,6 +32,10 @@ pub struct ChildReport {
     pub bytes: u64,
     /// I/O system calls the method issued in the main loop.
     pub syscalls: u64,
+    /// Operations delivered to the workload: blocks, or a trace's
+    /// operations (over every thread); 0 in results from before it was counted.
+    #[serde(default)]
+    pub ops: u64,
     /// The workload's checksum.
     pub checksum: u64,
     /// Per-operation latency percentiles, when the case asked for them.

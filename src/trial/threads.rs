@@ -82,6 +82,8 @@ pub struct ThreadedRun {
     pub bytes: u64,
     /// I/O system calls over all threads.
     pub syscalls: u64,
+    /// Operations delivered over all threads.
+    pub ops: u64,
     /// The scaled image of thread 0 (`scale` only), for `--keep-output`.
     pub image: Option<(u32, u32, Vec<u8>)>,
     /// The order the threads shared (split) or each ran (replicate).
@@ -154,6 +156,7 @@ pub fn run_on_threads(
         checksum: 0,
         bytes: 0,
         syscalls: 0,
+        ops: orders.iter().map(BlockOrder::len).sum(),
         image: None,
         order: BlockOrder::Sequential { count: 0 },
     };

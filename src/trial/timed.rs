@@ -42,7 +42,9 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::files::dataset::GeneratedContent;
-use crate::measure::timeline::{bucket, read_number, tlb_shootdowns, OpCounters, Reading};
+use crate::measure::timeline::{
+    bucket, own_read_bytes, read_number, tlb_shootdowns, OpCounters, Reading,
+};
 use crate::measure::{device, CounterReading};
 use crate::method::{LoopCounts, Method, MethodKind, MmapMethod, Untimed};
 use crate::pattern::chase::{chase_word, Chase};
@@ -238,6 +240,7 @@ pub fn run_for_duration(
             .as_deref()
             .and_then(device::snapshot)
             .map(|s| s.delta_since(&Default::default()).read_bytes),
+        own_read_bytes: own_read_bytes(),
         cgroup_bytes: inputs.cgroup_usage.and_then(read_number),
     };
 
@@ -373,6 +376,7 @@ pub fn run_for_duration(
         }
     }
     report.footprint = Some(tally.footprint());
+    report.ops = reads_per_worker.iter().sum();
     report.wall_ns = (last_end - t0).as_nanos() as u64;
     report.teardown_ns = (joined - last_end).as_nanos() as u64;
     report.checksum = checksum;
