@@ -58,12 +58,6 @@ pub enum Error {
     /// size limit (RLIMIT_FSIZE) or a quota.
     #[error("disk full ({0})")]
     DiskFull(String),
-    /// A `--pattern` value that could not be parsed.
-    #[error("{0}")]
-    Pattern(#[from] crate::pattern::PatternError),
-    /// A `--trace` file that could not be read, parsed or replayed.
-    #[error("{0}")]
-    Trace(#[from] crate::pattern::trace::TraceError),
     /// An error with what faultline was doing when it happened.
     #[error("{what}: {source}")]
     Context {
@@ -88,11 +82,7 @@ impl Error {
     /// plan, a size, a file), as opposed to a failure at run time.
     pub fn is_usage(&self) -> bool {
         match self {
-            Error::Plan(_)
-            | Error::Size { .. }
-            | Error::BadFile { .. }
-            | Error::Pattern(_)
-            | Error::Trace(_) => true,
+            Error::Plan(_) | Error::Size { .. } | Error::BadFile { .. } => true,
             Error::Context { source, .. } => source.is_usage(),
             _ => false,
         }

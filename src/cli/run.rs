@@ -308,9 +308,6 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
             let sizes = session::planned_file_sizes(&config, &args.sizes())?;
             let mut factors = args.factors();
             factors.trace = args.load_trace(&sizes)?;
-            if let Some(t) = &factors.trace {
-                eprintln!("trace: {}", t.reference.describe());
-            }
             if let Some(limit) = args.memory_budget {
                 let probe = faultline::plan::memory_budget::probe();
                 factors.memory_budget =
@@ -323,7 +320,12 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             let plan = factors.plan(&sizes)?;
-            Session::fresh(plan, &config)?
+            let session = Session::fresh(plan, &config)?;
+            // Once the plan passed every check, so that a refusal is one line.
+            if let Some(t) = &factors.trace {
+                eprintln!("trace: {}", t.reference.describe());
+            }
+            session
         }
     };
     let finished = session.run()?;

@@ -261,6 +261,13 @@ fn percentages(name: &str, accesses: f64, blocks: f64) -> Result<(Real, Real), P
     }
 }
 
+impl From<PatternError> for crate::error::Error {
+    /// A pattern that cannot be parsed is a usage error.
+    fn from(e: PatternError) -> Self {
+        crate::error::Error::Plan(e.0)
+    }
+}
+
 fn err(message: impl Into<String>) -> PatternError {
     PatternError(message.into())
 }

@@ -208,6 +208,14 @@ pub enum TraceError {
     Options(String),
 }
 
+impl From<TraceError> for crate::error::Error {
+    /// A trace that cannot be replayed is a usage error (its message names
+    /// the line).
+    fn from(e: TraceError) -> Self {
+        crate::error::Error::Plan(e.to_string())
+    }
+}
+
 impl TraceError {
     fn at(line: u32, why: impl Into<String>) -> TraceError {
         TraceError::Malformed {
@@ -480,7 +488,21 @@ impl<R: Read> Read for Hashing<R> {
 
 /// Parses the trace at `path` and returns it with the BLAKE3 hash of all its bytes.
 fn parse_hashed(path: &Path, options: &TraceOptions) -> crate::error::Result<(Trace, String)> {
-    let file = std::fs::File::open(path).map_err(|e| crate::error::Error::io("open", path, e))?;
+    let refuse = |why: String| crate::error::Error::BadFile {
+        path: path.to_path_buf(),
+        why,
+    };
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => refuse("no such trace file".into()),
+        std::io::ErrorKind::PermissionDenied => refuse("permission denied".into()),
+        _ => refuse(e.to_string()),
+    })?;
+    if !meta.is_file() {
+        return Err(refuse(
+            "is not a regular file; a trace is read again by every trial, so give a file".into(),
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| refuse(format!("cannot be opened: {e}")))?;
     let mut reader = std::io::BufReader::with_capacity(
         1 << 16,
         Hashing {
