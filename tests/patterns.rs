@@ -72,8 +72,11 @@ fn every_read_method_gives_the_same_checksum_on_every_new_pattern() {
             .flag("--iov", "1,4"),
     );
     assert_no_failures(&json);
-    let file = std::fs::read(s.data_dir().join(faultline::files::dataset::generated_name(2 << 20, 1)))
-        .expect("the generated file");
+    let file = std::fs::read(
+        s.data_dir()
+            .join(faultline::files::dataset::generated_name(2 << 20, 1)),
+    )
+    .expect("the generated file");
     let layout = Layout {
         file_size: 2 << 20,
         block_size: 4096,
@@ -187,7 +190,9 @@ fn a_chase_follows_the_files_bytes() {
         let by = checksums_by_pattern(&json);
         let runs = &by["chase"];
         assert!(runs.iter().all(|(_, c)| *c == runs[0].1), "{runs:?}");
-        let distinct = samples(&json)[0].1["footprint"]["distinct"].as_u64().unwrap();
+        let distinct = samples(&json)[0].1["footprint"]["distinct"]
+            .as_u64()
+            .unwrap();
         (runs[0].1, distinct)
     };
     let before = run(&s);
@@ -210,22 +215,32 @@ fn a_chase_follows_the_files_bytes() {
     let path_now =
         faultline::pattern::chase::chase_path(std::io::Cursor::new(&bytes), layout, 1, 256)
             .unwrap();
-    let touched = path_now
-        .iter()
-        .fold(0u64, |sum, &b| sum.wrapping_add(u64::from(bytes[(b * 4096) as usize])));
+    let touched = path_now.iter().fold(0u64, |sum, &b| {
+        sum.wrapping_add(u64::from(bytes[(b * 4096) as usize]))
+    });
     assert_eq!(after.0, touched);
     let mut distinct = path_now.clone();
     distinct.sort_unstable();
     distinct.dedup();
-    assert_eq!(after.1, distinct.len() as u64, "footprint of the walked path");
+    assert_eq!(
+        after.1,
+        distinct.len() as u64,
+        "footprint of the walked path"
+    );
 }
 
 #[test]
 fn pattern_refusals_are_one_line() {
     let s = Scratch::new();
     s.refused(["--pattern", "zipf:0"], &["zipf:THETA needs THETA > 0"]);
-    s.refused(["--pattern", "hotset:90"], &["hotset:P/Q needs two percentages"]);
-    s.refused(["--pattern", "stride:0"], &["stride:N needs a whole number N >= 1"]);
+    s.refused(
+        ["--pattern", "hotset:90"],
+        &["hotset:P/Q needs two percentages"],
+    );
+    s.refused(
+        ["--pattern", "stride:0"],
+        &["stride:N needs a whole number N >= 1"],
+    );
     s.refused(
         ["--pattern", "trace", "--size", "1M"],
         &["--pattern trace is what --trace FILE replays"],
@@ -239,7 +254,11 @@ fn pattern_refusals_are_one_line() {
         &["--pattern zipf:1.2 writes some blocks twice and others never"],
     );
     s.refused(
-        Flags::new().method("pwrite").pattern("chase").size("1M").block("4k"),
+        Flags::new()
+            .method("pwrite")
+            .pattern("chase")
+            .size("1M")
+            .block("4k"),
         &["--pattern chase reads each block to find the next"],
     );
     s.refused(
@@ -250,6 +269,22 @@ fn pattern_refusals_are_one_line() {
             .block("4k")
             .threads("2"),
         &["--pattern chase is one dependent walk and cannot be split between threads"],
+    );
+    let small = Flags::new().method("pread").size("1M");
+    s.refused(
+        small.clone().flag("--fadvise", "often"),
+        &[
+            "invalid value 'often' for '--fadvise <FADVISE>'",
+            "willneed",
+        ],
+    );
+    s.refused(
+        small.clone().flag("--duration", "0"),
+        &["invalid value '0' for '--duration <SECONDS>': 0 is not in 1..=86400"],
+    );
+    s.refused(
+        small.flag("--memory-budget", "1M"),
+        &["--memory-budget 1 MiB is below the 16 MiB minimum"],
     );
 }
 
@@ -270,7 +305,9 @@ fn a_chase_on_threads_replicates_the_one_thread_walk() {
     assert_no_failures(&json);
     let all = samples(&json);
     assert_eq!(all.len(), 4);
-    assert!(all.iter().all(|(_, s)| s["checksum"] == all[0].1["checksum"]));
+    assert!(all
+        .iter()
+        .all(|(_, s)| s["checksum"] == all[0].1["checksum"]));
 }
 
 #[test]
@@ -288,7 +325,13 @@ fn fadvise_multiplies_only_the_methods_that_take_it() {
     );
     assert_no_failures(&json);
     let labels = common::labels(&json);
-    for method in ["read", "pread", "preadv(iov=4)", "stdio(buffer=8 KiB)", "uring(depth=1)"] {
+    for method in [
+        "read",
+        "pread",
+        "preadv(iov=4)",
+        "stdio(buffer=8 KiB)",
+        "uring(depth=1)",
+    ] {
         for hint in ["normal", "sequential", "random", "noreuse", "willneed"] {
             let want = match method.strip_suffix(')') {
                 Some(open) => format!("{open},fadvise={hint})"),
@@ -306,4 +349,101 @@ fn fadvise_multiplies_only_the_methods_that_take_it() {
         .filter(|c| c["fadvise"].is_string())
         .count();
     assert_eq!(with_hint, 25, "the hint is recorded with each case");
+}
+
+/// `--duration` with `--memory-budget` (as root): each trial reads for the
+/// given seconds in a memory cgroup of its own, the budget and its cgroup
+/// version are recorded, and every second has a timeline point whose
+/// cgroup usage stays under the budget.
+#[test]
+#[ignore = "needs root"]
+fn a_timed_run_under_a_memory_budget_has_a_timeline_within_the_budget() {
+    common::require_root("a memory cgroup for --memory-budget");
+    let s = Scratch::new();
+    let json = s.path("budget.json");
+    let out = s
+        .run(
+            Flags::new()
+                .size("64M")
+                .block("4k")
+                .pattern("zipf:0.9")
+                .method("pread,mmap")
+                .cache("cold")
+                .runs(1)
+                .flag("--duration", "2")
+                .flag("--memory-budget", "24M")
+                .export_json(&json),
+        )
+        .output()
+        .expect("faultline runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}\n{stdout}");
+    assert!(!stderr.contains("has no effect"), "{stderr}");
+    assert!(stdout.contains("Per-second timeline:"), "{stdout}");
+    assert!(stdout.contains("ops/s; footprint "), "{stdout}");
+    let results = common::read_json(&json);
+    assert_no_failures(&results);
+    let all = samples(&results);
+    assert_eq!(all.len(), 2, "pread and mmap, one run each");
+    for (case, sample) in &all {
+        assert_eq!(case["duration_s"], 2);
+        let kind = case["memory_budget"]["kind"].as_str().unwrap();
+        assert!(kind.starts_with("cgroup-v"), "{kind}");
+        let limit = case["memory_budget"]["limit_bytes"].as_u64().unwrap();
+        assert_eq!(limit, 24 << 20);
+        let timeline = sample["timeline"].as_array().expect("a timeline");
+        assert_eq!(timeline.len(), 2, "one point per second: {timeline:?}");
+        for p in timeline {
+            assert!(
+                p["reads"].as_u64().unwrap() > 0,
+                "{} read nothing: {p}",
+                case["label"]
+            );
+            let used = p["cgroup_bytes"].as_u64().expect("the cgroup's usage");
+            assert!(
+                used > 0 && used <= limit,
+                "{} used {used} of {limit}",
+                case["label"]
+            );
+        }
+        let ops = sample["ops"].as_u64().unwrap();
+        let counted: u64 = timeline.iter().map(|p| p["reads"].as_u64().unwrap()).sum();
+        assert!(
+            ops >= counted,
+            "{ops} operations, {counted} in the timeline"
+        );
+        assert!(sample["footprint"]["distinct"].as_u64().unwrap() > 0);
+    }
+}
+
+/// A budget the file fits in is allowed, with a warning that it has no
+/// effect (as root, who may create the cgroup).
+#[test]
+#[ignore = "needs root"]
+fn a_budget_larger_than_the_file_warns_that_it_has_no_effect() {
+    common::require_root("a memory cgroup for --memory-budget");
+    let s = Scratch::new();
+    let out = s
+        .run(
+            Flags::new()
+                .size("4M")
+                .method("pread")
+                .cache("warm")
+                .runs(1)
+                .flag("--memory-budget", "64M"),
+        )
+        .output()
+        .expect("faultline runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("has no effect"))
+        .collect();
+    assert_eq!(
+        warnings,
+        ["warning: memory budget 64 MiB is not smaller than the 4 MiB file: every page fits, so the budget has no effect on it"],
+        "{stderr}"
+    );
 }

@@ -92,6 +92,51 @@ mod tests {
         assert_eq!(Fadvise::Noreuse.to_string(), "noreuse");
     }
 
+    /// The share of `file`'s pages in the page cache (mincore on a map of it).
+    fn resident_share(file: &File) -> f64 {
+        // SAFETY: a private read-only map of a file this test owns and does not change.
+        let map = unsafe { memmap2::Mmap::map(file) }.unwrap();
+        let pages = map.len().div_ceil(4096);
+        let mut vec = vec![0u8; pages];
+        // SAFETY: `vec` has one byte per page of the mapping.
+        let rc = unsafe { libc::mincore(map.as_ptr() as *mut _, map.len(), vec.as_mut_ptr()) };
+        assert_eq!(rc, 0, "mincore: {}", std::io::Error::last_os_error());
+        vec.iter().filter(|&&b| b & 1 == 1).count() as f64 / pages as f64
+    }
+
+    #[test]
+    fn a_read_methods_setup_gives_its_file_the_hint() {
+        use std::io::Write;
+        // On the disk the tests build on (not a tmpfs, which cannot evict).
+        let mut file = tempfile::tempfile_in(env!("CARGO_MANIFEST_DIR")).unwrap();
+        file.write_all(&vec![7u8; 8 << 20]).unwrap();
+        file.sync_all().unwrap();
+        // SAFETY: a valid descriptor.
+        let rc = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        assert_eq!(rc, 0);
+        assert!(resident_share(&file) < 0.05, "evicted before the setup");
+        let layout = crate::pattern::Layout {
+            file_size: 8 << 20,
+            block_size: 4096,
+        };
+        let reopened = file.try_clone().unwrap();
+        let mut method =
+            super::super::read::ReadMethod::new(reopened, layout, super::super::read::Call::Pread)
+                .fadvise(Some(Fadvise::Willneed));
+        super::super::Method::setup(&mut method).unwrap();
+        // WILLNEED starts the reads and returns: wait for them.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut share = resident_share(&file);
+        while share < 0.95 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            share = resident_share(&file);
+        }
+        assert!(
+            share >= 0.95,
+            "setup with willneed read {share:.2} of the file in"
+        );
+    }
+
     #[test]
     fn a_pipe_refuses_the_hint_with_one_line() {
         let (r, _w) = nix::unistd::pipe().unwrap();
