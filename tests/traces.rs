@@ -116,7 +116,10 @@ fn a_real_fio_iolog_and_an_strace_of_real_fio_replay_the_same_reads_on_every_met
     let expected = (sum_of(&file, &reads), 100 * 4096, 100);
     let from_iolog = replay(&s, &data, &iolog, &format!("{METHODS},direct"), &[]);
     assert_eq!(from_iolog.len(), 8);
-    assert!(from_iolog.iter().all(|r| *r == expected), "{from_iolog:?} vs {expected:?}");
+    assert!(
+        from_iolog.iter().all(|r| *r == expected),
+        "{from_iolog:?} vs {expected:?}"
+    );
     // The same job under strace: fio's pread64 calls are the reads.
     let dir = data.parent().unwrap();
     tool(
@@ -140,7 +143,10 @@ fn a_real_fio_iolog_and_an_strace_of_real_fio_replay_the_same_reads_on_every_met
         ],
     );
     let from_strace = replay(&s, &data, &dir.join("fio.strace"), METHODS, &[]);
-    assert!(from_strace.iter().all(|r| *r == expected), "{from_strace:?}");
+    assert!(
+        from_strace.iter().all(|r| *r == expected),
+        "{from_strace:?}"
+    );
 }
 
 #[test]
@@ -149,7 +155,9 @@ fn an_strace_of_dd_follows_its_seek_through_a_duplicated_descriptor() {
     let dir = s.path("dd");
     std::fs::create_dir_all(&dir).unwrap();
     let data = dir.join("data.bin");
-    let bytes: Vec<u8> = (0..1u32 << 20).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let bytes: Vec<u8> = (0..1u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
     std::fs::write(&data, &bytes).unwrap();
     // dd opens the file, dup2()s it onto fd 0 and lseek()s 3 blocks in.
     tool(
@@ -176,23 +184,29 @@ fn an_strace_of_dd_follows_its_seek_through_a_duplicated_descriptor() {
         &[("--trace-path", "data.bin")],
     );
     let expected = (sum_bytes(&bytes[3 * 4096..7 * 4096]), 4 * 4096, 4);
-    assert!(got.iter().all(|r| *r == expected), "{got:?} vs {expected:?}");
+    assert!(
+        got.iter().all(|r| *r == expected),
+        "{got:?} vs {expected:?}"
+    );
 }
 
 #[test]
 fn a_traces_writes_are_skipped_by_readers_and_replayed_by_writers() {
     let s = Scratch::new();
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio-randrw-bsrange.v3.iolog");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fio-randrw-bsrange.v3.iolog");
     // Read methods: 27 reads of 512 B to 16 KiB; the 13 writes are reported.
-    let out = common::succeeded(&mut s.run(
-        Flags::new()
-            .size("256K")
-            .flag("--trace", &fixture)
-            .method("pread,mmap,uring")
-            .cache("warm")
-            .runs(1)
-            .export_json(&s.path("r.json")),
-    ));
+    let out = common::succeeded(
+        &mut s.run(
+            Flags::new()
+                .size("256K")
+                .flag("--trace", &fixture)
+                .method("pread,mmap,uring")
+                .cache("warm")
+                .runs(1)
+                .export_json(&s.path("r.json")),
+        ),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("27 reads"), "{stderr}");
     assert!(
@@ -200,9 +214,13 @@ fn a_traces_writes_are_skipped_by_readers_and_replayed_by_writers() {
         "{stderr}"
     );
     let json = common::read_json(&s.path("r.json"));
-    assert!(json["warnings"].to_string().contains("read methods skip them"));
+    assert!(json["warnings"]
+        .to_string()
+        .contains("read methods skip them"));
     let reads = samples(&json);
-    assert!(reads.iter().all(|(_, x)| x["ops"] == 27 && x["checksum"] == reads[0].1["checksum"]));
+    assert!(reads
+        .iter()
+        .all(|(_, x)| x["ops"] == 27 && x["checksum"] == reads[0].1["checksum"]));
     let longest = iolog_reads(&fixture).iter().map(|r| r.1).max().unwrap();
     assert_eq!(cases(&json)[0]["block_size"], longest, "the longest read");
     // Write methods replay the writes over an existing file, which is read
@@ -219,13 +237,18 @@ fn a_traces_writes_are_skipped_by_readers_and_replayed_by_writers() {
     assert_no_failures(&json);
     let writes = samples(&json);
     assert_eq!(writes.len(), 4);
-    assert!(writes.iter().all(|(_, x)| x["ops"] == 13 && x["checksum"] == writes[0].1["checksum"]));
+    assert!(writes
+        .iter()
+        .all(|(_, x)| x["ops"] == 13 && x["checksum"] == writes[0].1["checksum"]));
     s.refused(
         Flags::new()
             .size("256K")
             .flag("--trace", &fixture)
             .method("pwrite"),
-        &["a trace's writes are replayed over an existing file", "--target overwrite"],
+        &[
+            "a trace's writes are replayed over an existing file",
+            "--target overwrite",
+        ],
     );
 }
 
@@ -240,7 +263,11 @@ fn trace_file(s: &Scratch, name: &str, text: &str) -> PathBuf {
 fn bad_traces_are_one_line_naming_the_line() {
     let s = Scratch::new();
     let size = Flags::new().size("64K").method("pread");
-    let bad = trace_file(&s, "bad.csv", "offset,length\n0,4096\n4096,4096\nbanana,7\n");
+    let bad = trace_file(
+        &s,
+        "bad.csv",
+        "offset,length\n0,4096\n4096,4096\nbanana,7\n",
+    );
     s.refused(size.clone().flag("--trace", &bad), &["bad.csv", "line 4"]);
     let past = trace_file(&s, "past.csv", "0,4096\n65000,4096\n");
     s.refused(
@@ -282,8 +309,14 @@ fn bad_traces_are_one_line_naming_the_line() {
     );
     let unaligned = trace_file(&s, "odd.csv", "0,4096\n100,4096\n");
     s.refused(
-        Flags::new().size("64K").method("direct").flag("--trace", &unaligned),
-        &["--method direct", "line 2 of the trace is 4096 bytes at offset 100"],
+        Flags::new()
+            .size("64K")
+            .method("direct")
+            .flag("--trace", &unaligned),
+        &[
+            "--method direct",
+            "line 2 of the trace is 4096 bytes at offset 100",
+        ],
     );
     let writes_only = trace_file(
         &s,
@@ -310,7 +343,10 @@ fn a_trace_that_changed_after_planning_is_refused_by_the_trial() {
     assert_eq!(reference.load(Some(1 << 16)).unwrap().reads.len(), 2);
     std::fs::write(&path, "0,4096\n8192,4097\n").unwrap();
     let err = reference.load(Some(1 << 16)).unwrap_err().to_string();
-    assert!(err.contains("the trace changed since the run was planned"), "{err}");
+    assert!(
+        err.contains("the trace changed since the run was planned"),
+        "{err}"
+    );
 }
 
 #[test]
