@@ -76,6 +76,9 @@ pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> 
         latency: None,
         threads: None,
         procs: None,
+        ops_per_s: None,
+        footprint: None,
+        timeline: Vec::new(),
     }
 }
 
@@ -135,12 +138,14 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             device: None,
             bytes: 1 << 30,
             syscalls: 65_536,
+            ops: 65_536,
             checksum: 0xdead_beef,
             latency: None,
             thread_ns: Vec::new(),
             pss_kib: None,
             procs: Vec::new(),
             timeline: Vec::new(),
+            footprint: None,
         },
         residency_before: 1.0,
         residency_after: 1.0,

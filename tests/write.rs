@@ -360,7 +360,7 @@ fn write_methods_need_the_fill_workload_and_a_permutation() {
     );
     scratch.refused(
         ["--method", "mmap-write", "--pattern", "random-replace"],
-        &["write methods take seq or random"],
+        &["write methods take seq, random, reverse or stride:N"],
     );
 }
 

@@ -8,8 +8,9 @@ use clap::Args;
 
 use faultline::files::image;
 use faultline::method::{
-    Advice, MethodKind, Populate, Share, SizeWith, Switch, SyncCall, SyncPolicy,
+    Advice, Fadvise, MethodKind, Populate, Share, SizeWith, Switch, SyncCall, SyncPolicy,
 };
+use faultline::pattern::trace::{Follow, LoadedTrace, TraceFormat, TraceOptions, TraceRef};
 use faultline::pattern::Pattern;
 use faultline::plan::factors::{Factors, DEFAULT_SIZE};
 use faultline::plan::{CacheState, Metric, OrderPolicy, Target, ThreadMode, WarmBy};
@@ -24,9 +25,31 @@ pub struct RunArgs {
     /// I/O methods; the first is the baseline the others are compared with.
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [MethodKind::Read, MethodKind::Mmap])]
     pub method: Vec<MethodKind>,
-    /// Block orders. Without --pattern and --block: seq with 16 KiB blocks and random with 4 KiB blocks.
-    #[arg(long, value_delimiter = ',', value_enum)]
+    /// Block orders: seq, random, random-replace, reverse, stride:N, zipf:THETA, pareto:H,
+    /// normal:SIGMA, hotset:P/Q (P% of accesses to Q% of the blocks, spread), hotzone:P/Q (to
+    /// the first Q% of the file), chase (each next block from the bytes of the last). Without
+    /// --pattern and --block: seq with 16 KiB blocks and random with 4 KiB blocks.
+    #[arg(long, value_delimiter = ',')]
     pub pattern: Vec<Pattern>,
+    /// Replay the reads (or, for write methods, the writes) recorded in FILE instead of a
+    /// generated pattern: a fio iolog (v2, v3), strace output, or offset,length CSV.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["pattern", "block"])]
+    pub trace: Option<PathBuf>,
+    /// The trace's format [default: told from its first line].
+    #[arg(long, value_name = "FORMAT", value_parser = parse_trace_format, requires = "trace")]
+    pub trace_format: Option<TraceFormat>,
+    /// strace traces: replay the reads of this file descriptor [default: the file read most].
+    #[arg(
+        long,
+        value_name = "FD",
+        requires = "trace",
+        conflicts_with = "trace_path"
+    )]
+    pub trace_fd: Option<i32>,
+    /// Replay the operations on the traced file with this path (or ending with it)
+    /// [default: the file read most].
+    #[arg(long, value_name = "PATH", requires = "trace")]
+    pub trace_path: Option<String>,
     /// Block sizes, 1 byte to 64 MiB (e.g. 4k,16KiB,1M). Default: 16 KiB for seq, 4 KiB for random.
     #[arg(long, value_delimiter = ',', value_parser = clap_size, allow_negative_numbers = true)]
     pub block: Vec<u64>,
@@ -83,7 +106,7 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub iov: Vec<u32>,
     /// io_uring: requests in flight (uring, uring-direct, uring-write, uring-direct-write),
-    /// 1 to 256 [default: 1].
+    /// 1 to 256 [default: 1]. A chase runs at depth 1 (each read needs the bytes of the last).
     #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=256))]
     pub depth: Vec<u32>,
     /// io_uring: read into or write from registered (fixed) buffers. Alone it means on; `off,on`
@@ -116,6 +139,17 @@ pub struct RunArgs {
     /// How threads share the work: split the blocks between them, or each run the whole workload.
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [ThreadMode::Split], requires = "threads")]
     pub thread_mode: Vec<ThreadMode>,
+    /// posix_fadvise() on the opened file in setup, for read, pread, preadv, stdio and uring
+    /// (each value its own case; the mmap methods take --advice).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub fadvise: Vec<Fadvise>,
+    /// Read for this many seconds per trial instead of one pass (touch workload), reporting
+    /// reads per second and a per-second timeline, 1 to 86400.
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=86_400))]
+    pub duration: Option<u32>,
+    /// Run each trial in a memory cgroup that limits its page cache to SIZE (needs root).
+    #[arg(long, value_name = "SIZE", value_parser = clap_size)]
+    pub memory_budget: Option<u64>,
     /// Trial processes run at once on the same file, released together, 1 to 64
     /// (each reports its peak RSS and PSS).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -150,6 +184,7 @@ pub struct RunArgs {
         "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
         "advice", "share", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
         "factor", "enlarge", "scale_unit", "image", "threads", "thread_mode", "procs",
+        "trace", "fadvise", "duration", "memory_budget",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -199,7 +234,32 @@ impl RunArgs {
             warmup: self.warmup,
             order: self.order,
             metric: self.metric,
+            trace: None,
+            fadvises: self.fadvise.clone(),
+            duration_s: self.duration,
+            memory_budget: None,
         }
+    }
+
+    /// The trace of `--trace`, parsed (its errors name the file and line).
+    /// `sizes` are the files it will be replayed on: with one, an strace
+    /// `lseek(.., SEEK_END)` whose result was not recorded takes its size.
+    fn load_trace(&self, sizes: &[u64]) -> faultline::error::Result<Option<LoadedTrace>> {
+        let Some(path) = &self.trace else {
+            return Ok(None);
+        };
+        let follow = match (&self.trace_fd, &self.trace_path) {
+            (Some(fd), _) => Follow::Fd(*fd),
+            (None, Some(p)) => Follow::Path(p.clone()),
+            (None, None) => Follow::Busiest,
+        };
+        let options = TraceOptions {
+            format: self.trace_format,
+            follow,
+            file_size: (sizes.len() == 1).then(|| sizes[0]),
+        };
+        let (reference, trace) = TraceRef::open(path, &options)?;
+        Ok(Some(LoadedTrace { reference, trace }))
     }
 
     /// Where and how the session runs.
@@ -246,12 +306,36 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
         Some(journal) => Session::resume(journal, &config)?,
         None => {
             let sizes = session::planned_file_sizes(&config, &args.sizes())?;
-            let plan = args.factors().plan(&sizes)?;
-            Session::fresh(plan, &config)?
+            let mut factors = args.factors();
+            factors.trace = args.load_trace(&sizes)?;
+            if let Some(limit) = args.memory_budget {
+                let probe = faultline::plan::memory_budget::probe();
+                factors.memory_budget =
+                    Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
+            }
+            if factors.patterns.contains(&Pattern::Chase) && factors.depths.iter().any(|&d| d > 1) {
+                eprintln!(
+                    "note: chase runs io_uring at depth 1 and preadv one block per call: \
+                     each read needs the bytes of the one before"
+                );
+            }
+            let plan = factors.plan(&sizes)?;
+            let session = Session::fresh(plan, &config)?;
+            // Once the plan passed every check, so that a refusal is one line.
+            if let Some(t) = &factors.trace {
+                eprintln!("trace: {}", t.reference.describe());
+            }
+            session
         }
     };
     let finished = session.run()?;
     Ok(super::print_finished(&finished))
+}
+
+/// `--trace-format`: fio, fio-v2, fio-v3, strace or csv.
+fn parse_trace_format(s: &str) -> Result<TraceFormat, String> {
+    s.parse()
+        .map_err(|e: faultline::pattern::trace::TraceError| e.to_string())
 }
 
 #[cfg(test)]

@@ -123,6 +123,42 @@ pub fn write_content_unless(
     Ok(())
 }
 
+/// The bytes of a generated file, at any offset, without the file: the
+/// ChaCha8 stream of [`write_content`], addressed in 4-byte words. Checks
+/// (a timed trial's checksum, a chase's path) use it instead of reading the
+/// file again, so they cost no I/O and leave the page cache alone.
+#[derive(Clone, Debug)]
+pub struct GeneratedContent {
+    rng: rand_chacha::ChaCha8Rng,
+    scratch: Vec<u8>,
+}
+
+impl GeneratedContent {
+    /// The content generated from `seed`.
+    pub fn new(seed: u64) -> GeneratedContent {
+        GeneratedContent {
+            rng: rand_chacha::ChaCha8Rng::seed_from_u64(seed),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The byte at `offset`.
+    pub fn byte(&mut self, offset: u64) -> u8 {
+        let mut b = [0u8];
+        self.read(offset, &mut b);
+        b[0]
+    }
+
+    /// Fills `out` with the bytes from `offset` on.
+    pub fn read(&mut self, offset: u64, out: &mut [u8]) {
+        let skip = (offset % 4) as usize;
+        self.rng.set_word_pos(u128::from(offset / 4));
+        self.scratch.resize(skip + out.len(), 0);
+        self.rng.fill_bytes(&mut self.scratch);
+        out.copy_from_slice(&self.scratch[skip..]);
+    }
+}
+
 /// Returns the generated file of `size` bytes from `seed` in `dir`, creating
 /// it if missing (written under a temporary name, synced, then renamed, so
 /// a crash or a full disk never leaves a partial file under the real name).
@@ -358,6 +394,21 @@ fn check_pseudo_file(file: &File, size: u64, fs: &str) -> std::result::Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generated_content_matches_the_generated_file_at_any_offset() {
+        let mut file = Vec::new();
+        write_content(&mut file, 100_003, 42).unwrap();
+        let mut content = GeneratedContent::new(42);
+        for offset in [0u64, 1, 2, 3, 4, 4095, 4096, 65_537, 100_002] {
+            assert_eq!(content.byte(offset), file[offset as usize], "{offset}");
+        }
+        for (offset, len) in [(0usize, 8usize), (3, 8), (4093, 11), (99_990, 13)] {
+            let mut got = vec![0u8; len];
+            content.read(offset as u64, &mut got);
+            assert_eq!(got, file[offset..offset + len], "{offset}+{len}");
+        }
+    }
 
     #[test]
     fn generates_once_and_reuses() {

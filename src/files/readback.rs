@@ -14,9 +14,14 @@ use crate::plan::Case;
 /// here from the offset alone), and the trial's `checksum` is the sum of those
 /// bytes. Any difference is an [`Error::ReadBack`] naming the first wrong byte.
 ///
-/// Every block is written exactly once (write methods take `seq` or `random`,
-/// never `random-replace`), so the bytes of the file are the bytes produced.
+/// Every block is written exactly once (write methods take `seq`, `random`,
+/// `reverse` or `stride:N`, never a sampled pattern), so the bytes of the
+/// file are the bytes produced. A replayed trace's writes are checked by
+/// [`check_trace_written`] instead.
 pub fn check_written(path: &Path, case: &Case, checksum: u64) -> Result<()> {
+    if case.trace.is_some() {
+        return check_trace_written(path, case, checksum);
+    }
     let fail = |detail: String| Error::ReadBack {
         method: case.method_label(),
         detail,
@@ -64,6 +69,110 @@ pub fn check_written(path: &Path, case: &Case, checksum: u64) -> Result<()> {
     if total != checksum {
         return Err(fail(format!(
             "the trial's checksum is {checksum:#018x}, but the bytes it wrote sum to {total:#018x} ({})",
+            case.group_label()
+        )));
+    }
+    Ok(())
+}
+
+/// The read-back of a trace's writes, replayed over an overwrite target
+/// (generated from the case's seed): every byte a write covered is the
+/// fill's, every other byte is still the generated content, and the trial's
+/// checksum is the sum of the fill's bytes over every write, in order
+/// (a byte written twice counts twice, as it was produced twice).
+pub fn check_trace_written(path: &Path, case: &Case, checksum: u64) -> Result<()> {
+    let fail = |detail: String| Error::ReadBack {
+        method: case.method_label(),
+        detail,
+    };
+    let Some(reference) = &case.trace else {
+        return check_written(path, case, checksum);
+    };
+    let trace = reference.load(Some(case.file_size))?;
+    let content = case.fill.unwrap_or_default();
+    let writes = trace.ops(crate::pattern::trace::Ops::Writes);
+    // The sum of what the fill produced, write by write.
+    let mut expected_sum = 0u64;
+    let mut scratch = Vec::new();
+    for op in writes {
+        scratch.resize(op.len as usize, 0);
+        expected_sum =
+            expected_sum.wrapping_add(crate::workload::fill(content, op.offset, &mut scratch));
+    }
+    // The ranges written, merged.
+    let mut ranges: Vec<(u64, u64)> = writes
+        .iter()
+        .filter(|op| op.len > 0)
+        .map(|op| (op.offset, op.offset + u64::from(op.len)))
+        .collect();
+    ranges.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
+    for (start, end) in ranges {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    let mut file: File = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| Error::io("open for reading back", path, e))?;
+    let len = file
+        .metadata()
+        .map_err(|e| Error::io("stat", path, e))?
+        .len();
+    if len != case.file_size {
+        return Err(fail(format!(
+            "{} is {len} bytes, not the {} it had before the writes",
+            path.display(),
+            case.file_size
+        )));
+    }
+    const CHUNK: usize = 1 << 20;
+    let mut found = vec![0u8; CHUNK];
+    let mut expected = vec![0u8; CHUNK];
+    let mut generated = crate::files::dataset::GeneratedContent::new(case.seed);
+    let mut next_range = 0;
+    let mut offset = 0u64;
+    while offset < len {
+        let n = CHUNK.min((len - offset) as usize);
+        file.read_exact(&mut found[..n])
+            .map_err(|e| Error::io("read back", path, e))?;
+        generated.read(offset, &mut expected[..n]);
+        let end = offset + n as u64;
+        while next_range < merged.len() && merged[next_range].1 <= offset {
+            next_range += 1;
+        }
+        let mut r = next_range;
+        while r < merged.len() && merged[r].0 < end {
+            let (a, b) = (merged[r].0.max(offset), merged[r].1.min(end));
+            let span = &mut expected[(a - offset) as usize..(b - offset) as usize];
+            crate::workload::fill(content, a, span);
+            r += 1;
+        }
+        if found[..n] != expected[..n] {
+            let i = (0..n).find(|&i| found[i] != expected[i]).unwrap_or(0);
+            let at = offset + i as u64;
+            let written = merged.iter().any(|&(a, b)| a <= at && at < b);
+            return Err(fail(format!(
+                "byte {at} of {} is {:#04x}, not the {:#04x} {} ({})",
+                path.display(),
+                found[i],
+                expected[i],
+                if written {
+                    "the trace's write puts there"
+                } else {
+                    "it held before (no write of the trace covers it)"
+                },
+                case.group_label()
+            )));
+        }
+        offset = end;
+    }
+    if expected_sum != checksum {
+        return Err(fail(format!(
+            "the trial's checksum is {checksum:#018x}, but the trace's writes sum to {expected_sum:#018x} ({})",
             case.group_label()
         )));
     }

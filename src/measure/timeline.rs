@@ -1,6 +1,8 @@
 //! Per-second timelines of a duration-bounded trial ([`crate::trial::timed`]):
-//! reads completed, TLB shootdowns, major faults, bytes read from the device
-//! and the page cache charged to the trial's cgroup, one point per second.
+//! reads completed, TLB shootdowns, major faults, bytes the trial itself
+//! caused to be read from storage (`/proc/self/io`), bytes read from the
+//! file's device (by anyone) and the page cache charged to the trial's
+//! cgroup, one point per second.
 //!
 //! The trial's sampler takes one [`Reading`] of cumulative counters when the
 //! workers start and one at the end of each second; [`bucket`] turns them
@@ -26,6 +28,9 @@ pub struct Reading {
     pub major_faults: u64,
     /// Bytes read from the file's block device (device-wide).
     pub device_read_bytes: Option<u64>,
+    /// Bytes the trial process caused to be read from storage
+    /// (`read_bytes` of /proc/self/io: its own, readahead included).
+    pub own_read_bytes: Option<u64>,
     /// Memory charged to the trial's cgroup now, bytes.
     pub cgroup_bytes: Option<u64>,
 }
@@ -47,6 +52,10 @@ pub struct TimelinePoint {
     pub major_faults_per_s: f64,
     /// Bytes per second read from the device (`None` without a block device).
     pub device_read_bytes_per_s: Option<f64>,
+    /// Bytes per second the trial itself caused to be read from storage
+    /// (`None` without /proc/self/io, or in results from before it was read).
+    #[serde(default)]
+    pub own_read_bytes_per_s: Option<f64>,
     /// Memory charged to the trial's cgroup at the end of the interval, bytes
     /// (`None` without a cgroup).
     pub cgroup_bytes: Option<u64>,
@@ -72,6 +81,7 @@ pub fn bucket(readings: &[Reading]) -> Vec<TimelinePoint> {
                 tlb_shootdowns_per_s: opt_rate(a.tlb_shootdowns, b.tlb_shootdowns),
                 major_faults_per_s: rate(a.major_faults, b.major_faults),
                 device_read_bytes_per_s: opt_rate(a.device_read_bytes, b.device_read_bytes),
+                own_read_bytes_per_s: opt_rate(a.own_read_bytes, b.own_read_bytes),
                 cgroup_bytes: b.cgroup_bytes,
             }
         })
@@ -94,6 +104,22 @@ pub fn parse_tlb_shootdowns(text: &str) -> Option<u64> {
 /// TLB shootdowns so far, system-wide; `None` where /proc/interrupts has no TLB line.
 pub fn tlb_shootdowns() -> Option<u64> {
     parse_tlb_shootdowns(&std::fs::read_to_string("/proc/interrupts").ok()?)
+}
+
+/// `read_bytes` of /proc/self/io text: the bytes this process caused to be
+/// fetched from storage.
+pub fn parse_io_read_bytes(text: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix("read_bytes:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The bytes this process has caused to be read from storage so far
+/// (all its threads); `None` without /proc/self/io (no task I/O accounting).
+pub fn own_read_bytes() -> Option<u64> {
+    parse_io_read_bytes(&std::fs::read_to_string("/proc/self/io").ok()?)
 }
 
 /// A number read from a one-number file (a cgroup's `memory.current`).
@@ -182,6 +208,7 @@ mod tests {
             tlb_shootdowns: Some(tlb),
             major_faults: majflt,
             device_read_bytes: Some(dev),
+            own_read_bytes: Some(dev / 2),
             cgroup_bytes: Some(reads * 10),
         }
     }
@@ -205,6 +232,7 @@ mod tests {
         assert_eq!(points[0].tlb_shootdowns_per_s, Some(50.0));
         assert_eq!(points[1].major_faults_per_s, 2.0);
         assert_eq!(points[1].device_read_bytes_per_s, Some(4096.0));
+        assert_eq!(points[1].own_read_bytes_per_s, Some(2048.0));
         assert_eq!(points[1].cgroup_bytes, Some(15000));
         // A longer interval: rates divide by its measured length.
         assert!((points[2].interval_s - 1.5).abs() < 1e-9);
@@ -234,6 +262,16 @@ mod tests {
             })
             .collect();
         assert_eq!(filled_at(&no_cgroup, 2000), Some(2));
+    }
+
+    #[test]
+    fn reads_own_storage_bytes_from_proc_self_io() {
+        let text = "rchar: 100\nwchar: 5\nsyscr: 3\nsyscw: 1\nread_bytes: 8192\nwrite_bytes: 0\n";
+        assert_eq!(parse_io_read_bytes(text), Some(8192));
+        assert_eq!(parse_io_read_bytes("rchar: 1\n"), None);
+        if std::path::Path::new("/proc/self/io").exists() {
+            assert!(own_read_bytes().is_some());
+        }
     }
 
     #[test]

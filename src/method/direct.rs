@@ -15,6 +15,7 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use super::aligned::{AlignedBuf, Alignment};
 use super::{LoopCounts, Method, Spec};
 use crate::error::{Error, Result};
+use crate::pattern::chase::chase_word;
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
 
@@ -185,15 +186,17 @@ impl Method for DirectMethod {
         };
         let buffer = buffer.as_mut_slice();
         let file = &self.file;
+        let dependent = order.is_dependent();
         let mut counts = LoopCounts::default();
-        order.for_each(|index| {
-            let (offset, len) = layout.block(index);
+        order.for_each_read(layout, |offset, len| {
+            check_aligned(offset, alignment)?;
             let request = alignment.round_up(len as u64) as usize;
             let filled = read_block(file, &mut buffer[..request], offset, len, &mut counts)?;
             debug_assert!(filled >= len);
-            workload.consume(offset, &buffer[..len]);
+            let block = &buffer[..len];
+            workload.consume(offset, block);
             counts.bytes += len as u64;
-            Ok::<(), Error>(())
+            Ok::<u64, Error>(if dependent { chase_word(block) } else { 0 })
         })?;
         Ok(counts)
     }
@@ -202,6 +205,37 @@ impl Method for DirectMethod {
         self.buffer = None;
         Ok(())
     }
+}
+
+/// Refuses an offset O_DIRECT cannot read at (block orders are aligned by
+/// their block size; a trace's reads are checked before the run, so this is
+/// a last line of defence, as an error rather than EINVAL).
+#[inline(always)]
+pub(crate) fn check_aligned(offset: u64, alignment: &Alignment) -> Result<()> {
+    // The alignment is a power of two (see `Alignment`).
+    if offset & (alignment.bytes - 1) == 0 {
+        Ok(())
+    } else {
+        Err(Error::Trial(format!(
+            "O_DIRECT cannot read at offset {offset}: it is not a multiple of {alignment}"
+        )))
+    }
+}
+
+/// Why a trace's operations cannot be done with O_DIRECT under
+/// `alignment`, if they cannot: the first one whose offset or length is
+/// not a multiple of it, by its line.
+pub fn misaligned_trace(
+    trace: &crate::pattern::trace::Trace,
+    ops: crate::pattern::trace::Ops,
+    alignment: &Alignment,
+) -> Option<String> {
+    let op = trace.misaligned(ops, alignment.bytes)?;
+    Some(format!(
+        "O_DIRECT needs every offset and length aligned to {alignment}, and line {} of the \
+         trace is {} bytes at offset {}; replay it with a method without O_DIRECT (pread, uring)",
+        op.line, op.len, op.offset
+    ))
 }
 
 /// Reads at least `want` bytes at `offset` into `buf` (its length is the

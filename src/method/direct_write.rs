@@ -50,6 +50,7 @@ pub struct DirectWriteMethod {
     sync_call: SyncCall,
     timer: Box<dyn SyncTimer>,
     buffer: Option<AlignedBuf>,
+    alignment: Option<super::aligned::Alignment>,
 }
 
 impl DirectWriteMethod {
@@ -69,6 +70,7 @@ impl DirectWriteMethod {
             sync_call,
             timer,
             buffer: None,
+            alignment: None,
         }
     }
 }
@@ -81,20 +83,22 @@ impl Method for DirectWriteMethod {
             self.layout.block_size as usize,
             buffer_alignment(&alignment),
         ));
+        self.alignment = Some(alignment);
         Ok(())
     }
 
     fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts> {
         let layout = self.layout;
-        let Some(buffer) = self.buffer.as_mut() else {
+        let (Some(buffer), Some(alignment)) = (self.buffer.as_mut(), self.alignment.as_ref())
+        else {
             return Err(Error::Trial("run before setup".into()));
         };
         let buffer = buffer.as_mut_slice();
         let (file, timer, call) = (&self.file, self.timer.as_mut(), self.sync_call);
         let each = self.sync == SyncPolicy::Each;
         let mut counts = LoopCounts::default();
-        order.for_each(|index| {
-            let (offset, len) = layout.block(index);
+        order.for_each_read(layout, |offset, len| {
+            super::direct::check_aligned(offset, alignment)?;
             let buf = &mut buffer[..len];
             workload.produce(offset, buf);
             pwrite_all(file, buf, offset, "O_DIRECT pwrite", &mut counts)?;
@@ -102,7 +106,7 @@ impl Method for DirectWriteMethod {
                 sync_in_loop(file, call, timer, &mut counts)?;
             }
             counts.bytes += len as u64;
-            Ok::<(), Error>(())
+            Ok::<u64, Error>(0)
         })?;
         Ok(counts)
     }

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{prefaulted_buffer, LoopCounts, Method, MethodOption, Spec};
 use crate::error::{Error, Result};
+use crate::pattern::chase::chase_word;
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
 
@@ -173,6 +174,57 @@ impl MmapMethod {
     }
 }
 
+/// The `len` bytes of the mapping at `offset`; an error, never a panic, when
+/// they are not all inside it (orders are checked against the file's size
+/// before the trial, so this does not happen).
+#[inline(always)]
+fn in_map(map: &[u8], offset: u64, len: usize) -> Result<&[u8]> {
+    let start = offset as usize;
+    match map.get(start..start.wrapping_add(len)) {
+        Some(block) => Ok(block),
+        None => Err(outside_map(offset, len, map.len())),
+    }
+}
+
+/// The error of [`in_map`], kept out of the main loop.
+#[cold]
+#[inline(never)]
+fn outside_map(offset: u64, len: usize, map_len: usize) -> Error {
+    Error::Trial(format!(
+        "a read of {len} bytes at offset {offset} is outside the {map_len}-byte mapping"
+    ))
+}
+
+/// The main loop over the mapping: each block of `order` read in place
+/// (`COPY`: copied into `buffer` first) and given to `workload`; returns
+/// the bytes delivered. `DEPENDENT` (a chase) hands each block's first word
+/// back to steer the walk. Both are constants so that the common case
+/// carries no branch for them.
+#[inline(always)]
+fn run_mapped<const COPY: bool, const DEPENDENT: bool>(
+    map: &[u8],
+    buffer: &mut [u8],
+    order: &BlockOrder,
+    layout: Layout,
+    workload: &mut dyn Workload,
+) -> Result<u64> {
+    let mut bytes = 0u64;
+    order.for_each_read(layout, |offset, len| {
+        let mapped = in_map(map, offset, len)?;
+        let block: &[u8] = if COPY {
+            let copy = &mut buffer[..len];
+            copy.copy_from_slice(mapped);
+            copy
+        } else {
+            mapped
+        };
+        workload.consume(offset, block);
+        bytes += len as u64;
+        Ok::<u64, Error>(if DEPENDENT { chase_word(block) } else { 0 })
+    })?;
+    Ok(bytes)
+}
+
 fn refused(what: &str, e: std::io::Error) -> Error {
     Error::Trial(format!("{what} failed: {e}"))
 }
@@ -223,26 +275,13 @@ impl Method for MmapMethod {
             .map
             .as_deref()
             .ok_or_else(|| Error::Trial("run before setup".into()))?;
-        let mut bytes = 0u64;
-        if self.copy {
-            let buffer = &mut self.buffer;
-            order.for_each(|index| {
-                let (offset, len) = layout.block(index);
-                let start = offset as usize;
-                buffer[..len].copy_from_slice(&map[start..start + len]);
-                workload.consume(offset, &buffer[..len]);
-                bytes += len as u64;
-                Ok::<(), Error>(())
-            })?;
-        } else {
-            order.for_each(|index| {
-                let (offset, len) = layout.block(index);
-                let start = offset as usize;
-                workload.consume(offset, &map[start..start + len]);
-                bytes += len as u64;
-                Ok::<(), Error>(())
-            })?;
-        }
+        let buffer = &mut self.buffer;
+        let bytes = match (self.copy, order.is_dependent()) {
+            (false, false) => run_mapped::<false, false>(map, buffer, order, layout, workload),
+            (false, true) => run_mapped::<false, true>(map, buffer, order, layout, workload),
+            (true, false) => run_mapped::<true, false>(map, buffer, order, layout, workload),
+            (true, true) => run_mapped::<true, true>(map, buffer, order, layout, workload),
+        }?;
         Ok(LoopCounts { syscalls: 0, bytes })
     }
 

@@ -169,10 +169,15 @@ impl Method for MmapWriteMethod {
             .ok_or_else(|| Error::Trial("run before setup".into()))?;
         let timer = &mut self.timer;
         let mut counts = LoopCounts::default();
-        order.for_each(|index| {
-            let (offset, len) = layout.block(index);
+        let map_len = map.len();
+        order.for_each_read(layout, |offset, len| {
             let start = offset as usize;
-            workload.produce(offset, &mut map[start..start + len]);
+            let block = map.get_mut(start..start.wrapping_add(len)).ok_or_else(|| {
+                Error::Trial(format!(
+                    "a write of {len} bytes at offset {offset} is outside the {map_len}-byte mapping"
+                ))
+            })?;
+            workload.produce(offset, block);
             if each {
                 // msync of the pages the block spans (memmap2 aligns the start).
                 timer
@@ -181,7 +186,7 @@ impl Method for MmapWriteMethod {
                 counts.syscalls += 1;
             }
             counts.bytes += len as u64;
-            Ok::<(), Error>(())
+            Ok::<u64, Error>(0)
         })?;
         Ok(counts)
     }

@@ -21,6 +21,7 @@ use crate::workload::Workload;
 pub mod aligned;
 pub mod direct;
 mod direct_write;
+mod fadvise;
 mod mmap;
 mod mmap_write;
 mod options;
@@ -31,6 +32,7 @@ pub mod uring;
 mod uring_write;
 mod write;
 
+pub use fadvise::Fadvise;
 pub use mmap::{Advice, MmapMethod, MmapOptions, Populate, Share};
 pub use mmap_write::SizeWith;
 pub use options::{IoOptions, Switch, DEFAULT_STDIO_BUFFER};
@@ -122,6 +124,8 @@ pub enum MethodOption {
     Depth,
     /// `--uring-registered`: registered (fixed) buffers.
     Registered,
+    /// `--fadvise`: posix_fadvise() on the file in setup.
+    Fadvise,
 }
 
 /// The options a trial builds its method with.

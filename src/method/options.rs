@@ -1,4 +1,4 @@
-//! Options of the `stdio`, `preadv` and `uring` methods, carried by each
+//! Options of the `stdio`, `preadv` and `uring` methods (and `--fadvise`), carried by each
 //! [`crate::plan::Case`]. A method's own options are set (`Some`) on its
 //! cases and absent (`None`) on every other method's, as the mmap options are.
 use serde::{Deserialize, Serialize};
@@ -25,6 +25,10 @@ pub struct IoOptions {
     /// `uring`, `uring-direct`: whether the buffers are registered with the ring.
     #[serde(default)]
     pub registered: Option<bool>,
+    /// `read`, `pread`, `preadv`, `stdio`, `uring`: the posix_fadvise() hint
+    /// given in setup (`--fadvise`); absent: none given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fadvise: Option<super::Fadvise>,
 }
 
 /// An option given as off, on, or both (`--uring-registered off,on`).
@@ -72,6 +76,9 @@ impl IoOptions {
         }
         if let Some(n) = self.iov {
             parts.push(format!("iov={n}"));
+        }
+        if let Some(hint) = self.fadvise {
+            parts.push(format!("fadvise={hint}"));
         }
         parts
     }

@@ -17,6 +17,7 @@ use std::os::fd::AsRawFd;
 
 use super::{prefaulted_buffer, LoopCounts, Method, MethodOption, Spec};
 use crate::error::{Error, Result};
+use crate::pattern::chase::chase_word;
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
 
@@ -32,13 +33,11 @@ pub(super) const PREADV: Spec = Spec {
     maps_file: false,
     direct: false,
     uses_uring: false,
-    options: &[MethodOption::Iov],
+    options: &[MethodOption::Iov, MethodOption::Fadvise],
     build: |file, layout, config, _| {
-        Box::new(PreadvMethod::new(
-            file,
-            layout,
-            config.io.iov.unwrap_or(DEFAULT_IOV),
-        ))
+        let mut method = PreadvMethod::new(file, layout, config.io.iov.unwrap_or(DEFAULT_IOV));
+        method.fadvise = config.io.fadvise;
+        Box::new(method)
     },
 };
 
@@ -47,8 +46,10 @@ pub struct PreadvMethod {
     file: File,
     layout: Layout,
     iov: usize,
+    fadvise: Option<super::Fadvise>,
     buffers: Vec<u8>,
     iovecs: Vec<libc::iovec>,
+    pending: Vec<(u64, usize)>,
 }
 
 impl PreadvMethod {
@@ -58,48 +59,55 @@ impl PreadvMethod {
             file,
             layout,
             iov: iov.clamp(1, MAX_IOV) as usize,
+            fadvise: None,
             buffers: Vec::new(),
             iovecs: Vec::new(),
+            pending: Vec::new(),
         }
     }
 }
 
-/// The blocks waiting to be read: `len` consecutive blocks from `first`.
+/// The reads waiting to be made: consecutive ranges of the file, each into
+/// its own buffer (`stride` bytes apart), the first at `pending[0].0`.
 struct Batch<'a> {
     file: &'a File,
-    layout: Layout,
+    stride: usize,
     buffers: &'a mut [u8],
     iovecs: &'a mut Vec<libc::iovec>,
-    first: u64,
-    len: usize,
+    pending: &'a mut Vec<(u64, usize)>,
     counts: LoopCounts,
 }
 
 impl Batch<'_> {
+    /// Whether a read of `offset` starts where the pending ones end.
+    #[inline]
+    fn follows(&self, offset: u64) -> bool {
+        self.pending
+            .last()
+            .is_some_and(|&(at, len)| at + len as u64 == offset)
+    }
+
     /// Reads the pending blocks with as few preadv() calls as the kernel
     /// allows, then hands each to the workload.
     fn flush(&mut self, workload: &mut dyn Workload) -> Result<()> {
-        if self.len == 0 {
+        let Some(&(start, _)) = self.pending.first() else {
             return Ok(());
-        }
-        let block = self.layout.block_size as usize;
-        let (start, _) = self.layout.block(self.first);
-        let lens = |k: usize| self.layout.block(self.first + k as u64).1;
-        let total: usize = (0..self.len).map(lens).sum();
+        };
+        let stride = self.stride;
+        let total: usize = self.pending.iter().map(|&(_, len)| len).sum();
         let base = self.buffers.as_mut_ptr();
         let mut done = 0;
         while done < total {
             // One iovec per block not yet filled, the first perhaps partly.
             self.iovecs.clear();
             let mut at = 0;
-            for k in 0..self.len {
-                let len = lens(k);
+            for (k, &(_, len)) in self.pending.iter().enumerate() {
                 if at + len > done {
                     let skip = done.saturating_sub(at);
                     self.iovecs.push(libc::iovec {
-                        // SAFETY: k * block + skip < buffers.len(), since
-                        // k < iov and skip < len <= block.
-                        iov_base: unsafe { base.add(k * block + skip) }.cast(),
+                        // SAFETY: k * stride + skip < buffers.len(), since
+                        // k < iov and skip < len <= stride.
+                        iov_base: unsafe { base.add(k * stride + skip) }.cast(),
                         iov_len: len - skip,
                     });
                 }
@@ -131,48 +139,52 @@ impl Batch<'_> {
             }
             done += n as usize;
         }
-        for k in 0..self.len {
-            let len = lens(k);
-            let offset = start + (k * block) as u64;
-            workload.consume(offset, &self.buffers[k * block..k * block + len]);
+        for (k, &(offset, len)) in self.pending.iter().enumerate() {
+            workload.consume(offset, &self.buffers[k * stride..k * stride + len]);
         }
         self.counts.bytes += total as u64;
-        self.len = 0;
+        self.pending.clear();
         Ok(())
     }
 }
 
 impl Method for PreadvMethod {
     fn setup(&mut self) -> Result<()> {
+        super::fadvise::apply(&self.file, self.fadvise)?;
         self.buffers = prefaulted_buffer(self.iov * self.layout.block_size as usize);
         self.iovecs = Vec::with_capacity(self.iov);
+        self.pending = Vec::with_capacity(self.iov);
         Ok(())
     }
 
+    /// A dependent order (`chase`) reads one block per call: the next
+    /// block is known only once this one has arrived.
     fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts> {
         if self.buffers.is_empty() {
             return Err(Error::Trial("run before setup".into()));
         }
         let iov = self.iov;
+        let dependent = order.is_dependent();
         let mut batch = Batch {
             file: &self.file,
-            layout: self.layout,
+            stride: self.layout.block_size as usize,
             buffers: &mut self.buffers,
             iovecs: &mut self.iovecs,
-            first: 0,
-            len: 0,
+            pending: &mut self.pending,
             counts: LoopCounts::default(),
         };
-        order.for_each(|index| {
-            let follows = batch.len > 0 && index == batch.first + batch.len as u64;
-            if batch.len == iov || (batch.len > 0 && !follows) {
+        batch.pending.clear();
+        order.for_each_read(self.layout, |offset, len| {
+            let n = batch.pending.len();
+            if n == iov || (n > 0 && !batch.follows(offset)) {
                 batch.flush(workload)?;
             }
-            if batch.len == 0 {
-                batch.first = index;
+            batch.pending.push((offset, len));
+            if dependent {
+                batch.flush(workload)?;
+                return Ok(chase_word(&batch.buffers[..len]));
             }
-            batch.len += 1;
-            Ok::<(), Error>(())
+            Ok::<u64, Error>(0)
         })?;
         batch.flush(workload)?;
         Ok(batch.counts)
@@ -181,6 +193,7 @@ impl Method for PreadvMethod {
     fn teardown(&mut self) -> Result<()> {
         self.buffers = Vec::new();
         self.iovecs = Vec::new();
+        self.pending = Vec::new();
         Ok(())
     }
 }
@@ -225,10 +238,9 @@ mod tests {
             let counts = m.run(&order, &mut seen).unwrap();
             let mut expected = Vec::new();
             order
-                .for_each(|i| {
-                    let (o, l) = layout.block(i);
+                .for_each_read(layout, |o, l| {
                     expected.push((o, bytes[o as usize..o as usize + l].to_vec()));
-                    Ok::<(), ()>(())
+                    Ok::<u64, ()>(0)
                 })
                 .unwrap();
             assert_eq!(seen.0, expected, "{pattern} iov {iov}");

@@ -4,15 +4,17 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 
-use super::{prefaulted_buffer, LoopCounts, Method, Spec};
+use super::{prefaulted_buffer, LoopCounts, Method, MethodOption, Spec};
 use crate::error::{Error, Result};
+use crate::pattern::chase::chase_word;
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
 
 /// Which system call fills the buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Call {
-    /// read() at the file cursor; lseek() first when the order jumps.
+    /// read() at the file cursor; lseek() first when the next read does not
+    /// start where the last one ended.
     Read,
     /// pread() at the block's offset.
     Pread,
@@ -24,13 +26,17 @@ pub(super) const READ: Spec = Spec {
     maps_file: false,
     direct: false,
     uses_uring: false,
-    options: &[],
-    build: |file, layout, _, _| Box::new(ReadMethod::new(file, layout, Call::Read)),
+    options: &[MethodOption::Fadvise],
+    build: |file, layout, config, _| {
+        Box::new(ReadMethod::new(file, layout, Call::Read).fadvise(config.io.fadvise))
+    },
 };
 
 /// `pread`: pread() at each block's offset.
 pub(super) const PREAD: Spec = Spec {
-    build: |file, layout, _, _| Box::new(ReadMethod::new(file, layout, Call::Pread)),
+    build: |file, layout, config, _| {
+        Box::new(ReadMethod::new(file, layout, Call::Pread).fadvise(config.io.fadvise))
+    },
     ..READ
 };
 
@@ -39,7 +45,10 @@ pub struct ReadMethod {
     file: File,
     layout: Layout,
     call: Call,
+    fadvise: Option<super::Fadvise>,
     buffer: Vec<u8>,
+    /// Where the file cursor stands (`read`): where the last read ended.
+    cursor: u64,
 }
 
 impl ReadMethod {
@@ -49,8 +58,16 @@ impl ReadMethod {
             file,
             layout,
             call,
+            fadvise: None,
             buffer: Vec::new(),
+            cursor: 0,
         }
+    }
+
+    /// With `Some`, setup gives the file this posix_fadvise() hint (`--fadvise`).
+    pub fn fadvise(mut self, advice: Option<super::Fadvise>) -> Self {
+        self.fadvise = advice;
+        self
     }
 }
 
@@ -66,24 +83,28 @@ fn io_error(e: std::io::Error) -> Error {
 
 impl Method for ReadMethod {
     fn setup(&mut self) -> Result<()> {
+        super::fadvise::apply(&self.file, self.fadvise)?;
         self.buffer = prefaulted_buffer(self.layout.block_size as usize);
         Ok(())
     }
 
     fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts> {
         let layout = self.layout;
-        let sequential = order.is_sequential();
+        let dependent = order.is_dependent();
         let mut counts = LoopCounts::default();
         let ReadMethod {
-            file, call, buffer, ..
+            file,
+            call,
+            buffer,
+            cursor,
+            ..
         } = self;
-        order.for_each(|index| {
-            let (offset, len) = layout.block(index);
+        order.for_each_read(layout, |offset, len| {
             let buf = &mut buffer[..len];
             let mut filled = 0;
             match call {
                 Call::Read => {
-                    if !sequential {
+                    if offset != *cursor {
                         file.seek(SeekFrom::Start(offset)).map_err(io_error)?;
                         counts.syscalls += 1;
                     }
@@ -91,10 +112,12 @@ impl Method for ReadMethod {
                         let n = file.read(&mut buf[filled..]).map_err(io_error)?;
                         counts.syscalls += 1;
                         if n == 0 {
+                            *cursor = offset + filled as u64;
                             return Err(short_read(offset + filled as u64));
                         }
                         filled += n;
                     }
+                    *cursor = offset + len as u64;
                 }
                 Call::Pread => {
                     while filled < len {
@@ -111,7 +134,7 @@ impl Method for ReadMethod {
             }
             workload.consume(offset, buf);
             counts.bytes += len as u64;
-            Ok(())
+            Ok(if dependent { chase_word(buf) } else { 0 })
         })?;
         Ok(counts)
     }

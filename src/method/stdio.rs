@@ -16,6 +16,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 
 use super::{prefaulted_buffer, LoopCounts, Method, MethodOption, Spec, DEFAULT_STDIO_BUFFER};
 use crate::error::{Error, Result};
+use crate::pattern::chase::chase_word;
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
 
@@ -52,10 +53,12 @@ pub(super) const STDIO: Spec = Spec {
     maps_file: false,
     direct: false,
     uses_uring: false,
-    options: &[MethodOption::StdioBuffer],
+    options: &[MethodOption::StdioBuffer, MethodOption::Fadvise],
     build: |file, layout, config, _| {
         let capacity = config.io.stdio_buffer.unwrap_or(DEFAULT_STDIO_BUFFER);
-        Box::new(StdioMethod::new(file, layout, capacity))
+        let mut method = StdioMethod::new(file, layout, capacity);
+        method.fadvise = config.io.fadvise;
+        Box::new(method)
     },
 };
 
@@ -66,6 +69,10 @@ pub struct StdioMethod {
     layout: Layout,
     capacity: usize,
     block: Vec<u8>,
+    /// The posix_fadvise() hint given in setup (`--fadvise`).
+    fadvise: Option<super::Fadvise>,
+    /// Where the reader stands: where the last block ended.
+    position: u64,
 }
 
 impl StdioMethod {
@@ -77,6 +84,8 @@ impl StdioMethod {
             layout,
             capacity: capacity.max(1) as usize,
             block: Vec::new(),
+            fadvise: None,
+            position: 0,
         }
     }
 }
@@ -97,6 +106,7 @@ impl Method for StdioMethod {
             .file
             .take()
             .ok_or_else(|| Error::Trial("setup twice".into()))?;
+        super::fadvise::apply(&file, self.fadvise)?;
         let mut reader = BufReader::with_capacity(
             self.capacity,
             Counting {
@@ -125,25 +135,26 @@ impl Method for StdioMethod {
             .as_mut()
             .ok_or_else(|| Error::Trial("run before setup".into()))?;
         let block = &mut self.block;
-        let mut position = 0u64;
+        let position = &mut self.position;
+        let calls_before = reader.get_ref().calls;
+        let dependent = order.is_dependent();
         let mut bytes = 0u64;
-        order.for_each(|index| {
-            let (offset, len) = layout.block(index);
-            if offset != position {
-                let delta = offset as i64 - position as i64;
+        order.for_each_read(layout, |offset, len| {
+            if offset != *position {
+                let delta = offset as i64 - *position as i64;
                 reader
                     .seek_relative(delta)
                     .map_err(|e| io_error(e, offset))?;
             }
             let buf = &mut block[..len];
             reader.read_exact(buf).map_err(|e| io_error(e, offset))?;
-            position = offset + len as u64;
+            *position = offset + len as u64;
             workload.consume(offset, buf);
             bytes += len as u64;
-            Ok::<(), Error>(())
+            Ok::<u64, Error>(if dependent { chase_word(buf) } else { 0 })
         })?;
         Ok(LoopCounts {
-            syscalls: reader.get_ref().calls,
+            syscalls: reader.get_ref().calls - calls_before,
             bytes,
         })
     }
@@ -202,10 +213,9 @@ mod tests {
             assert_eq!(counts.bytes, order.bytes(layout));
             let mut expected = Vec::new();
             order
-                .for_each(|i| {
-                    let (o, l) = layout.block(i);
+                .for_each_read(layout, |o, l| {
                     expected.push((o, bytes[o as usize..o as usize + l].to_vec()));
-                    Ok::<(), ()>(())
+                    Ok::<u64, ()>(0)
                 })
                 .unwrap();
             assert_eq!(seen.0, expected, "{pattern}");

@@ -31,6 +31,7 @@ use super::aligned::{AlignedBuf, Alignment};
 use super::direct::{buffer_alignment, enable_direct};
 use super::{LoopCounts, Method, MethodConfig, MethodOption, Spec};
 use crate::error::{Error, Result};
+use crate::pattern::chase::chase_word;
 use crate::pattern::{BlockOrder, Layout};
 use crate::workload::Workload;
 
@@ -147,26 +148,34 @@ pub(super) const URING: Spec = Spec {
     maps_file: false,
     direct: false,
     uses_uring: true,
-    options: &[MethodOption::Depth, MethodOption::Registered],
+    options: &[
+        MethodOption::Depth,
+        MethodOption::Registered,
+        MethodOption::Fadvise,
+    ],
     build: |file, layout, config, _| build(file, layout, config, false),
 };
 
-/// `uring-direct`: io_uring reads with O_DIRECT.
+/// `uring-direct`: io_uring reads with O_DIRECT (no page cache, so no
+/// `--fadvise`).
 pub(super) const URING_DIRECT: Spec = Spec {
     direct: true,
+    options: &[MethodOption::Depth, MethodOption::Registered],
     build: |file, layout, config, _| build(file, layout, config, true),
     ..URING
 };
 
 fn build(file: File, layout: Layout, config: &MethodConfig, direct: bool) -> Box<dyn Method> {
     let io = config.io;
-    Box::new(UringMethod::new(
+    let mut method = UringMethod::new(
         file,
         layout,
         io.depth.unwrap_or(DEFAULT_DEPTH),
         io.registered.unwrap_or(false),
         direct,
-    ))
+    );
+    method.fadvise = io.fadvise.filter(|_| !direct);
+    Box::new(method)
 }
 
 /// io_uring reads with up to `depth` in flight.
@@ -176,6 +185,7 @@ pub struct UringMethod {
     depth: usize,
     registered: bool,
     direct: bool,
+    fadvise: Option<super::Fadvise>,
     // Declared before `buffers`: dropping the ring unregisters the buffers
     // before they are freed.
     ring: Option<IoUring>,
@@ -199,6 +209,7 @@ impl UringMethod {
             depth: depth.clamp(1, MAX_DEPTH) as usize,
             registered,
             direct,
+            fadvise: None,
             ring: None,
             buffers: None,
             alignment: None,
@@ -212,6 +223,7 @@ impl UringMethod {
 
 impl Method for UringMethod {
     fn setup(&mut self) -> Result<()> {
+        super::fadvise::apply(&self.file, self.fadvise)?;
         let block = self.layout.block_size;
         let alignment = if self.direct {
             Some(enable_direct(&self.file, block)?)
@@ -258,13 +270,28 @@ impl Method for UringMethod {
         };
         let layout = self.layout;
         let alignment = self.alignment.as_ref();
-        order.for_each(|index| {
+        // A dependent order (chase) has one read in flight whatever the
+        // depth: the next offset comes from the bytes of this read.
+        let dependent = order.is_dependent();
+        order.for_each_read(layout, |offset, want| {
             if pipe.in_flight() == pipe.slots.len() {
                 pipe.deliver(workload)?;
             }
-            let (offset, want) = layout.block(index);
-            let request = alignment.map_or(want, |a| a.round_up(want as u64) as usize);
-            pipe.start(offset, want, request)
+            let request = match alignment {
+                Some(a) => {
+                    super::direct::check_aligned(offset, a)?;
+                    a.round_up(want as u64) as usize
+                }
+                None => want,
+            };
+            pipe.start(offset, want, request)?;
+            if !dependent {
+                return Ok::<u64, Error>(0);
+            }
+            while pipe.in_flight() > 0 {
+                pipe.deliver(workload)?;
+            }
+            Ok(chase_word(pipe.last_delivered()))
         })?;
         while pipe.in_flight() > 0 {
             pipe.deliver(workload)?;
@@ -302,6 +329,19 @@ struct Pipeline<'a> {
 impl Pipeline<'_> {
     fn in_flight(&self) -> usize {
         (self.next - self.head) as usize
+    }
+
+    /// The bytes of the last read delivered (valid until its slot is
+    /// queued again); empty before any.
+    fn last_delivered(&self) -> &[u8] {
+        if self.head == 0 {
+            return &[];
+        }
+        let s = self.slot_of(self.head - 1);
+        // SAFETY: the slot's read completed and was delivered, so nothing
+        // writes these bytes until the slot is queued again, which needs
+        // `&mut self`.
+        unsafe { std::slice::from_raw_parts(self.base.add(s * self.stride), self.slots[s].want) }
     }
 
     fn slot_of(&self, seq: u64) -> usize {
@@ -427,7 +467,7 @@ impl Pipeline<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pattern::Pattern;
+    use crate::pattern::{chase, Pattern};
     use std::io::Write;
 
     #[derive(Default)]
@@ -444,10 +484,9 @@ mod tests {
     fn expected(order: &BlockOrder, layout: Layout, bytes: &[u8]) -> Vec<(u64, Vec<u8>)> {
         let mut out = Vec::new();
         order
-            .for_each(|i| {
-                let (o, l) = layout.block(i);
+            .for_each_read(layout, |o, l| {
                 out.push((o, bytes[o as usize..o as usize + l].to_vec()));
-                Ok::<(), ()>(())
+                Ok::<u64, ()>(chase::chase_word(&bytes[o as usize..o as usize + l]))
             })
             .unwrap();
         out

@@ -196,9 +196,8 @@ impl Method for UringWriteMethod {
             synced: 0,
         };
         let layout = self.layout;
-        order.for_each(|index| {
+        order.for_each_read(layout, |offset, len| {
             let s = pipe.free_slot()?;
-            let (offset, len) = layout.block(index);
             // SAFETY: the slot is free, so no write in flight reads these
             // bytes; s * stride + len <= the buffer's length.
             let buf =
@@ -210,7 +209,8 @@ impl Method for UringWriteMethod {
                 done: 0,
                 pending: 0,
             };
-            pipe.queue(s)
+            pipe.queue(s)?;
+            Ok::<u64, Error>(0)
         })?;
         while pipe.free.len() < pipe.slots.len() {
             pipe.wait()?;
@@ -480,9 +480,9 @@ mod tests {
                         assert_eq!(m.resubmitted, 0, "{what}");
                         let mut offsets = Vec::new();
                         order
-                            .for_each(|i| {
-                                offsets.push(layout.block(i).0);
-                                Ok::<(), ()>(())
+                            .for_each_read(layout, |o, _| {
+                                offsets.push(o);
+                                Ok::<u64, ()>(0)
                             })
                             .unwrap();
                         assert_eq!(fill.0, offsets, "produced in the block order: {what}");

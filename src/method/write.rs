@@ -115,6 +115,8 @@ pub struct WriteMethod {
     file: File,
     layout: Layout,
     call: Call,
+    /// Where the file cursor stands (`write`): where the last write ended.
+    cursor: u64,
     sync: SyncPolicy,
     sync_call: SyncCall,
     timer: Box<dyn SyncTimer>,
@@ -137,6 +139,7 @@ impl WriteMethod {
             file,
             layout,
             call,
+            cursor: 0,
             sync,
             sync_call,
             timer,
@@ -232,11 +235,11 @@ impl Method for WriteMethod {
 
     fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts> {
         let layout = self.layout;
-        let sequential = order.is_sequential();
         let mut counts = LoopCounts::default();
         let WriteMethod {
             file,
             call,
+            cursor,
             sync,
             sync_call,
             timer,
@@ -244,18 +247,19 @@ impl Method for WriteMethod {
             ..
         } = self;
         let each = *sync == SyncPolicy::Each;
-        order.for_each(|index| {
-            let (offset, len) = layout.block(index);
+        order.for_each_read(layout, |offset, len| {
             let buf = &mut buffer[..len];
             workload.produce(offset, buf);
             match call {
                 Call::Write => {
                     let mut done = 0;
-                    if !sequential {
+                    if offset != *cursor {
                         file.seek(SeekFrom::Start(offset))
                             .map_err(|e| write_error(format_args!("lseek to byte {offset}"), e))?;
                         counts.syscalls += 1;
                     }
+                    // Set before writing: an error ends the trial anyway.
+                    *cursor = offset + len as u64;
                     while done < len {
                         let at = offset + done as u64;
                         let n = file
@@ -274,7 +278,7 @@ impl Method for WriteMethod {
                 sync_in_loop(file, *sync_call, timer.as_mut(), &mut counts)?;
             }
             counts.bytes += len as u64;
-            Ok(())
+            Ok(0)
         })?;
         Ok(counts)
     }

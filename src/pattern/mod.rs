@@ -1,49 +1,41 @@
 //! Access patterns: the order in which a trial visits the blocks of a file.
 //!
 //! The order is computed before the timed loop starts, so generating random
-//! numbers is never part of what is timed. `random` is a seeded permutation:
-//! every block is visited exactly once and every method touches the same
-//! bytes, so their checksums agree.
-use rand::seq::SliceRandom;
-use rand::{RngExt, SeedableRng};
-use serde::{Deserialize, Serialize};
+//! numbers is never part of what is timed, and every method touches the same
+//! offsets, so their checksums agree. Four shapes of order exist:
+//!
+//! * block indices in file order ([`BlockOrder::Sequential`]), stored as
+//!   nothing but their count;
+//! * listed block indices ([`BlockOrder::Listed`]): every generated pattern
+//!   but `seq` and `chase`, and a trace whose reads are all whole blocks;
+//! * byte extents ([`BlockOrder::Extents`]): a replayed trace, whose reads
+//!   have any offset and length;
+//! * a dependent walk ([`BlockOrder::Chase`]): the next block is known only
+//!   once the current one is read; its path is still fixed by the file's
+//!   bytes and the seed.
+//!
+//! Every method visits every shape through [`BlockOrder::for_each_read`],
+//! which hands it `(offset, len)` and, for a walk, takes back
+//! [`chase::chase_word`] of the bytes it read. Nothing here can panic on a
+//! shape: there is no block-index-only visitor to call on the wrong one.
+//!
+//! [`stream`] extends every pattern past one pass, for duration-bounded
+//! trials; [`footprint`] counts the distinct blocks an order touches.
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 
-/// The order of the blocks.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Pattern {
-    /// Blocks in file order.
-    #[default]
-    Seq,
-    /// A seeded permutation of the blocks: each block exactly once.
-    Random,
-    /// As many blocks as the file holds, sampled with replacement.
-    RandomReplace,
-}
+pub mod chase;
+pub mod distributions;
+mod footprint;
+pub mod orders;
+mod spec;
+pub mod stream;
+pub mod trace;
 
-impl Pattern {
-    /// The name used on the command line and in exports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Pattern::Seq => "seq",
-            Pattern::Random => "random",
-            Pattern::RandomReplace => "random-replace",
-        }
-    }
-}
+use chase::{Chase, ChaseSpec};
+use distributions::Draw;
+pub use footprint::{footprint, footprint_of_blocks, Footprint, Tally};
+pub use spec::{Pattern, PatternError, Real};
 
 /// How a file is cut into blocks: every block is `block_size` long except
 /// perhaps the last.
@@ -70,6 +62,15 @@ impl Layout {
     }
 }
 
+/// One read of a replayed trace: `len` bytes at `offset`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extent {
+    /// Byte offset in the file.
+    pub offset: u64,
+    /// Length in bytes (a trace refuses reads of 4 GiB or more).
+    pub len: u32,
+}
+
 /// The precomputed visiting order of one trial.
 #[derive(Clone, Debug)]
 pub enum BlockOrder {
@@ -80,30 +81,59 @@ pub enum BlockOrder {
     },
     /// Explicit block indices (4 bytes per visit).
     Listed(Vec<u32>),
+    /// Explicit byte ranges of any length, in order (16 bytes per visit).
+    Extents(Vec<Extent>),
+    /// A walk whose next block comes from the bytes of the current one.
+    Chase(ChaseSpec),
 }
 
 impl BlockOrder {
-    /// Builds the order for a pattern. `seed` makes random orders repeatable.
+    /// Builds the order for a pattern. `seed` makes random orders
+    /// repeatable. A trace's order comes from its file
+    /// ([`trace::Trace::order`]); asked for here, it is an error.
     pub fn new(pattern: Pattern, layout: Layout, seed: u64) -> crate::error::Result<Self> {
         let count = layout.blocks();
-        if pattern == Pattern::Seq {
-            return Ok(BlockOrder::Sequential { count });
+        match pattern {
+            Pattern::Seq => return Ok(BlockOrder::Sequential { count }),
+            Pattern::Stride(n) if orders::stride_is_sequential(count, n) => {
+                return Ok(BlockOrder::Sequential { count })
+            }
+            Pattern::Chase => {
+                return Ok(BlockOrder::Chase(ChaseSpec {
+                    start: Chase::new(layout, seed),
+                    steps: count,
+                }));
+            }
+            Pattern::Trace => {
+                return Err(crate::error::Error::Plan(
+                    "a trace's order comes from its file (--trace FILE), not from --pattern".into(),
+                ))
+            }
+            _ => {}
         }
         if count > u32::MAX as u64 {
             return Err(crate::error::Error::Plan(format!(
-                "{count} blocks is too many for a random order; use a larger --block"
+                "{count} blocks is too many for --pattern {pattern}; use a larger --block"
             )));
         }
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let count = count as u32;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        if let Some(draw) = Draw::new(pattern, count, &mut rng) {
+            return Ok(BlockOrder::Listed(if count == 0 {
+                Vec::new()
+            } else {
+                draw.take(count, &mut rng)
+            }));
+        }
         let indices = match pattern {
-            Pattern::Random => {
-                let mut v: Vec<u32> = (0..count as u32).collect();
-                v.shuffle(&mut rng);
-                v
+            Pattern::Random => orders::permutation(count, &mut rng),
+            Pattern::Reverse => orders::reverse(count),
+            Pattern::Stride(n) => orders::stride(count, n),
+            _ => {
+                return Err(crate::error::Error::Plan(format!(
+                    "--pattern {pattern} has no order of its own"
+                )))
             }
-            _ => (0..count)
-                .map(|_| rng.random_range(0..count as u32))
-                .collect(),
         };
         Ok(BlockOrder::Listed(indices))
     }
@@ -113,11 +143,23 @@ impl BlockOrder {
         matches!(self, BlockOrder::Sequential { .. })
     }
 
+    /// Whether the order is block indices (so it can be split into lists of them).
+    pub fn is_indexed(&self) -> bool {
+        matches!(self, BlockOrder::Sequential { .. } | BlockOrder::Listed(_))
+    }
+
+    /// Whether the order depends on the bytes read ([`BlockOrder::Chase`]).
+    pub fn is_dependent(&self) -> bool {
+        matches!(self, BlockOrder::Chase(_))
+    }
+
     /// Number of visits.
     pub fn len(&self) -> u64 {
         match self {
             BlockOrder::Sequential { count } => *count,
             BlockOrder::Listed(v) => v.len() as u64,
+            BlockOrder::Extents(v) => v.len() as u64,
+            BlockOrder::Chase(spec) => spec.steps,
         }
     }
 
@@ -126,19 +168,40 @@ impl BlockOrder {
         self.len() == 0
     }
 
-    /// Calls `visit(index)` for each block in order. Inlined, so the loop is
-    /// as tight as a hand-written one.
+    /// Calls `visit(offset, len)` for each read in order, for every shape of
+    /// order. `visit` reads the bytes and returns [`chase::chase_word`] of
+    /// them when [`BlockOrder::is_dependent`] (the walk needs it to know
+    /// where to go next); for the other orders its return value is ignored.
     #[inline(always)]
-    pub fn for_each<E>(&self, mut visit: impl FnMut(u64) -> Result<(), E>) -> Result<(), E> {
+    pub fn for_each_read<E>(
+        &self,
+        layout: Layout,
+        mut visit: impl FnMut(u64, usize) -> Result<u64, E>,
+    ) -> Result<(), E> {
         match self {
             BlockOrder::Sequential { count } => {
                 for i in 0..*count {
-                    visit(i)?;
+                    let (offset, len) = layout.block(i);
+                    visit(offset, len)?;
                 }
             }
             BlockOrder::Listed(v) => {
                 for &i in v {
-                    visit(i as u64)?;
+                    let (offset, len) = layout.block(i as u64);
+                    visit(offset, len)?;
+                }
+            }
+            BlockOrder::Extents(v) => {
+                for e in v {
+                    visit(e.offset, e.len as usize)?;
+                }
+            }
+            BlockOrder::Chase(spec) => {
+                let mut walk = spec.start;
+                for _ in 0..spec.steps {
+                    let (offset, len) = layout.block(walk.current());
+                    let word = visit(offset, len)?;
+                    walk.next_word(word);
                 }
             }
         }
@@ -150,25 +213,42 @@ impl BlockOrder {
         match self {
             BlockOrder::Sequential { .. } => layout.file_size,
             BlockOrder::Listed(v) => v.iter().map(|&i| layout.block(i as u64).1 as u64).sum(),
+            BlockOrder::Extents(v) => v.iter().map(|e| e.len as u64).sum(),
+            // A chase visits full blocks only (or the one short block of a
+            // file smaller than a block), so every visit has the same length.
+            BlockOrder::Chase(spec) => spec.steps * layout.block(0).1 as u64,
+        }
+    }
+
+    /// The longest single read, for sizing a method's buffer.
+    pub fn max_len(&self, layout: Layout) -> usize {
+        match self {
+            BlockOrder::Extents(v) => v.iter().map(|e| e.len as usize).max().unwrap_or(0),
+            _ => layout.block_size.min(layout.file_size) as usize,
+        }
+    }
+
+    /// `blocks`, `extents` or `dependent`, for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            BlockOrder::Sequential { .. } | BlockOrder::Listed(_) => "blocks",
+            BlockOrder::Extents(_) => "extents",
+            BlockOrder::Chase(_) => "dependent",
         }
     }
 }
-
-display_as_value_name!(Pattern);
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The block indices of an indexed order.
     fn visits(order: &BlockOrder) -> Vec<u64> {
-        let mut out = Vec::new();
-        order
-            .for_each(|i| {
-                out.push(i);
-                Ok::<(), ()>(())
-            })
-            .unwrap();
-        out
+        match order {
+            BlockOrder::Sequential { count } => (0..*count).collect(),
+            BlockOrder::Listed(v) => v.iter().map(|&i| u64::from(i)).collect(),
+            other => panic!("not block indices: {}", other.kind()),
+        }
     }
 
     #[test]
@@ -231,5 +311,213 @@ mod tests {
         let order = BlockOrder::new(Pattern::Seq, layout, 0).unwrap();
         assert_eq!(visits(&order), vec![0, 1, 2]);
         assert_eq!(order.bytes(layout), 10);
+    }
+
+    const ALL: [&str; 12] = [
+        "seq",
+        "random",
+        "random-replace",
+        "reverse",
+        "stride:7",
+        "zipf:1.2",
+        "pareto:0.2",
+        "normal:10",
+        "hotset:90/10",
+        "hotzone:90/10",
+        "chase",
+        "stride:1",
+    ];
+
+    fn reads(order: &BlockOrder, layout: Layout, file: &[u8]) -> Vec<(u64, usize)> {
+        let mut out = Vec::new();
+        order
+            .for_each_read(layout, |offset, len| {
+                out.push((offset, len));
+                let block = &file[offset as usize..offset as usize + len];
+                Ok::<u64, ()>(chase::chase_word(block))
+            })
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn every_pattern_is_repeatable_and_stays_in_the_file() {
+        let layout = Layout {
+            file_size: 1000 * 4096 + 10,
+            block_size: 4096,
+        };
+        let file: Vec<u8> = (0..layout.file_size).map(|i| (i * 7 % 251) as u8).collect();
+        for p in ALL {
+            let p: Pattern = p.parse().unwrap();
+            let a = BlockOrder::new(p, layout, 11).unwrap();
+            let b = BlockOrder::new(p, layout, 11).unwrap();
+            let ra = reads(&a, layout, &file);
+            assert_eq!(ra, reads(&b, layout, &file), "{p}");
+            assert_eq!(a.len(), layout.blocks(), "{p}: one visit per block");
+            assert_eq!(ra.len() as u64, a.len());
+            assert!(
+                ra.iter().all(|&(o, l)| o + l as u64 <= layout.file_size),
+                "{p}"
+            );
+            assert_eq!(
+                ra.iter().map(|r| r.1 as u64).sum::<u64>(),
+                a.bytes(layout),
+                "{p}"
+            );
+            if a.is_indexed() {
+                let by_index: Vec<(u64, usize)> =
+                    visits(&a).into_iter().map(|i| layout.block(i)).collect();
+                assert_eq!(by_index, ra, "{p}");
+            }
+            if p.uses_seed() {
+                let c = BlockOrder::new(p, layout, 12).unwrap();
+                assert_ne!(ra, reads(&c, layout, &file), "{p}: the seed matters");
+            }
+            if p.visits_each_block_once() {
+                let mut v = visits(&a);
+                v.sort_unstable();
+                assert_eq!(v, (0..layout.blocks()).collect::<Vec<_>>(), "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn old_seeds_give_the_old_orders() {
+        // The code of `random` and `random-replace` before this change.
+        use rand::seq::SliceRandom;
+        use rand::RngExt;
+        let layout = Layout {
+            file_size: 1 << 20,
+            block_size: 4096,
+        };
+        let count = layout.blocks() as u32;
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut old: Vec<u32> = (0..count).collect();
+        old.shuffle(&mut rng);
+        let BlockOrder::Listed(new) = BlockOrder::new(Pattern::Random, layout, 5).unwrap() else {
+            panic!()
+        };
+        assert_eq!(new, old);
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let old: Vec<u32> = (0..count).map(|_| rng.random_range(0..count)).collect();
+        let BlockOrder::Listed(new) = BlockOrder::new(Pattern::RandomReplace, layout, 5).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(new, old);
+    }
+
+    #[test]
+    fn reverse_and_degenerate_strides() {
+        let layout = Layout {
+            file_size: 10,
+            block_size: 4,
+        };
+        let reverse = BlockOrder::new(Pattern::Reverse, layout, 0).unwrap();
+        assert_eq!(visits(&reverse), vec![2, 1, 0]);
+        for n in [1, 3, 4] {
+            let order = BlockOrder::new(Pattern::Stride(n), layout, 0).unwrap();
+            assert!(
+                order.is_sequential(),
+                "stride:{n} over 3 blocks is file order"
+            );
+        }
+        let order = BlockOrder::new(Pattern::Stride(2), layout, 0).unwrap();
+        assert_eq!(visits(&order), vec![0, 2, 1]);
+    }
+
+    #[test]
+    fn chase_walks_the_same_path_as_chase_path() {
+        let layout = Layout {
+            file_size: 64 * 4096,
+            block_size: 4096,
+        };
+        let file: Vec<u8> = (0..layout.file_size)
+            .map(|i| (i * 31 % 253) as u8)
+            .collect();
+        let order = BlockOrder::new(Pattern::Chase, layout, 3).unwrap();
+        assert!(order.is_dependent() && !order.is_indexed());
+        let walked: Vec<u64> = reads(&order, layout, &file)
+            .iter()
+            .map(|r| r.0 / 4096)
+            .collect();
+        let path = chase::chase_path(std::io::Cursor::new(&file), layout, 3, 64).unwrap();
+        assert_eq!(walked, path);
+        assert!(footprint(&order, layout, 4096).is_none());
+        let f = footprint_of_blocks(path, layout);
+        assert!(f.distinct > 20 && f.distinct < 64, "{f:?}");
+    }
+
+    #[test]
+    fn extents_are_visited_as_they_are_and_a_trace_has_no_generated_order() {
+        let layout = Layout {
+            file_size: 100,
+            block_size: 10,
+        };
+        let order = BlockOrder::Extents(vec![
+            Extent { offset: 3, len: 7 },
+            Extent {
+                offset: 90,
+                len: 10,
+            },
+        ]);
+        let file: Vec<u8> = (0..100).collect();
+        assert_eq!(reads(&order, layout, &file), vec![(3, 7), (90, 10)]);
+        assert_eq!((order.bytes(layout), order.max_len(layout)), (17, 10));
+        let err = BlockOrder::new(Pattern::Trace, layout, 1).unwrap_err();
+        assert!(err.to_string().contains("--trace FILE"), "{err}");
+    }
+
+    #[test]
+    fn extreme_parameters_do_not_panic() {
+        let layout = Layout {
+            file_size: 5000 * 512,
+            block_size: 512,
+        };
+        for p in [
+            "zipf:1e-300",
+            "zipf:1e300",
+            "zipf:1",
+            "pareto:1e-15",
+            "pareto:0.999999999",
+            "pareto:0.5",
+            "normal:1e-300",
+            "normal:100",
+            "hotset:100/1e-9",
+            "hotset:1e-9/99.999",
+            "stride:18446744073709551615",
+        ] {
+            let order = BlockOrder::new(p.parse().unwrap(), layout, 1).unwrap();
+            assert_eq!(order.len(), 5000, "{p}");
+            assert!(visits(&order).iter().all(|&b| b < 5000), "{p}");
+        }
+        let tiny = Layout {
+            file_size: 1,
+            block_size: 1,
+        };
+        for p in ALL {
+            let order = BlockOrder::new(p.parse().unwrap(), tiny, 1).unwrap();
+            assert_eq!(reads(&order, tiny, &[7]), vec![(0, 1)], "{p}");
+        }
+    }
+
+    /// `cargo test --release -- --ignored --nocapture timing`: how long
+    /// building each order takes for a 100 GiB file of 4 KiB blocks.
+    #[test]
+    #[ignore]
+    fn timing_of_large_orders() {
+        let layout = Layout {
+            file_size: 100 << 30,
+            block_size: 4096,
+        };
+        for p in ALL {
+            let started = std::time::Instant::now();
+            let order = BlockOrder::new(p.parse().unwrap(), layout, 1).unwrap();
+            println!(
+                "{p:>16}: {:>6.2} s for {} visits",
+                started.elapsed().as_secs_f64(),
+                order.len()
+            );
+        }
     }
 }

@@ -78,6 +78,10 @@ pub struct Case {
     /// ([`crate::plan::memory_budget`]); absent: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_budget: Option<crate::plan::memory_budget::MemoryBudget>,
+    /// The trace replayed (`--trace FILE`; `pattern` is then `trace`):
+    /// read methods replay its reads, write methods its writes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::pattern::trace::TraceRef>,
 }
 
 impl Case {
@@ -135,9 +139,34 @@ impl Case {
     }
 
     /// The order the case visits its blocks in (computed before any clock
-    /// starts): the one place every trial path gets it from.
+    /// starts): the one place every trial path gets it from. A trace is
+    /// read again from its file, and refused if it changed
+    /// ([`crate::pattern::trace::TraceRef::load`]).
     pub fn block_order(&self) -> crate::error::Result<crate::pattern::BlockOrder> {
-        crate::pattern::BlockOrder::new(self.pattern, self.layout(), self.seed)
+        match &self.trace {
+            Some(trace) => Ok(trace
+                .load(Some(self.file_size))?
+                .order_of(self.trace_ops(), self.layout())?),
+            None => crate::pattern::BlockOrder::new(self.pattern, self.layout(), self.seed),
+        }
+    }
+
+    /// Which operations of its trace the case replays: the writes for a
+    /// write method, else the reads.
+    pub fn trace_ops(&self) -> crate::pattern::trace::Ops {
+        if self.method.writes() {
+            crate::pattern::trace::Ops::Writes
+        } else {
+            crate::pattern::trace::Ops::Reads
+        }
+    }
+
+    /// The pattern as labels show it: `zipf:1.2`, or `trace NAME`.
+    pub fn pattern_label(&self) -> String {
+        match &self.trace {
+            Some(trace) => format!("trace {}", trace.name()),
+            None => self.pattern.to_string(),
+        }
     }
 
     /// A fresh workload for one trial of this case (with its scale factor).
@@ -207,7 +236,7 @@ impl Case {
     /// each other.
     pub fn group_key(&self) -> GroupKey {
         (
-            self.pattern,
+            (self.pattern, self.trace.clone()),
             self.block_size,
             self.file_size,
             self.workload,
@@ -262,7 +291,7 @@ impl Case {
         }
         format!(
             "{} {} {}, {}",
-            self.pattern,
+            self.pattern_label(),
             self.block_label(),
             workload,
             state
@@ -272,6 +301,9 @@ impl Case {
     /// The block size, or `whole-file` for one block as large as the file
     /// (rather than repeat the file's size).
     fn block_label(&self) -> String {
+        if self.trace.is_some() {
+            return format!("up to {}", crate::size::format_size(self.block_size));
+        }
         if self.block_size == self.file_size {
             "whole-file".to_string()
         } else {
@@ -280,11 +312,11 @@ impl Case {
     }
 }
 
-/// What [`Case::group_key`] returns: pattern, block size, file size,
-/// workload, fill content, target, cache state, warm-by, seed, scale factor
-/// with its unit, threads and processes.
+/// What [`Case::group_key`] returns: pattern with its trace, block size,
+/// file size, workload, fill content, target, cache state, warm-by, seed,
+/// scale factor with its unit, threads and processes.
 pub type GroupKey = (
-    Pattern,
+    (Pattern, Option<crate::pattern::trace::TraceRef>),
     u64,
     u64,
     WorkloadKind,

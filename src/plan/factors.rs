@@ -15,8 +15,10 @@ use std::collections::HashSet;
 use super::{CacheState, Case, Metric, OrderPolicy, Plan, Target, ThreadMode, Threads, WarmBy};
 use crate::error::{Error, Result};
 use crate::method::{
-    Advice, IoOptions, MethodKind, MethodOption, Populate, Share, SizeWith, SyncCall, SyncPolicy,
+    Advice, Fadvise, IoOptions, MethodKind, MethodOption, Populate, Share, SizeWith, SyncCall,
+    SyncPolicy,
 };
+use crate::pattern::trace::{LoadedTrace, Ops};
 use crate::pattern::Pattern;
 use crate::size::format_size;
 use crate::workload::{FillContent, ScaleFactor, ScaleUnit, WorkloadKind};
@@ -107,6 +109,14 @@ pub struct Factors {
     pub order: OrderPolicy,
     /// Which time is compared.
     pub metric: Metric,
+    /// A trace to replay instead of a generated pattern (`--trace`).
+    pub trace: Option<LoadedTrace>,
+    /// posix_fadvise() hints for the methods that take one (empty: none given).
+    pub fadvises: Vec<Fadvise>,
+    /// Seconds each trial reads for (`--duration`; `None`: one pass of the order).
+    pub duration_s: Option<u32>,
+    /// The page-cache budget each trial runs under (`--memory-budget`).
+    pub memory_budget: Option<super::memory_budget::MemoryBudget>,
 }
 
 impl Default for Factors {
@@ -147,6 +157,10 @@ impl Default for Factors {
             warmup: 0,
             order: OrderPolicy::Alternating,
             metric: Metric::Total,
+            trace: None,
+            fadvises: Vec::new(),
+            duration_s: None,
+            memory_budget: None,
         }
     }
 }
@@ -205,8 +219,14 @@ impl Factors {
         self.workloads.contains(&WorkloadKind::Scale)
     }
 
-    /// (pattern, block) pairs: the product of the lists, or the defaults.
+    /// (pattern, block) pairs: the product of the lists, or the defaults. A
+    /// trace's block is its longest read (set again per method, once known:
+    /// a write method's is its longest write).
     fn pattern_blocks(&self) -> Vec<(Pattern, u64)> {
+        if let Some(t) = &self.trace {
+            let longest = t.reference.longest_read.max(t.reference.longest_write);
+            return vec![(Pattern::Trace, longest.max(1))];
+        }
         let default_block = |p: Pattern| if p == Pattern::Seq { 16 << 10 } else { 4 << 10 };
         match (self.patterns.is_empty(), self.blocks.is_empty()) {
             (true, true) => vec![(Pattern::Seq, 16 << 10), (Pattern::Random, 4 << 10)],
@@ -224,14 +244,19 @@ impl Factors {
         }
     }
 
-    /// The workloads: as given, or sum for read methods and fill for write methods.
+    /// The workloads: as given, or sum for read methods (touch when they run
+    /// for a duration) and fill for write methods.
     fn workloads(&self) -> Vec<WorkloadKind> {
         if !self.workloads.is_empty() {
             return self.workloads.clone();
         }
         let mut out = Vec::new();
         if self.methods.iter().any(|m| !m.writes()) {
-            out.push(WorkloadKind::Sum);
+            out.push(if self.duration_s.is_some() {
+                WorkloadKind::Touch
+            } else {
+                WorkloadKind::Sum
+            });
         }
         if self.methods.iter().any(|m| m.writes()) {
             out.push(WorkloadKind::Fill);
@@ -276,6 +301,7 @@ impl Factors {
         self.check_scale(file_sizes)?;
         self.check_blocks(file_sizes)?;
         self.check_option_values()?;
+        self.check_trace(file_sizes)?;
         let scales = self.scales();
         let base = Case {
             seed: self.seed,
@@ -364,6 +390,19 @@ impl Factors {
         cases = multiply(cases, |_| self.thread_choices(), |c, t| c.threads = t);
         for case in &mut cases {
             case.procs = self.procs.filter(|&n| n > 1);
+            case.duration_s = self.duration_s;
+            case.memory_budget = self.memory_budget;
+            if let Some(t) = &self.trace {
+                case.trace = Some(t.reference.clone());
+                case.block_size = match case.trace_ops() {
+                    Ops::Reads => t.reference.longest_read,
+                    Ops::Writes => t.reference.longest_write,
+                }
+                .max(1);
+            }
+            if let Some(why) = super::duration::refusal(case) {
+                return Err(Error::Plan(why));
+            }
             if case.procs.is_some() && case.method.writes() {
                 return Err(Error::Plan(format!(
                     "--procs is for read methods; {} writes (one writer per file)",
@@ -479,16 +518,30 @@ impl Factors {
             |c| when(takes(c, O::StdioBuffer), &stdio),
             |c, v| c.io.stdio_buffer = v,
         );
+        // A chase has one read in flight by construction (each read needs
+        // the bytes of the one before): it runs preadv one block per call
+        // and io_uring at depth 1, and its cases say so.
+        let one_at_a_time = |c: &Case| c.pattern == Pattern::Chase;
         let iovs = or_default(&self.iovs, crate::method::DEFAULT_IOV);
         cases = multiply(
             cases,
-            |c| when(takes(c, O::Iov), &iovs),
+            |c| {
+                when(
+                    takes(c, O::Iov),
+                    if one_at_a_time(c) { &[1] } else { &iovs },
+                )
+            },
             |c, v| c.io.iov = v,
         );
         let depths = or_default(&self.depths, crate::method::DEFAULT_DEPTH);
         cases = multiply(
             cases,
-            |c| when(takes(c, O::Depth), &depths),
+            |c| {
+                when(
+                    takes(c, O::Depth),
+                    if one_at_a_time(c) { &[1] } else { &depths },
+                )
+            },
             |c, v| c.io.depth = v,
         );
         let registered = or_default(&self.registered, false);
@@ -496,6 +549,16 @@ impl Factors {
             cases,
             |c| when(takes(c, O::Registered), &registered),
             |c, v| c.io.registered = v,
+        );
+        cases = multiply(
+            cases,
+            |c| {
+                when(
+                    takes(c, O::Fadvise) && !self.fadvises.is_empty(),
+                    &self.fadvises,
+                )
+            },
+            |c, v| c.io.fadvise = v,
         );
         multiply(
             cases,
@@ -551,12 +614,25 @@ impl Factors {
                 loads(&read_loads)
             )));
         }
-        if !writers.is_empty() && self.patterns.contains(&Pattern::RandomReplace) {
+        if self.patterns.contains(&Pattern::Trace) {
             return Err(Error::Plan(
-                "--pattern random-replace writes some blocks twice and others never, so the written \
-                 file could not be checked; write methods take seq or random (every block once)"
-                    .into(),
+                "--pattern trace is what --trace FILE replays; give --trace FILE instead".into(),
             ));
+        }
+        if let Some(&p) = self
+            .patterns
+            .iter()
+            .find(|p| !writers.is_empty() && !p.visits_each_block_once())
+        {
+            let why = if p == Pattern::Chase {
+                "reads each block to find the next"
+            } else {
+                "writes some blocks twice and others never, so the written file could not be checked"
+            };
+            return Err(Error::Plan(format!(
+                "--pattern {p} {why}; write methods take seq, random, reverse or stride:N \
+                 (every block once), or a --trace's writes"
+            )));
         }
         Ok(())
     }
@@ -565,6 +641,16 @@ impl Factors {
     fn check_blocks(&self, file_sizes: &[u64]) -> Result<()> {
         if self.scales() {
             return Ok(()); // checked by check_scale: the image is one block
+        }
+        if self.trace.is_some() {
+            if let Some(&b) = self.blocks.first() {
+                return Err(Error::Plan(format!(
+                    "--block {} cannot be used with --trace: each operation of a trace has its own \
+                     length (leave --block out)",
+                    format_size(b)
+                )));
+            }
+            return Ok(()); // checked by check_trace
         }
         for &file_size in file_sizes {
             for (_, block_size) in self.pattern_blocks() {
@@ -584,6 +670,54 @@ impl Factors {
                     )));
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Refuses a trace that cannot be replayed on these files by these
+    /// methods: an operation past the end of a file (naming its line), no
+    /// operation of the kind a method replays, or writes onto a fresh file.
+    fn check_trace(&self, file_sizes: &[u64]) -> Result<()> {
+        let Some(t) = &self.trace else {
+            return Ok(());
+        };
+        let has = |writes: bool| self.methods.iter().any(|m| m.writes() == writes);
+        let (r, name) = (&t.reference, t.reference.name());
+        if has(false) && r.reads == 0 {
+            return Err(Error::Plan(format!(
+                "the trace {name} has no reads to replay ({} writes: a write method replays them)",
+                r.writes
+            )));
+        }
+        if has(true) {
+            if r.writes == 0 {
+                return Err(Error::Plan(format!(
+                    "the trace {name} has no writes for a write method to replay ({} reads)",
+                    r.reads
+                )));
+            }
+            if self.targets.iter().any(|&t| t != Target::Overwrite) {
+                return Err(Error::Plan(
+                    "a trace's writes are replayed over an existing file, not a fresh one \
+                     (whose size they would not set): add --target overwrite"
+                        .into(),
+                ));
+            }
+        }
+        for &size in file_sizes {
+            for (ops, used) in [(Ops::Reads, has(false)), (Ops::Writes, has(true))] {
+                if used {
+                    t.trace
+                        .check_ops(ops, size)
+                        .map_err(|e| Error::Plan(format!("--trace {name}: {e}")))?;
+                }
+            }
+        }
+        if r.longest_read.max(r.longest_write) > MAX_BLOCK {
+            return Err(Error::Plan(format!(
+                "--trace {name} has an operation of {}, larger than the 64 MiB maximum",
+                format_size(r.longest_read.max(r.longest_write))
+            )));
         }
         Ok(())
     }
@@ -620,6 +754,13 @@ impl Factors {
         if self.workloads.len() > 1 {
             return Err(Error::Plan(
                 "--workload scale runs alone: its file is an image read as one block".into(),
+            ));
+        }
+        if self.trace.is_some() {
+            return Err(Error::Plan(
+                "--workload scale reads the whole image as one block, so it replays no trace; \
+                 leave --trace out"
+                    .into(),
             ));
         }
         if self.sizes_given {
@@ -863,7 +1004,7 @@ mod tests {
                 patterns: vec![Pattern::RandomReplace],
                 ..factors(&[M::Pwrite])
             },
-            "seq or random",
+            "seq, random, reverse or stride:N",
         );
         refused(
             Factors {

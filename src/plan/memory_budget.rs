@@ -146,6 +146,43 @@ pub fn select(
     }
 }
 
+/// Smallest `--memory-budget`: below it the trial's own memory (its binary,
+/// buffers and page tables, all charged to the same cgroup) crowds out the
+/// page cache, and the kernel may kill the trial.
+pub const MIN_RUN_BUDGET: u64 = 16 << 20;
+
+/// The budget of `run --memory-budget SIZE`: a memory cgroup, v2 when this
+/// machine offers one faultline may create, else v1; a refusal in one line
+/// when neither (not root, or no memory controller). A budget not smaller
+/// than a file is allowed, with a warning ([`crate::plan::notes`]). Pure:
+/// [`probe`] reads the machine.
+pub fn for_run(probe: &Probe, limit: u64) -> Result<MemoryBudget> {
+    if limit < MIN_RUN_BUDGET {
+        return Err(Error::Plan(format!(
+            "--memory-budget {} is below the {} minimum: the trial's own memory is charged to \
+             the same cgroup",
+            crate::size::format_size(limit),
+            crate::size::format_size(MIN_RUN_BUDGET)
+        )));
+    }
+    let kind = if probe.v2_parent.is_some() {
+        BudgetKind::CgroupV2MemoryMax
+    } else if probe.v1_parent.is_some() {
+        BudgetKind::CgroupV1MemoryLimit
+    } else {
+        return Err(Error::Plan(
+            "--memory-budget runs each trial in a memory cgroup, and this process may not create \
+             one: run as root (it needs a cgroup v2 hierarchy with the memory controller, or the \
+             v1 memory hierarchy)"
+                .into(),
+        ));
+    };
+    Ok(MemoryBudget {
+        kind,
+        limit_bytes: limit,
+    })
+}
+
 /// Reads what this machine offers (nothing is created or changed).
 pub fn probe() -> Probe {
     let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
@@ -282,6 +319,24 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("not larger than the 64 MiB"), "{err}");
+    }
+
+    #[test]
+    fn a_run_budget_needs_a_cgroup() {
+        let b = for_run(&probe(false, true, 1 << 30), 128 * MIB).unwrap();
+        assert_eq!(b.kind, BudgetKind::CgroupV1MemoryLimit);
+        assert_eq!(b.limit_bytes, 128 * MIB);
+        let b = for_run(&probe(true, true, 1 << 30), 512 * MIB).unwrap();
+        assert_eq!(b.kind, BudgetKind::CgroupV2MemoryMax);
+        let err = for_run(&probe(false, false, 1 << 30), 128 * MIB)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("run as root"), "{err}");
+        assert!(!err.contains('\n'));
+        let err = for_run(&probe(true, false, 1 << 30), MIB)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("below the 16 MiB minimum"), "{err}");
     }
 
     #[test]

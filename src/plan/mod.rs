@@ -3,14 +3,17 @@
 //! A [`Case`] is one point in the space of factors, with the small value
 //! types it is made of ([`CacheState`], [`WarmBy`], [`Target`], [`Threads`]);
 //! [`factors`] expands lists of factors into cases, [`preflight`] checks a
-//! plan against this machine before anything runs, and [`memory_budget`]
-//! finds how a page-cache budget can be enforced here.
+//! plan against this machine before anything runs, [`memory_budget`]
+//! finds how a page-cache budget can be enforced here, and [`duration`]
+//! says which cases can run for a fixed time.
 use serde::{Deserialize, Serialize};
 
 pub mod cache;
 mod case;
+pub mod duration;
 pub mod factors;
 pub mod memory_budget;
+pub mod notes;
 pub mod preflight;
 mod target;
 pub mod threads;

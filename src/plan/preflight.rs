@@ -5,6 +5,8 @@
 //! - O_DIRECT methods: the block size must be a multiple of the device's
 //!   logical block size ([`crate::method::aligned::Alignment`]); checked on
 //!   the user's file, or on the data directory before the test files exist.
+//!   A trace replayed with O_DIRECT must have every offset and length
+//!   aligned; the first that is not is refused by its line.
 //! - O_DIRECT methods: the file system must accept O_DIRECT; checked on the
 //!   files once they exist, by opening each read-only with O_DIRECT.
 //! - O_DIRECT write methods: the block size and the file size must be
@@ -37,12 +39,31 @@ pub fn check_plan(plan: &Plan, target: &Path) -> Result<()> {
     for case in &plan.cases {
         if case.method.direct_io() {
             let alignment = alignment.get_or_insert_with(|| Alignment::of_path(target));
-            if let Some(why) = misaligned(case.block_size, alignment) {
+            let why = match &case.trace {
+                Some(t) => misaligned_trace(t, case, alignment)?,
+                None => misaligned(case.block_size, alignment),
+            };
+            if let Some(why) = why {
                 return Err(Error::Plan(format!("--method {}: {why}", case.method)));
             }
         }
     }
     Ok(())
+}
+
+/// Why the trace `t` of `case` cannot be replayed with O_DIRECT under
+/// `alignment`, if it cannot (the trace is read again from its file).
+fn misaligned_trace(
+    t: &crate::pattern::trace::TraceRef,
+    case: &crate::plan::Case,
+    alignment: &Alignment,
+) -> Result<Option<String>> {
+    let trace = t.load(Some(case.file_size))?;
+    Ok(crate::method::direct::misaligned_trace(
+        &trace,
+        case.trace_ops(),
+        alignment,
+    ))
 }
 
 /// Checks the O_DIRECT write cases against the directory they will write
@@ -54,9 +75,13 @@ pub fn check_write_dir(plan: &Plan, dir: &Path) -> Result<()> {
     let mut alignment = None;
     for case in plan.cases.iter().filter(|c| c.method.direct_write()) {
         let alignment = alignment.get_or_insert_with(|| Alignment::of_path(dir));
-        if let Some(why) =
-            crate::method::direct::misaligned_write(case.block_size, case.file_size, alignment)
-        {
+        let why = match &case.trace {
+            Some(t) => misaligned_trace(t, case, alignment)?,
+            None => {
+                crate::method::direct::misaligned_write(case.block_size, case.file_size, alignment)
+            }
+        };
+        if let Some(why) = why {
             return Err(Error::Plan(format!("--method {}: {why}", case.method)));
         }
     }

@@ -62,6 +62,16 @@ pub fn refusal(case: &Case) -> Option<String> {
             case.workload
         ));
     }
+    // A timed trial's threads are workers with streams of their own; the
+    // thread mode does not apply to them.
+    let splits = t.mode == ThreadMode::Split && case.duration_s.is_none();
+    if splits && case.pattern == crate::pattern::Pattern::Chase {
+        return Some(
+            "--pattern chase is one dependent walk and cannot be split between threads; \
+             use --thread-mode replicate (every thread walks it)"
+                .into(),
+        );
+    }
     let blocks = case.file_size.div_ceil(case.block_size.max(1));
     if t.mode == ThreadMode::Split && blocks > u64::from(u32::MAX) {
         return Some(format!(

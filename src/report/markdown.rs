@@ -75,6 +75,34 @@ pub fn render_markdown(results: &RunResults) -> String {
         out.push_str(&format!("{OUTLIER_NOTE}.\n\n"));
     }
 
+    let access = super::access::access_lines(results);
+    if !access.is_empty() {
+        out.push_str(&format!("## {}\n\n", super::access::TITLE));
+        push_bullets(&mut out, &access);
+    }
+    for (title, rows) in super::access::timelines(results) {
+        out.push_str(&format!(
+            "## {}: {}\n\n",
+            super::access::TIMELINE_TITLE,
+            escape(&title)
+        ));
+        push_row(
+            &mut out,
+            super::access::TIMELINE_HEADERS
+                .iter()
+                .map(|h| h.to_string()),
+        );
+        push_row(
+            &mut out,
+            super::access::TIMELINE_HEADERS
+                .iter()
+                .map(|_| "---:".to_string()),
+        );
+        for row in rows {
+            push_row(&mut out, row);
+        }
+        out.push('\n');
+    }
     let spreads = super::spread::spread_lines(results);
     if !spreads.is_empty() {
         out.push_str(&format!("## {}\n\n", super::spread::TITLE));

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use crate::error::Result;
 use crate::stats::RunResults;
 
+mod access;
 pub mod csv;
 mod fmt;
 mod groups;

@@ -234,6 +234,17 @@ pub fn render_table(results: &RunResults) -> String {
             out.push_str(&format!("  {line}\n"));
         }
     }
+    let access = super::access::access_lines(results);
+    if !access.is_empty() {
+        out.push_str(&format!("{}:\n", super::access::TITLE));
+        for line in access {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
+    let timelines = super::access::timeline_text(results);
+    if !timelines.is_empty() {
+        out.push_str(&format!("{}:\n{timelines}", super::access::TIMELINE_TITLE));
+    }
     if !results.complete {
         out.push_str(
             "the run is incomplete (interrupted or still running): some cases may lack runs\n",

@@ -9,7 +9,7 @@ use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::stats::RunResults;
 
 /// The header row, in column order.
-pub const COLUMNS: [&str; 13] = [
+pub const COLUMNS: [&str; 16] = [
     "case",
     "method",
     "run",
@@ -23,6 +23,9 @@ pub const COLUMNS: [&str; 13] = [
     "device_read_bytes_per_s",
     "cgroup_bytes",
     "memory_budget_bytes",
+    "own_read_bytes_per_s",
+    "memory_budget_kind",
+    "pattern",
 ];
 
 /// Where the timeline CSV of the per-sample CSV at `csv` goes: `dir/stem-timeline.csv`.
@@ -66,6 +69,11 @@ pub fn write_timeline_csv(results: &RunResults, path: &Path) -> Result<()> {
                         case.case
                             .memory_budget
                             .map_or(String::new(), |b| b.limit_bytes.to_string()),
+                        opt(p.own_read_bytes_per_s),
+                        case.case
+                            .memory_budget
+                            .map_or(String::new(), |b| b.kind.describe().to_string()),
+                        case.case.pattern_label(),
                     ])
                     .map_err(io::Error::from)?;
                 }

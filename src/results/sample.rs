@@ -32,6 +32,10 @@ pub struct ChildReport {
     pub bytes: u64,
     /// I/O system calls the method issued in the main loop.
     pub syscalls: u64,
+    /// Operations delivered to the workload: blocks, or a trace's
+    /// operations (over every thread); 0 in results from before it was counted.
+    #[serde(default)]
+    pub ops: u64,
     /// The workload's checksum.
     pub checksum: u64,
     /// Per-operation latency percentiles, when the case asked for them.
@@ -54,6 +58,10 @@ pub struct ChildReport {
     /// empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<crate::measure::timeline::TimelinePoint>,
+    /// The distinct blocks (pages, for a trace) the trial touched, counted
+    /// after its clocks stopped ([`crate::pattern::Footprint`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub footprint: Option<crate::pattern::Footprint>,
 }
 
 impl ChildReport {

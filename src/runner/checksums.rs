@@ -1,5 +1,6 @@
-//! Cross-method checksums: for one file, pattern, block size and workload,
-//! every method must produce the same checksum, or the run stops naming both.
+//! Cross-method checksums: for one file, pattern (with its parameters, or
+//! the trace and its hash), block size and workload, every method must
+//! produce the same checksum, or the run stops naming both.
 //! (What a write trial wrote is checked against its fill by
 //! [`crate::files::readback`].)
 use std::collections::HashMap;
@@ -10,7 +11,7 @@ use crate::plan::Case;
 use crate::workload::{FillContent, WorkloadKind};
 
 type Key = (
-    Pattern,
+    (Pattern, Option<crate::pattern::trace::TraceRef>),
     u64,
     u64,
     WorkloadKind,
@@ -41,7 +42,7 @@ impl ChecksumBook {
             return Ok(());
         }
         let key = (
-            case.pattern,
+            (case.pattern, case.trace.clone()),
             case.block_size,
             case.file_size,
             case.workload,
@@ -63,7 +64,7 @@ impl ChecksumBook {
                 b_sum: checksum,
                 what: format!(
                     "{} {} blocks, {} workload",
-                    case.pattern,
+                    case.pattern_label(),
                     crate::size::format_size(case.block_size),
                     match case.fill {
                         Some(fill) => format!("{} {fill}", case.workload),
@@ -112,5 +113,24 @@ mod tests {
         book.check(&pattern, 99).unwrap();
         pattern.method = MethodKind::MmapWrite;
         assert!(book.check(&pattern, 98).is_err());
+    }
+
+    #[test]
+    fn a_patterns_parameters_are_part_of_the_key() {
+        let mut book = ChecksumBook::default();
+        let mut a = case(MethodKind::Read, CacheState::Warm);
+        a.pattern = "zipf:1.2".parse().unwrap();
+        book.check(&a, 1).unwrap();
+        let mut b = case(MethodKind::Mmap, CacheState::Warm);
+        b.pattern = "zipf:0.8".parse().unwrap();
+        book.check(&b, 2).unwrap();
+        b.pattern = "zipf:1.2".parse().unwrap();
+        let err = book.check(&b, 2).unwrap_err().to_string();
+        assert!(err.contains("zipf:1.2"), "{err}");
+        let mut hot = case(MethodKind::Mmap, CacheState::Warm);
+        hot.pattern = "hotset:90/10".parse().unwrap();
+        book.check(&hot, 3).unwrap();
+        hot.pattern = "hotzone:90/10".parse().unwrap();
+        book.check(&hot, 4).unwrap();
     }
 }

@@ -171,6 +171,10 @@ impl Session {
             eprintln!("warning: {w}");
             warnings.push(w);
         }
+        for w in crate::plan::notes::warnings(&plan) {
+            eprintln!("warning: {w}");
+            warnings.push(w);
+        }
 
         install_signal_handlers()?;
         let stop = Arc::clone(crate::system::stop_flag());

@@ -66,6 +66,16 @@ pub struct CaseSummary {
     /// How the processes of its trials differed (`--procs`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub procs: Option<super::spread::Spread>,
+    /// Operations (blocks, or a trace's reads) per second of main loop;
+    /// absent in results from before it was counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops_per_s: Option<Summary>,
+    /// Distinct blocks (pages, for a trace) the trials touched, on average.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub footprint: Option<super::access::FootprintSummary>,
+    /// The mean per-second timeline of duration-bounded trials; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<super::access::TimelineMean>,
 }
 
 /// Mean counters per MiB delivered to the workload.
@@ -188,6 +198,9 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         latency: super::latency::summarize_latency(samples),
         threads: super::spread::thread_spread(samples),
         procs: super::spread::proc_spread(samples),
+        ops_per_s: super::access::ops_per_s(samples),
+        footprint: super::access::footprint(samples),
+        timeline: super::access::timeline(samples),
     })
 }
 

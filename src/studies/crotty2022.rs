@@ -634,6 +634,7 @@ mod tests {
             tlb_shootdowns_per_s: Some(f64::from(second) * 10.0),
             major_faults_per_s: 100.0,
             device_read_bytes_per_s: Some(reads_per_s * 4096.0),
+            own_read_bytes_per_s: Some(reads_per_s * 4096.0),
             cgroup_bytes: Some(cgroup),
         }
     }

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::measure::{device, CounterReading};
 use crate::method::SyncTimer;
+use crate::pattern::BlockOrder;
 use crate::plan::Case;
 use crate::plan::Target;
 use crate::results::ChildReport;
@@ -215,6 +216,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         )));
     }
     let in_loop_sync_ns = loop_syncs.0.get();
+    let footprint = footprint_of(case, &order, spec, crate::system::page_size());
     Ok(ChildReport {
         wall_ns: ((t2 - t1).as_nanos() as u64).saturating_sub(in_loop_sync_ns),
         setup_ns: (t1 - t0).as_nanos() as u64,
@@ -222,9 +224,11 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         teardown_ns: (t4 - teardown_start).as_nanos() as u64,
         bytes: counts.bytes,
         syscalls: counts.syscalls,
+        ops: order.len(),
         checksum,
         latency: latency.and_then(|r| r.percentiles()),
         pss_kib,
+        footprint,
         ..ChildReport::counted(after.since(&before))
     })
 }
@@ -253,6 +257,7 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
     if let (Some(path), Some((w, h, pixels))) = (&spec.keep_output, &run.image) {
         crate::files::image::write_ppm_atomically(path, *w, *h, pixels)?;
     }
+    let footprint = footprint_of(case, &run.order, spec, crate::system::page_size());
     Ok(ChildReport {
         wall_ns: run.elapsed_ns,
         setup_ns: 0,
@@ -260,10 +265,50 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
         teardown_ns: 0,
         bytes: run.bytes,
         syscalls: run.syscalls,
+        ops: run.ops,
         checksum: run.checksum,
         thread_ns: run.thread_ns,
+        footprint,
         ..ChildReport::counted(after.since(&before))
     })
+}
+
+/// The footprint of a plain or threaded trial's order, counted after every
+/// measurement of the trial: from the order itself, or for a chase by
+/// walking its path again, from the generator of a generated file (no I/O)
+/// or by reading the first 8 bytes of each block it visits from the user's
+/// file (pages the trial has just read). `None` when that read fails.
+fn footprint_of(
+    case: &Case,
+    order: &BlockOrder,
+    spec: &TrialSpec,
+    page_size: usize,
+) -> Option<crate::pattern::Footprint> {
+    let layout = case.layout();
+    let BlockOrder::Chase(chase) = order else {
+        return crate::pattern::footprint(
+            order,
+            layout,
+            crate::trial::timed::footprint_unit(case, page_size),
+        );
+    };
+    let walked = match spec.content_seed {
+        Some(seed) => {
+            let mut content = crate::files::dataset::GeneratedContent::new(seed);
+            crate::trial::timed::chase_footprint(chase, layout, |offset, out| {
+                content.read(offset, out);
+                Ok(())
+            })
+        }
+        None => {
+            use std::os::unix::fs::FileExt;
+            let file = File::open(&spec.path).ok()?;
+            crate::trial::timed::chase_footprint(chase, layout, |offset, out| {
+                file.read_exact_at(out, offset)
+            })
+        }
+    };
+    walked.ok()
 }
 
 /// The line the SIGBUS handler writes: made before the trial, since the

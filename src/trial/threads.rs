@@ -17,8 +17,10 @@
 //! - **split**: the threads share the blocks of the order. Thread t takes the
 //!   t-th of N contiguous chunks of the order (positions
 //!   `t·len/N .. (t+1)·len/N`), so every visit of the order is made exactly
-//!   once. A chunk is a listed order, so a cursor method (`read`) seeks
-//!   before each block. Only workloads whose checksum is a wrapping sum
+//!   once. A chunk is a listed order (of blocks, or of a trace's extents),
+//!   so a cursor method (`read`) seeks where a chunk starts and wherever its
+//!   order jumps. A `chase` is one dependent walk and cannot be split.
+//!   Only workloads whose checksum is a wrapping sum
 //!   (`touch`, `sum`) are allowed: the combined checksum (the wrapping sum of
 //!   the threads' checksums) then equals the one-thread checksum. Order-
 //!   dependent digests, one-block `scale` and write methods are refused.
@@ -39,22 +41,36 @@ use crate::plan::{Case, ThreadMode};
 /// The contiguous chunks of `order` for `parts` threads: chunk t holds the
 /// visits at positions `t·len/parts .. (t+1)·len/parts`. Every visit lands in
 /// exactly one chunk; a chunk may be empty when there are fewer visits than threads.
-/// [`crate::plan::threads::refusal`] keeps the block indices within `u32`.
-pub fn split(order: &BlockOrder, parts: usize) -> Vec<BlockOrder> {
+/// [`crate::plan::threads::refusal`] keeps the block indices within `u32`
+/// and refuses to split a chase, which is an error here too.
+pub fn split(order: &BlockOrder, parts: usize) -> Result<Vec<BlockOrder>> {
     let parts = parts.max(1);
-    let mut visits: Vec<u32> = Vec::with_capacity(order.len() as usize);
-    let _ = order.for_each(|i| {
-        visits.push(i as u32);
-        Ok::<(), ()>(())
-    });
-    let len = visits.len();
-    (0..parts)
-        .map(|t| BlockOrder::Listed(visits[t * len / parts..(t + 1) * len / parts].to_vec()))
-        .collect()
+    fn chunks<T: Clone>(v: &[T], parts: usize) -> impl Iterator<Item = Vec<T>> + '_ {
+        let len = v.len();
+        (0..parts).map(move |t| v[t * len / parts..(t + 1) * len / parts].to_vec())
+    }
+    Ok(match order {
+        BlockOrder::Sequential { count } => {
+            let count = u32::try_from(*count).map_err(|_| {
+                Error::Plan("too many blocks to split between threads; use a larger --block".into())
+            })?;
+            let visits: Vec<u32> = (0..count).collect();
+            chunks(&visits, parts).map(BlockOrder::Listed).collect()
+        }
+        BlockOrder::Listed(v) => chunks(v, parts).map(BlockOrder::Listed).collect(),
+        BlockOrder::Extents(v) => chunks(v, parts).map(BlockOrder::Extents).collect(),
+        BlockOrder::Chase(_) => {
+            return Err(Error::Plan(
+                "a chase is one dependent walk and cannot be split between threads; \
+                 use --thread-mode replicate"
+                    .into(),
+            ))
+        }
+    })
 }
 
 /// What the threads of one trial measured.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct ThreadedRun {
     /// From the first thread's start after the barrier to the last thread's finish, ns.
     pub elapsed_ns: u64,
@@ -66,8 +82,12 @@ pub struct ThreadedRun {
     pub bytes: u64,
     /// I/O system calls over all threads.
     pub syscalls: u64,
+    /// Operations delivered over all threads.
+    pub ops: u64,
     /// The scaled image of thread 0 (`scale` only), for `--keep-output`.
     pub image: Option<(u32, u32, Vec<u8>)>,
+    /// The order the threads shared (split) or each ran (replicate).
+    pub order: BlockOrder,
 }
 
 /// Runs one case on its threads over the file at `path`.
@@ -85,7 +105,7 @@ pub fn run_on_threads(
     let n = threads.count.max(1) as usize;
     let (layout, order) = (case.layout(), case.block_order()?);
     let orders: Vec<BlockOrder> = match threads.mode {
-        ThreadMode::Split => split(&order, n),
+        ThreadMode::Split => split(&order, n)?,
         ThreadMode::Replicate => vec![order.clone(); n],
     };
     let files = (0..n)
@@ -130,7 +150,16 @@ pub fn run_on_threads(
             })
             .collect::<Vec<ThreadResult>>()
     });
-    let mut run = ThreadedRun::default();
+    let mut run = ThreadedRun {
+        elapsed_ns: 0,
+        thread_ns: Vec::with_capacity(n),
+        checksum: 0,
+        bytes: 0,
+        syscalls: 0,
+        ops: orders.iter().map(BlockOrder::len).sum(),
+        image: None,
+        order: BlockOrder::Sequential { count: 0 },
+    };
     let mut checksums = Vec::with_capacity(n);
     let mut span: Option<(Instant, Instant)> = None;
     for (t, result) in results.into_iter().enumerate() {
@@ -160,6 +189,7 @@ pub fn run_on_threads(
             case.method, run.bytes
         )));
     }
+    run.order = order;
     Ok(run)
 }
 
@@ -189,10 +219,14 @@ mod tests {
     use crate::pattern::Pattern;
 
     fn visits(order: &BlockOrder) -> Vec<u64> {
+        let layout = Layout {
+            file_size: u64::MAX,
+            block_size: 1,
+        };
         let mut v = Vec::new();
-        let _ = order.for_each(|i| {
-            v.push(i);
-            Ok::<(), ()>(())
+        let _ = order.for_each_read(layout, |offset, _| {
+            v.push(offset);
+            Ok::<u64, ()>(0)
         });
         v
     }
@@ -207,7 +241,7 @@ mod tests {
                 };
                 let order = BlockOrder::new(pattern, layout, 7).unwrap();
                 for parts in [1usize, 2, 3, 4, 10, 2000] {
-                    let chunks = split(&order, parts);
+                    let chunks = split(&order, parts).unwrap();
                     assert_eq!(chunks.len(), parts);
                     let joined: Vec<u64> = chunks.iter().flat_map(visits).collect();
                     assert_eq!(
@@ -223,6 +257,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn extents_split_as_extents_and_a_chase_is_not_split() {
+        use crate::pattern::Extent;
+        let extents: Vec<Extent> = (0..7)
+            .map(|i| Extent {
+                offset: i * 10,
+                len: 3,
+            })
+            .collect();
+        let chunks = split(&BlockOrder::Extents(extents.clone()), 3).unwrap();
+        let joined: Vec<Extent> = chunks
+            .iter()
+            .flat_map(|c| match c {
+                BlockOrder::Extents(v) => v.clone(),
+                _ => panic!("extents stay extents"),
+            })
+            .collect();
+        assert_eq!(joined, extents);
+        let layout = Layout {
+            file_size: 1 << 20,
+            block_size: 4096,
+        };
+        let chase = BlockOrder::new(Pattern::Chase, layout, 1).unwrap();
+        let err = split(&chase, 2).unwrap_err().to_string();
+        assert!(err.contains("--thread-mode replicate"), "{err}");
     }
 
     #[test]
@@ -246,14 +307,13 @@ mod tests {
         let order = BlockOrder::new(Pattern::Random, layout, 3).unwrap();
         let sum_of = |order: &BlockOrder| {
             let mut w = Sum::default();
-            let _ = order.for_each(|i| {
-                let (off, len) = layout.block(i);
+            let _ = order.for_each_read(layout, |off, len| {
                 w.consume(off, &data[off as usize..off as usize + len]);
-                Ok::<(), ()>(())
+                Ok::<u64, ()>(0)
             });
             w.checksum()
         };
-        let parts: Vec<u64> = split(&order, 3).iter().map(sum_of).collect();
+        let parts: Vec<u64> = split(&order, 3).unwrap().iter().map(sum_of).collect();
         assert_eq!(combine(ThreadMode::Split, &parts).unwrap(), sum_of(&order));
     }
 }
