@@ -128,10 +128,13 @@ impl Published {
     }
 }
 
-/// A factor with two decimals below 10 and none above (`1.06`, `2`, `200`).
+/// A factor as a band edge: whole numbers bare, else two decimals below 10,
+/// one below 100, none above (`1.06`, `2`, `10.5`, `200`).
 pub fn short(x: f64) -> String {
-    if x >= 10.0 || (x - x.round()).abs() < 1e-9 {
+    if x >= 100.0 || (x - x.round()).abs() < 1e-9 {
         format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
     } else {
         format!("{x:.2}")
     }
@@ -335,6 +338,15 @@ mod tests {
         assert_eq!(verdict_from_ci(1.6, 2.0, band), Larger);
         assert_eq!(verdict_from_ci(0.5, 0.9, band), Inconclusive);
         assert_eq!(p.band_words(), "0.67–1.50x");
+        assert_eq!(
+            Published::faster(Size::AtLeast(10.5)).band_words(),
+            "above 10.5x"
+        );
+        let about_100 = Size::Ratio {
+            value: 100.0,
+            tolerance: 1.0,
+        };
+        assert_eq!(Published::faster(about_100).band_words(), "50–200x");
         assert_eq!(Published::similar(1.0 / 1.5).band(), band);
     }
 

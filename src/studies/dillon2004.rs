@@ -343,7 +343,7 @@ impl Preset for Dillon2004 {
                     title: if *in_text {
                         format!("published: {machine}")
                     } else {
-                        format!("published, outside the study's text: {machine}")
+                        format!("published, outside the study text: {machine}")
                     },
                     y_label: "time, s".into(),
                     y_scale: AxisScale::Linear,
