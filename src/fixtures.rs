@@ -221,3 +221,24 @@ pub(crate) fn results() -> RunResults {
         complete: true,
     }
 }
+
+/// The results of a run of `cases` before any trial: every case, no
+/// samples (what a preset's tables look like with nothing measured).
+pub(crate) fn results_of(cases: &[Case]) -> RunResults {
+    RunResults {
+        cases: cases
+            .iter()
+            .enumerate()
+            .map(|(id, c)| CaseResult {
+                id,
+                case: c.clone(),
+                label: c.method_label(),
+                summary: None,
+                samples: Vec::new(),
+            })
+            .collect(),
+        comparisons: Vec::new(),
+        failures: Vec::new(),
+        ..results()
+    }
+}

@@ -13,7 +13,13 @@ const PRESETS: [&str; 5] = [
     "write2020",
     "sun2002",
 ];
-const WORDS: [&str; 3] = ["holds", "reversed", "inconclusive"];
+const WORDS: [&str; 5] = [
+    "holds",
+    "smaller than published",
+    "larger than published",
+    "reversed",
+    "inconclusive",
+];
 
 #[test]
 fn every_preset_runs_end_to_end_at_a_tiny_scale() {
@@ -48,10 +54,16 @@ fn every_preset_runs_end_to_end_at_a_tiny_scale() {
             .collect();
         assert!(!lines.is_empty(), "{preset} has claims");
         for line in lines {
-            let word = line.split(": ").nth(1).unwrap().split(' ').next().unwrap();
-            assert!(WORDS.contains(&word), "{line}");
+            assert!(WORDS.contains(&verdict_of(line)), "{line}");
         }
     }
+    let html = std::fs::read_to_string(&report).expect("the report");
+    // Every claim sets its measured CI beside the published value.
+    let claims = verdicts_count(&stdout);
+    assert!(claims >= 12, "{claims} claims");
+    assert_eq!(stdout.matches("\n      published: ").count(), claims);
+    assert_eq!(stdout.matches("measured [90% CI]").count(), claims);
+    assert!(html.contains("<th scope=\"col\">measured [90% CI]</th>"));
     for heading in [
         "Published",
         "Measured",
@@ -61,7 +73,6 @@ fn every_preset_runs_end_to_end_at_a_tiny_scale() {
     ] {
         assert!(stdout.matches(heading).count() >= 5, "{heading}");
     }
-    let html = std::fs::read_to_string(&report).expect("the report");
     for preset in PRESETS {
         assert!(
             html.contains(&format!("id=\"preset-{preset}\"")),
@@ -118,8 +129,23 @@ fn verdict_words<'a>(stdout: &'a str, preset: &str) -> Vec<&'a str> {
     verdicts
         .lines()
         .filter(|l| l.trim_start().starts_with(&format!("{preset}: ")))
-        .map(|l| l.split(": ").nth(1).unwrap().split(' ').next().unwrap())
+        .map(verdict_of)
         .collect()
+}
+
+/// How many claims the verdict list has.
+fn verdicts_count(stdout: &str) -> usize {
+    let verdicts = stdout
+        .split("\nVerdicts:\n")
+        .nth(1)
+        .expect("a verdict list");
+    verdicts.lines().filter(|l| l.contains(" — ")).count()
+}
+
+/// The verdict of a line `  preset: verdict — claim` of the verdict list.
+fn verdict_of(line: &str) -> &str {
+    let rest = line.split_once(": ").expect("preset: verdict").1;
+    rest.split_once(" — ").expect("verdict — claim").0
 }
 
 #[test]
@@ -269,13 +295,11 @@ fn check_plots(dir: &std::path::Path, html: &str) {
     // (user + sys) and an elapsed bar, with the fault counts.
     let name = "dillon2004-times";
     let (t, svg) = svg_of(name);
-    for m in [
-        "Pentium II 400",
-        "dual P2 Xeon 450",
-        "Pentium 4M 1 GHz (I/O-bound)",
-    ] {
-        has(&t, &format!("published: {m}"), name);
+    // Only the I/O-bound machine is in the study's text; the others are marked.
+    for m in ["Pentium II 400", "dual P2 Xeon 450"] {
+        has(&t, &format!("published, outside the study text: {m}"), name);
     }
+    has(&t, "published: Pentium 4M 1 GHz (I/O-bound)", name);
     for text in ["22328 faults", "19463 faults", "11221 blocks in", "time, s"] {
         has(&t, text, name);
     }

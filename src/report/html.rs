@@ -60,6 +60,10 @@ ul.lines li { margin: 0.35rem 0; }
 .faster .badge { background: var(--faster); }
 .slower .badge { background: var(--slower); }
 .within-noise .badge { background: var(--noise); }
+.claim.holds .badge { background: var(--faster); }
+.claim.reversed .badge { background: var(--slower); }
+.claim.smaller-than-published .badge, .claim.larger-than-published .badge { background: #b07d20; }
+.claim.inconclusive .badge { background: var(--noise); }
 figure.plot { margin: 1rem 0 1.5rem; }
 figure.plot svg { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); font-size: 0.875rem; margin-top: 0.35rem; }

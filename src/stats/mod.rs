@@ -4,12 +4,14 @@
 pub mod access;
 pub mod analysis;
 pub mod compare;
+pub mod effect;
 pub mod latency;
 pub mod moments;
 pub mod outliers;
 pub mod run_results;
 pub mod spread;
 pub mod summary;
+pub mod trend;
 
 pub use compare::{paired_ratio, RatioEstimate, Verdict};
 pub use outliers::mad_outliers;

@@ -32,11 +32,14 @@ pub fn render_preset_html(outcomes: &[PresetOutcome]) -> String {
         out.push_str("<h3>Claims</h3>\n<ul class=\"lines\">\n");
         for c in &o.claims {
             out.push_str(&format!(
-                "<li class=\"claim {0}\"><span class=\"badge\">{0}</span> <strong>{1}</strong><br>{2}</li>\n",
+                "<li class=\"claim {0}\"><span class=\"badge\">{1}</span> <strong>{2}</strong><br>{3}\n",
+                c.verdict.slug(),
                 c.verdict.word(),
                 escape(&c.claim),
                 escape(&c.explanation)
             ));
+            push_text_table(&mut out, &c.side_by_side());
+            out.push_str("</li>\n");
         }
         let notes = [
             ("Fidelity notes", &o.fidelity),

@@ -93,10 +93,7 @@ impl PresetOutcome {
         }
         out.push_str("Claims:\n");
         for c in &self.claims {
-            out.push_str(&format!(
-                "  [{}] {}\n      {}\n",
-                c.verdict, c.claim, c.explanation
-            ));
+            out.push_str(&c.render_text());
         }
         out.push_str("Fidelity notes:\n");
         for n in &self.fidelity {

@@ -1,0 +1,403 @@
+//! Judging a published effect at its size, not only its direction.
+//!
+//! A study says `other` is faster (or slower) than `baseline` by some
+//! amount: a [`Published`] effect. Its size is a band `[L, H]` of
+//! *advantages* in the claimed direction (for "faster" the time ratio
+//! `baseline / other`, for "slower" its inverse):
+//! - [`Size::Ratio`]: "about 1.17x" with a relative tolerance `t` is
+//!   `[1.17 / (1 + t), 1.17 · (1 + t)]`, symmetric in log terms, so a
+//!   tolerance means the same at 1.1x and at 100x;
+//! - [`Size::Range`]: "2–6x" is `[2, 6]`;
+//! - [`Size::AtLeast`]: "at least 10x" is `[10, ∞)`; "faster" alone is
+//!   `AtLeast(1)`;
+//! - [`Size::Around`]: "similar" (no direction): `[1 / w, w]`.
+//!
+//! The measured advantage's CI `[lo, hi]` is taken at [`CLAIM_LEVEL`]
+//! (90%), so each verdict below is a one-sided test at 5%, and **holds** is
+//! exactly the two one-sided tests (TOST) of equivalence (Schuirmann 1987):
+//! both "advantage ≤ L" and "advantage ≥ H" are rejected at 5%. The checks,
+//! in this order, are strict, so a CI end exactly on an edge decides nothing:
+//! 1. **holds**: `L < lo` and `hi < H`;
+//! 2. **reversed**: the effect has a direction (`L ≥ 1`) and `hi < 1`;
+//! 3. **smaller than published**: `hi < L` (for a band around 1 this is the
+//!    CI below it, never "reversed");
+//! 4. **larger than published**: `lo > H`;
+//! 5. **inconclusive**: otherwise (the CI straddles an edge of the band).
+//!
+//! Pure arithmetic: nothing here measures or reads anything.
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use super::summary::t_quantile_975;
+use super::RatioEstimate;
+
+/// The CI level claim verdicts use: 90%, i.e. one-sided tests at 5% (TOST).
+pub const CLAIM_LEVEL: f64 = 0.90;
+
+/// The direction a study claims for `other` against `baseline`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// `other` takes less time (time ratio `baseline / other` above 1).
+    Faster,
+    /// `other` takes more time.
+    Slower,
+}
+
+/// How big a study says the advantage is.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Size {
+    /// About `value`, within a relative `tolerance` (0.10: ×/÷ 1.10).
+    Ratio {
+        /// The published factor, e.g. 1.17.
+        value: f64,
+        /// Relative tolerance, ≥ 0.
+        tolerance: f64,
+    },
+    /// Between `low` and `high`, e.g. 2 and 6 for "2–6x".
+    Range {
+        /// Lower end.
+        low: f64,
+        /// Upper end.
+        high: f64,
+    },
+    /// At least this factor (1 for plain "faster").
+    AtLeast(f64),
+    /// No direction: within `within` times either way ("similar").
+    Around {
+        /// The widest factor still called similar, e.g. 1.5.
+        within: f64,
+    },
+}
+
+/// A published effect: a direction and a size.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Published {
+    /// Faster or slower (ignored by [`Size::Around`]).
+    pub direction: Direction,
+    /// By how much.
+    pub size: Size,
+}
+
+impl Published {
+    /// `other` faster than `baseline` by `size`.
+    pub fn faster(size: Size) -> Published {
+        Published {
+            direction: Direction::Faster,
+            size,
+        }
+    }
+
+    /// `other` slower than `baseline` by `size`.
+    pub fn slower(size: Size) -> Published {
+        Published {
+            direction: Direction::Slower,
+            size,
+        }
+    }
+
+    /// The two within `within` times of each other.
+    pub fn similar(within: f64) -> Published {
+        Published::faster(Size::Around { within })
+    }
+
+    /// The band `[L, H]` of advantages the publication allows (`H` may be ∞).
+    pub fn band(&self) -> (f64, f64) {
+        match self.size {
+            Size::Ratio { value, tolerance } => {
+                (value / (1.0 + tolerance), value * (1.0 + tolerance))
+            }
+            Size::Range { low, high } => (low.min(high), high.max(low)),
+            Size::AtLeast(b) => (b, f64::INFINITY),
+            Size::Around { within } => {
+                let w = within.max(1.0 / within);
+                (1.0 / w, w)
+            }
+        }
+    }
+
+    /// The band in words, e.g. `1.06–1.29x`, `at least 10x`, `0.67–1.50x`.
+    pub fn band_words(&self) -> String {
+        let (l, h) = self.band();
+        if h.is_infinite() {
+            format!("above {}x", short(l))
+        } else {
+            format!("{}–{}x", short(l), short(h))
+        }
+    }
+}
+
+/// A factor as a band edge: whole numbers bare, else two decimals below 10,
+/// one below 100, none above (`1.06`, `2`, `10.5`, `200`).
+pub fn short(x: f64) -> String {
+    if x >= 100.0 || (x - x.round()).abs() < 1e-9 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// The five verdicts on a published effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EffectVerdict {
+    /// The CI lies inside the published band.
+    Holds,
+    /// The CI lies below the band (same direction or none shown).
+    Smaller,
+    /// The CI lies above the band.
+    Larger,
+    /// The CI lies wholly on the other side of 1 than the claimed direction.
+    Reversed,
+    /// The CI straddles an edge of the band.
+    Inconclusive,
+}
+
+/// The verdict from a CI `[lo, hi]` of the advantage and the band `[L, H]`
+/// (see the module documentation for the order of the checks).
+pub fn verdict_from_ci(lo: f64, hi: f64, band: (f64, f64)) -> EffectVerdict {
+    let (l, h) = band;
+    if l < lo && hi < h {
+        EffectVerdict::Holds
+    } else if l >= 1.0 && hi < 1.0 {
+        EffectVerdict::Reversed
+    } else if hi < l {
+        EffectVerdict::Smaller
+    } else if lo > h {
+        EffectVerdict::Larger
+    } else {
+        EffectVerdict::Inconclusive
+    }
+}
+
+/// The `p` quantile of Student's t with `df` degrees of freedom (`df > 0`).
+pub fn t_quantile(p: f64, df: f64) -> f64 {
+    StudentsT::new(0.0, 1.0, df)
+        .expect("df > 0 is a valid parameter")
+        .inverse_cdf(p)
+}
+
+/// The paired log ratios `ln(baseline_i / other_i)` of a comparison,
+/// summarised: everything a CI at any level needs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LogRatios {
+    /// Number of pairs (≥ 2).
+    pub n: usize,
+    /// Mean log ratio.
+    pub mean: f64,
+    /// Standard error of the mean log ratio.
+    pub se: f64,
+}
+
+impl LogRatios {
+    /// Recovers the log-ratio summary behind a [`RatioEstimate`]:
+    /// [`super::paired_ratio`] gives `ratio = exp(m)` and a 95% CI
+    /// `exp(m ± t(0.975, n − 1) · se)`, so `m = ln ratio` and
+    /// `se = (ln hi − ln lo) / (2 · t(0.975, n − 1))`. `None` with fewer than
+    /// 2 pairs or a non-finite or non-positive end.
+    pub fn of_estimate(r: &RatioEstimate) -> Option<LogRatios> {
+        let ok = |x: f64| x.is_finite() && x > 0.0;
+        if r.pairs < 2 || !ok(r.ratio) || !ok(r.ci95_low) || !ok(r.ci95_high) {
+            return None;
+        }
+        let half = (r.ci95_high.ln() - r.ci95_low.ln()).max(0.0) / 2.0;
+        Some(LogRatios {
+            n: r.pairs,
+            mean: r.ratio.ln(),
+            se: half / t_quantile_975(r.pairs - 1),
+        })
+    }
+
+    /// Degrees of freedom, `n − 1`.
+    pub fn df(&self) -> f64 {
+        (self.n - 1) as f64
+    }
+
+    /// The two-sided CI of the time ratio at `level`: `exp(m ± t · se)`.
+    pub fn ratio_ci(&self, level: f64) -> (f64, f64) {
+        let h = t_quantile(0.5 + level / 2.0, self.df()) * self.se;
+        ((self.mean - h).exp(), (self.mean + h).exp())
+    }
+}
+
+/// A verdict with what it rests on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EffectOutcome {
+    /// The verdict.
+    pub verdict: EffectVerdict,
+    /// Measured advantage (geometric mean) in the claimed direction.
+    pub advantage: f64,
+    /// Its CI at `level`.
+    pub ci: (f64, f64),
+    /// The CI level used ([`CLAIM_LEVEL`]).
+    pub level: f64,
+    /// The published band `[L, H]` (`H` may be ∞).
+    pub band: (f64, f64),
+}
+
+/// Judges `published` against a measured advantage `exp(mean)` whose CI at
+/// `level` is `[lo, hi]` in the "faster" direction.
+pub fn judge_ci(published: &Published, point: f64, ci: (f64, f64), level: f64) -> EffectOutcome {
+    let (point, lo, hi) = match (published.direction, published.size) {
+        (_, Size::Around { .. }) | (Direction::Faster, _) => (point, ci.0, ci.1),
+        (Direction::Slower, _) => (1.0 / point, 1.0 / ci.1, 1.0 / ci.0),
+    };
+    let band = published.band();
+    EffectOutcome {
+        verdict: verdict_from_ci(lo, hi, band),
+        advantage: point,
+        ci: (lo, hi),
+        level,
+        band,
+    }
+}
+
+/// Judges `published` against one comparison's paired time ratio
+/// (`baseline / other`) at `level`; `None` without a usable estimate.
+pub fn judge(published: &Published, ratio: &RatioEstimate, level: f64) -> Option<EffectOutcome> {
+    let logs = LogRatios::of_estimate(ratio)?;
+    Some(judge_ci(
+        published,
+        logs.mean.exp(),
+        logs.ratio_ci(level),
+        level,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::paired_ratio;
+    use EffectVerdict::*;
+
+    const RANGE_2_6: (f64, f64) = (2.0, 6.0);
+
+    #[test]
+    fn every_edge_of_a_range() {
+        let v = |lo, hi| verdict_from_ci(lo, hi, RANGE_2_6);
+        assert_eq!(v(2.01, 5.99), Holds);
+        assert_eq!(v(2.0, 5.9), Inconclusive, "on L is not inside");
+        assert_eq!(v(2.1, 6.0), Inconclusive, "on H is not inside");
+        assert_eq!(v(1.5, 2.5), Inconclusive, "straddles L");
+        assert_eq!(v(5.5, 6.5), Inconclusive, "straddles H");
+        assert_eq!(v(1.2, 1.99), Smaller);
+        assert_eq!(v(1.2, 2.0), Inconclusive, "hi on L");
+        assert_eq!(v(0.9, 1.5), Smaller, "may be no effect at all");
+        assert_eq!(v(0.8, 0.99), Reversed);
+        assert_eq!(v(0.8, 1.0), Smaller, "hi on 1 is not reversed");
+        assert_eq!(v(6.01, 7.0), Larger);
+        assert_eq!(v(6.0, 7.0), Inconclusive, "lo on H");
+        assert_eq!(v(1.5, 7.0), Inconclusive, "wider than the band");
+    }
+
+    #[test]
+    fn a_bound_has_no_upper_edge() {
+        let band = Published::faster(Size::AtLeast(10.0)).band();
+        assert_eq!(band, (10.0, f64::INFINITY));
+        assert_eq!(verdict_from_ci(10.5, 1e6, band), Holds);
+        assert_eq!(verdict_from_ci(10.0, 12.0, band), Inconclusive);
+        assert_eq!(verdict_from_ci(3.0, 9.9, band), Smaller);
+        assert_eq!(verdict_from_ci(0.5, 0.9, band), Reversed);
+        // "faster" alone: holds iff lo > 1, reversed iff hi < 1; never larger.
+        let faster = Published::faster(Size::AtLeast(1.0)).band();
+        assert_eq!(verdict_from_ci(1.001, 1.2, faster), Holds);
+        assert_eq!(verdict_from_ci(1.0, 1.2, faster), Inconclusive);
+        assert_eq!(verdict_from_ci(0.9, 0.999, faster), Reversed);
+        assert_eq!(verdict_from_ci(0.9, 1.0, faster), Inconclusive);
+        assert_eq!(verdict_from_ci(1e9, 1e10, faster), Holds);
+    }
+
+    #[test]
+    fn a_ratio_band_is_log_symmetric_with_every_outcome() {
+        let p = Published::faster(Size::Ratio {
+            value: 1.17,
+            tolerance: 0.10,
+        });
+        let (l, h) = p.band();
+        assert!((l - 1.17 / 1.10).abs() < 1e-12 && (h - 1.287).abs() < 1e-12);
+        assert_eq!(verdict_from_ci(l + 1e-9, h - 1e-9, (l, h)), Holds);
+        assert_eq!(verdict_from_ci(l, 1.2, (l, h)), Inconclusive);
+        assert_eq!(verdict_from_ci(1.0, l - 1e-9, (l, h)), Smaller);
+        assert_eq!(verdict_from_ci(h + 1e-9, 1.5, (l, h)), Larger);
+        assert_eq!(verdict_from_ci(1.2, h, (l, h)), Inconclusive);
+        assert_eq!(verdict_from_ci(0.9, 0.99, (l, h)), Reversed);
+        assert_eq!(p.band_words(), "1.06–1.29x");
+    }
+
+    #[test]
+    fn similar_has_no_direction_so_never_reversed() {
+        let p = Published::similar(1.5);
+        let band = p.band();
+        assert!((band.0 - 1.0 / 1.5).abs() < 1e-12 && band.1 == 1.5);
+        assert_eq!(verdict_from_ci(0.9, 1.1, band), Holds);
+        assert_eq!(verdict_from_ci(0.7, 0.95, band), Holds, "below 1, inside");
+        assert_eq!(verdict_from_ci(0.3, 0.6, band), Smaller, "not reversed");
+        assert_eq!(verdict_from_ci(1.6, 2.0, band), Larger);
+        assert_eq!(verdict_from_ci(0.5, 0.9, band), Inconclusive);
+        assert_eq!(p.band_words(), "0.67–1.50x");
+        assert_eq!(
+            Published::faster(Size::AtLeast(10.5)).band_words(),
+            "above 10.5x"
+        );
+        let about_100 = Size::Ratio {
+            value: 100.0,
+            tolerance: 1.0,
+        };
+        assert_eq!(Published::faster(about_100).band_words(), "50–200x");
+        assert_eq!(Published::similar(1.0 / 1.5).band(), band);
+    }
+
+    #[test]
+    fn the_slower_direction_inverts_the_ratio() {
+        let logs = [2.9, 3.1, 3.0, 2.95, 3.05];
+        let base: Vec<f64> = logs.to_vec();
+        let other = vec![1.0; 5];
+        let r = paired_ratio(&base, &other).unwrap();
+        let range = Size::Range {
+            low: 2.0,
+            high: 6.0,
+        };
+        let o = judge(&Published::faster(range), &r, CLAIM_LEVEL).unwrap();
+        assert_eq!(o.verdict, Holds, "{o:?}");
+        assert!((o.advantage - 3.0).abs() < 0.01 && o.level == CLAIM_LEVEL);
+        let o = judge(&Published::slower(range), &r, CLAIM_LEVEL).unwrap();
+        assert_eq!(o.verdict, Reversed, "{o:?}");
+        assert!((o.advantage - 1.0 / 3.0).abs() < 0.01);
+        assert!(o.ci.0 < o.advantage && o.advantage < o.ci.1);
+    }
+
+    #[test]
+    fn the_log_summary_round_trips_paired_ratio_at_95_percent() {
+        let r = paired_ratio(&[1.1, 2.4, 0.9, 3.0], &[1.0, 2.0, 1.0, 2.5]).unwrap();
+        let l = LogRatios::of_estimate(&r).unwrap();
+        let (lo, hi) = l.ratio_ci(0.95);
+        assert!((lo - r.ci95_low).abs() < 1e-12 && (hi - r.ci95_high).abs() < 1e-12);
+        // 90% is narrower, inside the 95% one.
+        let (lo90, hi90) = l.ratio_ci(0.90);
+        assert!(lo < lo90 && hi90 < hi);
+        // Zero-width and unusable estimates.
+        let exact = paired_ratio(&[2.0, 4.0], &[1.0, 2.0]).unwrap();
+        assert_eq!(LogRatios::of_estimate(&exact).unwrap().se, 0.0);
+        let mut bad = exact.clone();
+        bad.ratio = f64::INFINITY;
+        assert_eq!(LogRatios::of_estimate(&bad), None);
+    }
+
+    #[test]
+    fn tost_at_90_percent_decides_where_95_would_not() {
+        // Mean advantage 1.10, 5 pairs; band 1.075–1.125: the 90% CI is
+        // inside, the 95% CI is not.
+        let d = [0.02, -0.02, 0.01, -0.01, 0.0];
+        let base: Vec<f64> = d.iter().map(|d| (1.10f64.ln() + 1.25 * d).exp()).collect();
+        let r = paired_ratio(&base, &[1.0; 5]).unwrap();
+        let p = Published::faster(Size::Range {
+            low: 1.075,
+            high: 1.125,
+        });
+        assert_eq!(judge(&p, &r, 0.90).unwrap().verdict, Holds);
+        assert_eq!(judge(&p, &r, 0.95).unwrap().verdict, Inconclusive);
+    }
+}
