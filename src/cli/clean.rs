@@ -16,11 +16,13 @@ pub struct CleanArgs {
     pub data_dir: Option<PathBuf>,
 }
 
-/// Removes the generated files, journals and scratch files of the data
-/// directory, and the cgroups a killed faultline left behind.
+/// Removes the generated files, stale journals (those no running faultline
+/// holds) and scratch files of the data directory, and the cgroups a killed faultline left behind.
 pub fn execute(args: &CleanArgs) -> anyhow::Result<ExitCode> {
     let dir = session::data_dir(args.data_dir.clone());
-    let removed = clean(&dir, &|path| journal::read(path).is_ok())?;
+    // A journal a running faultline holds is not stale: it stays.
+    let stale = |path: &std::path::Path| journal::read(path).is_ok() && !journal::in_use(path);
+    let removed = clean(&dir, &stale)?;
     for path in &removed {
         println!("removed {}", path.display());
     }

@@ -158,6 +158,9 @@ pub struct RunArgs {
     /// The exports.
     #[command(flatten)]
     pub exports: super::ExportArgs,
+    /// The plan file, dry run and journal flags.
+    #[command(flatten)]
+    pub plan: super::plan_args::PlanArgs,
 }
 
 impl RunArgs {
@@ -218,6 +221,7 @@ impl RunArgs {
             journal: self.journal.clone(),
             exports: self.exports.exports(),
             reproduction: None,
+            keep_journal: self.plan.keep_journal,
         }
     }
 
@@ -241,15 +245,23 @@ impl RunArgs {
 /// Runs `faultline run`: a fresh plan from the flags, or the rest of one from
 /// its journal.
 pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    if let Some(toml) = &args.plan.printed {
+        print!("{toml}");
+        return Ok(ExitCode::SUCCESS);
+    }
     let config = args.session_config();
     let session = match &args.resume {
         Some(journal) => Session::resume(journal, &config)?,
         None => {
             let sizes = session::planned_file_sizes(&config, &args.sizes())?;
             let plan = args.factors().plan(&sizes)?;
+            if args.plan.dry_run {
+                return Ok(super::plan_args::print_dry_run(&plan, &config));
+            }
             Session::fresh(plan, &config)?
         }
     };
+    super::plan_args::warn_without_verdicts(session.plan());
     let finished = session.run()?;
     Ok(super::print_finished(&finished))
 }

@@ -100,6 +100,7 @@ impl Journal {
     /// Creates a new journal at `path` (which must not exist) and writes its header.
     pub fn create(path: &Path, header: &Header) -> Result<Journal> {
         let file = crate::files::dataset::create_new(path)?;
+        lock(&file, path)?;
         let mut journal = Journal {
             path: path.to_path_buf(),
             file,
@@ -119,6 +120,7 @@ impl Journal {
             .custom_flags_nofollow()
             .open(path)
             .map_err(io("open journal"))?;
+        lock(&file, path)?;
         let bytes = std::fs::read(path).map_err(io("read journal"))?;
         let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
         if keep < bytes.len() {
@@ -136,6 +138,14 @@ impl Journal {
         &self.path
     }
 
+    /// Removes the journal of a run that finished: it holds nothing the
+    /// exports do not.
+    pub fn remove(self) -> Result<()> {
+        let Journal { path, file } = self;
+        drop(file);
+        std::fs::remove_file(&path).map_err(|e| Error::io("remove journal", &path, e))
+    }
+
     /// Appends one entry, flushed and fsync'd before returning.
     pub fn append(&mut self, entry: &Entry) -> Result<()> {
         self.append_line(entry)
@@ -150,6 +160,32 @@ impl Journal {
             .and_then(|()| self.file.sync_data())
             .map_err(|e| Error::io("append to journal", &self.path, e))
     }
+}
+
+/// Holds an exclusive `flock` on the journal for as long as the run has it
+/// open, so `clean` and a second `--resume` can tell a journal in use.
+fn lock(file: &File, path: &Path) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor this function's caller owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(());
+    }
+    Err(Error::Plan(format!(
+        "the journal {} is in use by another faultline run",
+        path.display()
+    )))
+}
+
+/// Whether a running faultline holds the journal at `path` (its lock is
+/// taken); false when it cannot be opened.
+pub fn in_use(path: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    // SAFETY: flock on a descriptor owned here; the lock, when taken, is
+    // released when `file` closes.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_SH | libc::LOCK_NB) != 0 }
 }
 
 trait NoFollow {

@@ -21,6 +21,7 @@ use std::time::Duration;
 pub mod cache;
 pub mod cgroup;
 pub mod checksums;
+pub mod eta;
 pub mod journal;
 pub mod procs;
 
@@ -146,12 +147,16 @@ pub fn run_trials(
         .unwrap_or(0);
     let mut raw = resume.raw;
     raw.complete = false;
+    let mut eta = eta::Eta::new(plan);
+    progress.set_prefix(eta.text());
     for group in schedule(plan) {
         for slot in group {
             if resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
+                eta.skip(slot.case);
                 progress.inc(1);
                 continue;
             }
+            let started = std::time::Instant::now();
             if options.stop.load(Ordering::SeqCst) {
                 after_group(&raw);
                 return Ok(raw);
@@ -214,6 +219,8 @@ pub fn run_trials(
             }
             let after = measure_residency(dataset)?;
             sequence += 1;
+            eta.record(slot.case, started.elapsed());
+            progress.set_prefix(eta.text());
             progress.inc(1);
             let entry = match outcome {
                 Ok(report) => {

@@ -59,6 +59,9 @@ pub struct SessionConfig {
     pub exports: Exports,
     /// The study a `faultline reproduce` session replays, and how.
     pub reproduction: Option<Reproduction>,
+    /// `--keep-journal`: keep the journal of a run that completed (it is
+    /// removed otherwise; an interrupted run's always stays).
+    pub keep_journal: bool,
 }
 
 /// A prepared run: its plan, files, scratch directory and journal.
@@ -74,6 +77,7 @@ pub struct Session {
     reproduction: Option<Reproduction>,
     trial_timeout: Option<Duration>,
     keep_output: Option<PathBuf>,
+    keep_journal: bool,
 }
 
 /// What a session produced.
@@ -86,6 +90,9 @@ pub struct Finished {
     pub journal: PathBuf,
     /// The command that continues the run from its journal.
     pub resume_command: String,
+    /// Whether the journal was removed: the run completed and
+    /// `--keep-journal` was not given.
+    pub journal_removed: bool,
 }
 
 impl Session {
@@ -124,6 +131,7 @@ impl Session {
             reproduction,
             trial_timeout,
             keep_output,
+            keep_journal,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -197,7 +205,7 @@ impl Session {
         );
         progress.set_style(
             indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} trials, {elapsed} elapsed, ~{eta} left  {msg}",
+                "{bar:30} {pos}/{len} trials, {elapsed} elapsed, {prefix}  {msg}",
             )
             .expect("valid template"),
         );
@@ -233,11 +241,24 @@ impl Session {
         let results = assemble(&raw);
         exports.write_all(&results).context("writing the exports")?;
         setup::finish_scratch(scratch.as_deref());
+        let journal_path = journal.path().to_path_buf();
+        // A complete run's journal holds nothing its results do not: it goes,
+        // unless asked to stay. An interrupted run keeps it for --resume.
+        let journal_removed = raw.complete && !keep_journal && {
+            match journal.remove() {
+                Ok(()) => true,
+                Err(e) => {
+                    eprintln!("warning: {e}");
+                    false
+                }
+            }
+        };
         Ok(Finished {
             interrupted: stop.load(Ordering::SeqCst) && !raw.complete,
             results,
-            journal: journal.path().to_path_buf(),
+            journal: journal_path,
             resume_command,
+            journal_removed,
         })
     }
 }

@@ -102,6 +102,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         reproduction: config.reproduction.clone(),
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
+        keep_journal: config.keep_journal,
     })
 }
 
@@ -154,6 +155,14 @@ fn prepare_files(
 /// [`Session::resume`].
 pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
     check_output_dirs(config)?;
+    // Refused before any file is checked or generated; the lock taken when
+    // it is opened to append settles a race.
+    if journal::in_use(path) {
+        return Err(Error::Plan(format!(
+            "the journal {} is in use by another faultline run",
+            path.display()
+        )));
+    }
     let replay = journal::read(path)?;
     for warning in &replay.warnings {
         eprintln!("warning: {warning}");
@@ -219,6 +228,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         reproduction: header.reproduction.or_else(|| config.reproduction.clone()),
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
+        keep_journal: config.keep_journal,
     })
 }
 
