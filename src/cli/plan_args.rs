@@ -25,8 +25,8 @@ pub struct PlanArgs {
     /// time) and exit, touching nothing.
     #[arg(long, conflicts_with = "resume")]
     pub dry_run: bool,
-    /// Keep the journal of a run that completes (it is removed then; an interrupted run's
-    /// journal is always kept, for --resume).
+    /// Keep the journal of a run that completes (it is removed then, unless --journal named
+    /// it; an interrupted run's journal is always kept, for --resume).
     #[arg(long)]
     pub keep_journal: bool,
     /// The plan as TOML, when --print-plan asked for it (filled in after parsing).
