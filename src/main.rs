@@ -5,18 +5,16 @@ mod cli;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
-use cli::{Cli, Command};
+use cli::Command;
 
 fn main() -> ExitCode {
     // A file-size limit (RLIMIT_FSIZE) then fails a write with EFBIG, which
     // is reported, instead of killing faultline with SIGXFSZ.
     // SAFETY: setting a signal to SIG_IGN has no preconditions.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
-    let command = match Cli::try_parse() {
+    let command = match cli::parse() {
         Ok(cli) => cli.command,
-        Err(e) => return cli::report_clap(&e),
+        Err(code) => return code,
     };
     let result = match command {
         Command::Trial => return ExitCode::from(faultline::trial::child_main() as u8),
@@ -25,6 +23,8 @@ fn main() -> ExitCode {
         Command::Clean(args) => cli::clean::execute(&args),
         Command::Report(args) => cli::report::execute(&args),
         Command::Reproduce(args) => cli::reproduce::execute(&args),
+        Command::Completions(args) => cli::completions::execute(&args),
+        Command::Man(args) => cli::completions::man(&args),
     };
     result.unwrap_or_else(|e| cli::report_error(&e))
 }

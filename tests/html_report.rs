@@ -1,8 +1,10 @@
 //! `faultline report`: the HTML report of a real run, rendered in a real
 //! headless Chromium.
 //!
-//! The browser test fails, not skips, when Chromium is missing: `.ci/run`
-//! installs it.
+//! The browser tests are skipped, with a notice, when Chromium is missing,
+//! and fail then if `FAULTLINE_REQUIRE_BROWSER=1` (`.ci/run` sets it and
+//! installs Chromium). Both are tested here by running this test binary's
+//! browser test again without Chromium on `PATH`.
 mod browser;
 mod common;
 
@@ -40,7 +42,9 @@ fn hostile_results(scratch: &Scratch) -> std::path::PathBuf {
 
 #[test]
 fn the_report_renders_in_a_headless_browser() {
-    let chromium = Chromium::find();
+    let Some(chromium) = Chromium::find("the_report_renders_in_a_headless_browser") else {
+        return;
+    };
     let scratch = Scratch::new();
     let json = hostile_results(&scratch);
     let html_path = scratch.path("report.html");
@@ -177,7 +181,11 @@ fn the_report_renders_in_a_headless_browser() {
 
 #[test]
 fn the_reproduce_report_draws_every_presets_plots_in_a_browser() {
-    let chromium = Chromium::find();
+    let Some(chromium) =
+        Chromium::find("the_reproduce_report_draws_every_presets_plots_in_a_browser")
+    else {
+        return;
+    };
     let scratch = Scratch::new();
     let html_path = scratch.path("reproduce.html");
     succeeded(
@@ -248,9 +256,12 @@ fn report_errors_are_one_line_with_the_right_exit_code() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: parse "));
-    // Usage: no output, or an output directory that does not exist.
+    // Without -o the report goes beside the results: not written when they
+    // cannot be read.
     let out = faultline().arg("report").arg(&bad).output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!scratch.path("bad.html").exists());
+    // Usage: an output directory that does not exist.
     let out = faultline()
         .arg("report")
         .arg(&bad)
@@ -262,4 +273,55 @@ fn report_errors_are_one_line_with_the_right_exit_code() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("does not exist"), "{err}");
     assert!(!scratch.path("r.html").exists());
+}
+
+/// This test binary's browser test, run again with no Chromium to find
+/// (an empty `PATH`, no `FAULTLINE_CHROMIUM`), and `FAULTLINE_REQUIRE_BROWSER`
+/// set to `require` or unset.
+fn browser_test_without_chromium(require: Option<&str>) -> std::process::Output {
+    let empty = tempfile::tempdir().unwrap();
+    let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--exact",
+        "the_report_renders_in_a_headless_browser",
+        "--test-threads=1",
+    ])
+    .env("PATH", empty.path())
+    .env_remove("FAULTLINE_CHROMIUM")
+    .env_remove("FAULTLINE_REQUIRE_BROWSER");
+    if let Some(value) = require {
+        cmd.env("FAULTLINE_REQUIRE_BROWSER", value);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn without_chromium_the_browser_test_is_skipped_with_a_notice() {
+    for require in [None, Some("0")] {
+        let out = browser_test_without_chromium(require);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "{require:?}: {stdout}\n{stderr}");
+        assert!(stdout.contains("1 passed"), "it ran: {stdout}");
+        assert!(
+            stderr.contains(
+                "NOTICE: the_report_renders_in_a_headless_browser SKIPPED: chromium not found"
+            ) && stderr.contains("FAULTLINE_REQUIRE_BROWSER=1"),
+            "the notice, uncaptured: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn faultline_require_browser_makes_a_missing_chromium_fail_the_test() {
+    let out = browser_test_without_chromium(Some("1"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(101), "{stdout}");
+    assert!(
+        stdout.contains("1 failed")
+            && stdout.contains("chromium not found, and FAULTLINE_REQUIRE_BROWSER=1 requires it"),
+        "{stdout}"
+    );
 }

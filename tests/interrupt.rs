@@ -79,7 +79,7 @@ fn ctrl_c_keeps_what_was_measured_and_resume_finishes_the_plan() {
         partial["failures"].as_array().unwrap().is_empty(),
         "the interrupted trial is not a failure"
     );
-    succeeded(&mut resume(&scratch, &journal));
+    succeeded(resume(&scratch, &journal).arg("--keep-journal"));
     let full = read_json(&scratch.path("out.json"));
     assert_eq!(full["complete"], true);
     let all = samples(&full);

@@ -226,7 +226,7 @@ fn faithful_runs_every_preset_with_the_originals_quirks_and_records_it() {
 #[test]
 fn resume_refuses_to_mix_faithful_and_default_runs() {
     let scratch = Scratch::new();
-    succeeded(&mut scratch.reproduce("write2020", ["--scale-down", "256"]));
+    succeeded(&mut scratch.reproduce("write2020", ["--scale-down", "256", "--keep-journal"]));
     let journal = file_ending(&scratch.data_dir().join("runs"), ".journal").expect("a journal");
     let resume = Flags::new().flag("--resume", &journal);
     let out = scratch

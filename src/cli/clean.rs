@@ -16,8 +16,8 @@ pub struct CleanArgs {
     pub data_dir: Option<PathBuf>,
 }
 
-/// Removes the generated files, journals and scratch files of the data
-/// directory, and the cgroups a killed faultline left behind.
+/// Removes the generated files, stale journals (those no running faultline
+/// holds) and scratch files of the data directory, and the cgroups a killed faultline left behind.
 pub fn execute(args: &CleanArgs) -> anyhow::Result<ExitCode> {
     let dir = session::data_dir(args.data_dir.clone());
     if std::fs::symlink_metadata(&dir).is_err() {

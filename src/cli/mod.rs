@@ -4,14 +4,18 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use faultline::error::Error;
 use faultline::report::Exports;
 use faultline::session::{Finished, EXIT_INTERRUPTED};
 
 pub mod clean;
+pub mod completions;
 pub mod env;
+pub mod help_headings;
+pub mod plan_args;
+pub mod plan_file;
 pub mod report;
 pub mod reproduce;
 pub mod run;
@@ -24,7 +28,13 @@ pub const EXIT_FAILURE: u8 = 1;
 /// Is mmap() faster than read()? Measured on your machine and your files,
 /// one process per trial, with the page cache controlled and verified.
 #[derive(Debug, Parser)]
-#[command(name = "faultline", version, about, max_term_width = 100)]
+#[command(
+    name = "faultline",
+    version,
+    about,
+    max_term_width = 100,
+    arg_required_else_help = true
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -44,6 +54,10 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Replay a published study (or `all`) and check its claims on this machine.
     Reproduce(reproduce::ReproduceArgs),
+    /// Print a shell completion script (e.g. `faultline completions bash > /etc/bash_completion.d/faultline`).
+    Completions(completions::CompletionsArgs),
+    /// Print a manual page, in roff (e.g. `faultline man run > faultline-run.1; man ./faultline-run.1`).
+    Man(completions::ManArgs),
     /// Runs one trial (internal: the runner re-executes itself with this).
     #[command(name = "__trial", hide = true)]
     Trial,
@@ -74,6 +88,28 @@ impl ExportArgs {
     }
 }
 
+/// The command line's definition: clap's, with the help headings of
+/// `run`'s flags ([`help_headings`]). Parsing, completions and the manual
+/// page all use this one.
+pub fn command() -> clap::Command {
+    help_headings::apply(Cli::command())
+}
+
+/// Parses the command line, with `run --plan FILE` read into the flags it
+/// holds ([`plan_file`]). A failure has been printed; its exit code is returned.
+pub fn parse() -> Result<Cli, ExitCode> {
+    let matches = command().try_get_matches().map_err(|e| report_clap(&e))?;
+    let matches = plan_file::resolve(matches).map_err(|e| report_error(&e.into()))?;
+    let mut cli = Cli::from_arg_matches(&matches).map_err(|e| report_clap(&e))?;
+    if let Command::Run(args) = &mut cli.command {
+        if args.plan.print_plan {
+            let run = matches.subcommand_matches("run").expect("run matched");
+            args.plan.printed = Some(plan_file::render(run));
+        }
+    }
+    Ok(cli)
+}
+
 /// Prints what a finished session measured (the table, the verdicts, the
 /// failed trials) and how it ended, and returns its exit code.
 pub fn print_finished(finished: &Finished) -> ExitCode {
@@ -95,7 +131,9 @@ pub fn print_finished(finished: &Finished) -> ExitCode {
         );
         return ExitCode::from(EXIT_INTERRUPTED);
     }
-    eprintln!("journal: {journal}");
+    if !finished.journal_removed {
+        eprintln!("journal: {journal}");
+    }
     ExitCode::SUCCESS
 }
 
@@ -112,14 +150,17 @@ pub fn report_error(error: &anyhow::Error) -> ExitCode {
     ExitCode::from(if usage { EXIT_USAGE } else { EXIT_FAILURE })
 }
 
-/// Prints a clap error (or `--help`, `--version`) and returns its exit code.
+/// Prints a clap error (or `--help`, `--version`, or the help that a bare
+/// `faultline` shows) as clap formats it, and returns clap's exit code:
+/// 0 for help and version, [`EXIT_USAGE`] for the rest (a bare `faultline`
+/// included: it is missing its subcommand).
 pub fn report_clap(error: &clap::Error) -> ExitCode {
-    if !error.use_stderr() {
-        let _ = error.print();
-        return ExitCode::SUCCESS;
+    let _ = error.print();
+    if error.use_stderr() {
+        ExitCode::from(EXIT_USAGE)
+    } else {
+        ExitCode::SUCCESS
     }
-    eprintln!("{}", one_line(&error.render().to_string()));
-    ExitCode::from(EXIT_USAGE)
 }
 
 /// The error and its causes joined by ": ", leaving out a cause whose text

@@ -67,6 +67,10 @@ pub struct ReproduceArgs {
     /// Seconds per trial, for presets that take it (crotty2022; default: 10 quick, 60 full).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub duration: Option<u32>,
+    /// Keep the journal of a reproduction that completes (it is removed then; an interrupted
+    /// one's is always kept, for --resume).
+    #[arg(long)]
+    pub keep_journal: bool,
     /// Divides every file size (test-only).
     #[arg(long, hide = true, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub scale_down: u64,
@@ -292,6 +296,7 @@ fn session_config(
             markdown: export(&given.export_markdown),
         },
         reproduction: Some(reproduction.clone()),
+        keep_journal: args.keep_journal,
         ..SessionConfig::default()
     })
 }

@@ -193,6 +193,9 @@ pub struct RunArgs {
     /// The exports.
     #[command(flatten)]
     pub exports: super::ExportArgs,
+    /// The plan file, dry run and journal flags.
+    #[command(flatten)]
+    pub plan: super::plan_args::PlanArgs,
 }
 
 impl RunArgs {
@@ -278,6 +281,8 @@ impl RunArgs {
             journal: self.journal.clone(),
             exports: self.exports.exports(),
             reproduction: None,
+            // A journal named with --journal was asked for: it stays.
+            keep_journal: self.plan.keep_journal || self.journal.is_some(),
         }
     }
 
@@ -301,6 +306,10 @@ impl RunArgs {
 /// Runs `faultline run`: a fresh plan from the flags, or the rest of one from
 /// its journal.
 pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
+    if let Some(toml) = &args.plan.printed {
+        print!("{toml}");
+        return Ok(ExitCode::SUCCESS);
+    }
     let config = args.session_config();
     let session = match &args.resume {
         Some(journal) => Session::resume(journal, &config)?,
@@ -320,6 +329,9 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             let plan = factors.plan(&sizes)?;
+            if args.plan.dry_run {
+                return Ok(super::plan_args::print_dry_run(&plan, &config));
+            }
             let session = Session::fresh(plan, &config)?;
             // Once the plan passed every check, so that a refusal is one line.
             if let Some(t) = &factors.trace {
@@ -328,6 +340,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
             session
         }
     };
+    super::plan_args::warn_without_verdicts(session.plan());
     let finished = session.run()?;
     Ok(super::print_finished(&finished))
 }

@@ -157,6 +157,14 @@ impl Journal {
         &self.path
     }
 
+    /// Removes the journal of a run that finished: it holds nothing the
+    /// exports do not.
+    pub fn remove(self) -> Result<()> {
+        let Journal { path, file } = self;
+        drop(file);
+        std::fs::remove_file(&path).map_err(|e| Error::io("remove journal", &path, e))
+    }
+
     /// Appends one entry, flushed and fsync'd before returning.
     pub fn append(&mut self, entry: &Entry) -> Result<()> {
         self.append_line(entry)

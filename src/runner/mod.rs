@@ -21,6 +21,7 @@ use std::time::Duration;
 pub mod cache;
 pub mod cgroup;
 pub mod checksums;
+pub mod eta;
 pub mod journal;
 pub mod procs;
 
@@ -162,6 +163,8 @@ pub fn run_trials(
         .unwrap_or(0);
     let mut raw = resume.raw;
     raw.complete = false;
+    let mut eta = eta::Eta::new(plan);
+    progress.set_prefix(eta.text());
     let mut others_seen = false;
     // Another faultline run in the same data directory competes for the
     // same CPUs, caches and device: said once, the first time it is seen.
@@ -184,9 +187,11 @@ pub fn run_trials(
     for group in schedule(plan) {
         for slot in group {
             if resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
+                eta.skip(slot.case);
                 progress.inc(1);
                 continue;
             }
+            let started = std::time::Instant::now();
             if options.stop.load(Ordering::SeqCst) {
                 after_group(&raw);
                 return Ok(raw);
@@ -251,6 +256,8 @@ pub fn run_trials(
             let after = measure_residency(dataset)?;
             watch_others(&mut raw, case, slot.run);
             sequence += 1;
+            eta.record(slot.case, started.elapsed());
+            progress.set_prefix(eta.text());
             progress.inc(1);
             let entry = match outcome {
                 Ok(report) => {

@@ -59,6 +59,9 @@ pub struct SessionConfig {
     pub exports: Exports,
     /// The study a `faultline reproduce` session replays, and how.
     pub reproduction: Option<Reproduction>,
+    /// `--keep-journal`: keep the journal of a run that completed (it is
+    /// removed otherwise; an interrupted run's always stays).
+    pub keep_journal: bool,
 }
 
 /// A prepared run: its plan, files, scratch directory and journal.
@@ -75,6 +78,7 @@ pub struct Session {
     reproduction: Option<Reproduction>,
     trial_timeout: Option<Duration>,
     keep_output: Option<PathBuf>,
+    keep_journal: bool,
     fingerprints: Vec<(PathBuf, crate::files::fingerprint::Fingerprint, bool)>,
     warnings: Vec<String>,
 }
@@ -90,6 +94,9 @@ pub struct Finished {
     /// The command that continues the run from its journal (the journal
     /// included, quoted for the shell).
     pub resume_command: String,
+    /// Whether the journal was removed: the run completed and
+    /// `--keep-journal` was not given.
+    pub journal_removed: bool,
 }
 
 impl Session {
@@ -131,6 +138,7 @@ impl Session {
             reproduction,
             trial_timeout,
             keep_output,
+            keep_journal,
             fingerprints,
             warnings: setup_warnings,
         } = self;
@@ -197,7 +205,7 @@ impl Session {
         );
         progress.set_style(
             indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} trials, {elapsed} elapsed, ~{eta} left  {msg}",
+                "{bar:30} {pos}/{len} trials, {elapsed} elapsed, {prefix}  {msg}",
             )
             .expect("valid template"),
         );
@@ -249,11 +257,24 @@ impl Session {
             .context("writing the exports")
             .map_err(after_trials)?;
         setup::finish_scratch(scratch.as_deref());
+        let journal_path = journal.path().to_path_buf();
+        // A complete run's journal holds nothing its results do not: it goes,
+        // unless asked to stay. An interrupted run keeps it for --resume.
+        let journal_removed = raw.complete && !keep_journal && {
+            match journal.remove() {
+                Ok(()) => true,
+                Err(e) => {
+                    eprintln!("warning: {e}");
+                    false
+                }
+            }
+        };
         Ok(Finished {
             interrupted: stop.load(Ordering::SeqCst) && !raw.complete,
             results,
-            journal: journal.path().to_path_buf(),
+            journal: journal_path,
             resume_command,
+            journal_removed,
         })
     }
 }

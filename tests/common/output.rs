@@ -41,6 +41,7 @@ pub(crate) fn expect_one_line(
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(code), "exit code {what}: {stderr}");
     assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    let lines = clap_error(&lines).unwrap_or(lines);
     assert_eq!(lines.len(), 1, "one line on stderr {what}, got: {stderr}");
     for needle in needles {
         assert!(
@@ -50,6 +51,23 @@ pub(crate) fn expect_one_line(
         );
     }
     lines.into_iter().next().unwrap()
+}
+
+/// An error from the command-line parser, printed as clap formats it: the
+/// error (its first paragraph), clap's usage or tip, and its closing
+/// "For more information, try '--help'." line. Returns the error's
+/// paragraph joined into one line, or `None` for any other output.
+fn clap_error(lines: &[String]) -> Option<Vec<String>> {
+    let last = lines.iter().rev().find(|l| !l.trim().is_empty())?;
+    if last != "For more information, try '--help'." || !lines[0].starts_with("error: ") {
+        return None;
+    }
+    let paragraph: Vec<&str> = lines
+        .iter()
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.trim())
+        .collect();
+    Some(vec![paragraph.join(" ")])
 }
 
 /// Runs `cmd`, expects it to succeed, and returns its output.

@@ -1,0 +1,58 @@
+//! `run`'s flags about the plan itself rather than what it measures: read
+//! it from a TOML file, print it as one, describe it without running it,
+//! and keep the journal of a run that completed.
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+
+use faultline::plan::Plan;
+use faultline::session::{dry_run, SessionConfig};
+
+/// The plan-file, dry-run and journal flags of `faultline run`.
+#[derive(Debug, Default, Args)]
+#[command(next_help_heading = "Plan and journal")]
+pub struct PlanArgs {
+    /// Read the run's flags from a TOML plan: one key per flag (`method = ["read", "mmap"]`,
+    /// `runs = 5`, `drop-caches = true`). A flag given on the command line overrides its key.
+    #[arg(long, value_name = "FILE.toml", conflicts_with = "resume")]
+    pub plan: Option<PathBuf>,
+    /// Print the plan of these flags as TOML (every flag a key; defaults commented out)
+    /// and exit, running nothing.
+    #[arg(long, conflicts_with_all = ["resume", "dry_run"])]
+    pub print_plan: bool,
+    /// Print what the run would do (its cases, trials, bytes, disk space and an estimated
+    /// time) and exit, touching nothing.
+    #[arg(long, conflicts_with = "resume")]
+    pub dry_run: bool,
+    /// Keep the journal of a run that completes (it is removed then, unless --journal named
+    /// it; an interrupted run's journal is always kept, for --resume).
+    #[arg(long)]
+    pub keep_journal: bool,
+    /// The plan as TOML, when --print-plan asked for it (filled in after parsing).
+    #[arg(skip)]
+    pub printed: Option<String>,
+}
+
+/// `run --dry-run`: what the plan would run and need, and its cases; nothing
+/// is generated, created or measured.
+pub fn print_dry_run(plan: &Plan, config: &SessionConfig) -> ExitCode {
+    println!("{}", dry_run::describe("run", plan, config));
+    for line in dry_run::case_lines(plan) {
+        println!("{line}");
+    }
+    ExitCode::SUCCESS
+}
+
+/// Says, before a run starts, when its plan cannot give a verdict: one run
+/// per case gives one pair, and a ratio's confidence interval needs two.
+pub fn warn_without_verdicts(plan: &Plan) {
+    let compared = plan.cases.iter().any(|c| c.method != plan.cases[0].method);
+    if plan.runs < 2 && compared {
+        eprintln!(
+            "warning: --runs {}: no verdicts: a verdict needs at least two pairs of runs \
+             (--runs 2 or more)",
+            plan.runs
+        );
+    }
+}

@@ -1,0 +1,229 @@
+//! Plan files: `run --plan FILE.toml` reads a run's flags from TOML, and
+//! `run --print-plan` writes the TOML of the flags given, so a plan can be
+//! saved, edited, shared and run again elsewhere.
+//!
+//! Every key is a `run` flag's long name (`warm-by`, or `warm_by`), and its
+//! value what the flag takes: a string or number, a list of them for a list
+//! flag, `true`/`false` for a switch. The keys come from clap's definition
+//! of `run`, so a flag added to `run` is a key at once, and the values are
+//! checked by the same parsers as on the command line: the plan is turned
+//! into the flags it stands for and parsed again. A flag given on the
+//! command line overrides the plan's key.
+use std::ffi::OsString;
+
+use clap::parser::ValueSource;
+use clap::{Arg, ArgAction, ArgMatches};
+
+use faultline::error::Error;
+
+/// `run` flags that are not plan keys: they say what to do with the plan.
+const NOT_KEYS: &[&str] = &["help", "plan", "print-plan", "dry-run", "resume"];
+
+/// `matches` with a `run --plan FILE` read in: the plan's keys become flags,
+/// after which come the flags given on the command line (which override
+/// the plan's). Without `--plan`, `matches` as they are.
+pub fn resolve(matches: ArgMatches) -> Result<ArgMatches, Error> {
+    let Some(run) = matches.subcommand_matches("run") else {
+        return Ok(matches);
+    };
+    let Some(path) = run.get_one::<std::path::PathBuf>("plan").cloned() else {
+        return Ok(matches);
+    };
+    let command = super::command();
+    let run_command = command.find_subcommand("run").expect("run exists");
+    let keys: Vec<&Arg> = run_command.get_arguments().filter(|a| is_key(a)).collect();
+    let bad = |why: String| Error::Plan(format!("--plan {}: {why}", path.display()));
+    let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        let line = e
+            .span()
+            .map(|s| text[..s.start].matches('\n').count() + 1)
+            .map_or(String::new(), |l| format!("line {l}: "));
+        bad(format!("{line}{}", e.message().trim()))
+    })?;
+    let mut argv: Vec<OsString> = vec!["faultline".into(), "run".into()];
+    for (key, value) in &table {
+        let name = key.replace('_', "-");
+        let arg = keys
+            .iter()
+            .find(|a| a.get_long() == Some(name.as_str()))
+            .ok_or_else(|| {
+                bad(format!(
+                    "unknown key `{key}`: the keys are `faultline run` flags without their dashes \
+                     (`faultline run --print-plan` lists them)"
+                ))
+            })?;
+        if run.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine) {
+            continue; // the command line's flag overrides the plan's key
+        }
+        let values = plain_values(value).map_err(|why| bad(format!("`{key}`: {why}")))?;
+        argv.extend(flag_tokens(arg, &values).map_err(|why| bad(format!("`{key}`: {why}")))?);
+    }
+    for arg in run_command.get_arguments() {
+        let id = arg.get_id().as_str();
+        if arg.get_long() != Some("plan") && run.value_source(id) == Some(ValueSource::CommandLine)
+        {
+            argv.extend(given_tokens(arg, run));
+        }
+    }
+    command.try_get_matches_from(argv).map_err(|e| {
+        let rendered = e.render().to_string();
+        let first = rendered.lines().next().unwrap_or_default();
+        bad(first.trim_start_matches("error: ").to_string())
+    })
+}
+
+/// The TOML plan of `run`'s flags as given: one key per flag, the ones
+/// given set, the others commented out (with their default, if any), each
+/// after its help line.
+pub fn render(run: &ArgMatches) -> String {
+    let command = super::command();
+    let run_command = command.find_subcommand("run").expect("run exists");
+    let mut out = String::from(
+        "# faultline run plan: `faultline run --plan THIS.toml` runs it.\n\
+         # Each key is a `faultline run` flag; a commented-out key keeps its default.\n",
+    );
+    let args: Vec<&Arg> = run_command
+        .get_arguments()
+        .filter(|a| is_key(a) && !a.is_hide_set())
+        .collect();
+    // Grouped as `run --help` groups them: by heading, in the order each
+    // heading first comes.
+    let mut headings: Vec<Option<&str>> = Vec::new();
+    for arg in &args {
+        if !headings.contains(&arg.get_help_heading()) {
+            headings.push(arg.get_help_heading());
+        }
+    }
+    let grouped = headings
+        .iter()
+        .flat_map(|h| args.iter().filter(move |a| a.get_help_heading() == *h));
+    let mut heading = None;
+    for arg in grouped {
+        let id = arg.get_id().as_str();
+        let long = arg.get_long().unwrap_or(id);
+        if Some(arg.get_help_heading()) != heading {
+            heading = Some(arg.get_help_heading());
+            out.push_str(&format!(
+                "\n# {}\n",
+                arg.get_help_heading().unwrap_or("Options")
+            ));
+        }
+        if let Some(help) = arg.get_help() {
+            let help = help.to_string();
+            out.push_str(&format!("# {}\n", help.lines().next().unwrap_or_default()));
+        }
+        let given = run.value_source(id) == Some(ValueSource::CommandLine);
+        let value = if is_switch(arg) {
+            Some(toml::Value::Boolean(given && run.get_flag(id)))
+        } else {
+            run.get_raw(id).map(|raw| {
+                let values: Vec<String> = raw.map(|v| v.to_string_lossy().into_owned()).collect();
+                if is_list(arg) {
+                    toml::Value::Array(values.iter().map(|v| scalar(v)).collect())
+                } else {
+                    scalar(values.first().map_or("", String::as_str))
+                }
+            })
+        };
+        match value {
+            Some(v) if given => out.push_str(&format!("{long} = {v}\n")),
+            Some(v) => out.push_str(&format!("# {long} = {v}\n")),
+            None => out.push_str(&format!("# {long} =\n")),
+        }
+    }
+    out
+}
+
+/// A flag that is a plan key: a visible or hidden `run` flag with a long
+/// name, other than the ones that act on the plan.
+fn is_key(arg: &Arg) -> bool {
+    arg.get_long().is_some_and(|l| !NOT_KEYS.contains(&l))
+}
+
+/// A flag that takes no value (`--keep`).
+fn is_switch(arg: &Arg) -> bool {
+    matches!(arg.get_action(), ArgAction::SetTrue)
+}
+
+/// A flag that takes a list (`--method read,mmap`).
+fn is_list(arg: &Arg) -> bool {
+    arg.get_value_delimiter().is_some() || matches!(arg.get_action(), ArgAction::Append)
+}
+
+/// A flag's value as TOML: a whole number as an integer, else a string.
+fn scalar(value: &str) -> toml::Value {
+    match value.parse::<i64>() {
+        Ok(n) if n.to_string() == value => toml::Value::Integer(n),
+        _ => toml::Value::String(value.to_string()),
+    }
+}
+
+/// A plan value as the strings a flag takes: one for a scalar, one per
+/// element of a list. `true`/`false` stay as booleans' text.
+fn plain_values(value: &toml::Value) -> Result<Vec<String>, String> {
+    let one = |v: &toml::Value| match v {
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(n) => Ok(n.to_string()),
+        toml::Value::Float(x) => Ok(x.to_string()),
+        toml::Value::Boolean(b) => Ok(b.to_string()),
+        _ => Err("must be a string, a number, true/false, or a list of those".to_string()),
+    };
+    match value {
+        toml::Value::Array(items) if items.is_empty() => {
+            Err("is an empty list (leave the key out for the default)".to_string())
+        }
+        toml::Value::Array(items) => items.iter().map(one).collect(),
+        v => one(v).map(|s| vec![s]),
+    }
+}
+
+/// The command-line tokens a plan key stands for.
+fn flag_tokens(arg: &Arg, values: &[String]) -> Result<Vec<OsString>, String> {
+    let long = arg.get_long().expect("keys have long names");
+    if is_switch(arg) {
+        return match values {
+            [v] if v == "true" => Ok(vec![format!("--{long}").into()]),
+            [v] if v == "false" => Ok(vec![]),
+            _ => Err("must be true or false".to_string()),
+        };
+    }
+    if !is_list(arg) && values.len() > 1 {
+        return Err("takes one value, not a list".to_string());
+    }
+    Ok(tokens(long, arg, values))
+}
+
+/// The tokens that give `arg` the values the command line gave it.
+fn given_tokens(arg: &Arg, run: &ArgMatches) -> Vec<OsString> {
+    let id = arg.get_id().as_str();
+    let long = arg.get_long().unwrap_or(id);
+    match arg.get_action() {
+        ArgAction::SetTrue if run.get_flag(id) => vec![format!("--{long}").into()],
+        ArgAction::SetTrue | ArgAction::SetFalse => vec![],
+        ArgAction::Count => (0..run.get_count(id))
+            .map(|_| format!("--{long}").into())
+            .collect(),
+        _ => {
+            let values: Vec<String> = run
+                .get_raw(id)
+                .into_iter()
+                .flatten()
+                .map(|v| v.to_string_lossy().into_owned())
+                .collect();
+            tokens(long, arg, &values)
+        }
+    }
+}
+
+/// `--long=a,b` for a list flag, `--long=a` for each value otherwise (the
+/// `=` keeps a value such as `-2` from reading as a flag).
+fn tokens(long: &str, arg: &Arg, values: &[String]) -> Vec<OsString> {
+    match arg.get_value_delimiter() {
+        Some(d) => vec![format!("--{long}={}", values.join(&d.to_string())).into()],
+        None => values
+            .iter()
+            .map(|v| format!("--{long}={v}").into())
+            .collect(),
+    }
+}
