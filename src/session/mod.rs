@@ -59,6 +59,8 @@ pub struct SessionConfig {
     pub exports: Exports,
     /// The study a `faultline reproduce` session replays, and how.
     pub reproduction: Option<Reproduction>,
+    /// `--quiet`: no progress bar.
+    pub quiet: bool,
 }
 
 /// A prepared run: its plan, files, scratch directory and journal.
@@ -74,6 +76,7 @@ pub struct Session {
     reproduction: Option<Reproduction>,
     trial_timeout: Option<Duration>,
     keep_output: Option<PathBuf>,
+    quiet: bool,
 }
 
 /// What a session produced.
@@ -124,6 +127,7 @@ impl Session {
             reproduction,
             trial_timeout,
             keep_output,
+            quiet,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -193,7 +197,11 @@ impl Session {
         let trials = plan.cases.len() as u64 * u64::from(plan.runs + plan.warmup);
         let progress = indicatif::ProgressBar::with_draw_target(
             Some(trials),
-            indicatif::ProgressDrawTarget::stderr(),
+            if quiet {
+                indicatif::ProgressDrawTarget::hidden()
+            } else {
+                indicatif::ProgressDrawTarget::stderr()
+            },
         );
         progress.set_style(
             indicatif::ProgressStyle::with_template(
