@@ -158,6 +158,9 @@ pub struct RunArgs {
     /// The exports.
     #[command(flatten)]
     pub exports: super::ExportArgs,
+    /// Output: unit, colour, verbosity, baseline.
+    #[command(flatten)]
+    pub output: super::output_args::RunOutputArgs,
 }
 
 impl RunArgs {
@@ -218,6 +221,7 @@ impl RunArgs {
             journal: self.journal.clone(),
             exports: self.exports.exports(),
             reproduction: None,
+            quiet: self.output.output.quiet,
         }
     }
 
@@ -242,6 +246,24 @@ impl RunArgs {
 /// its journal.
 pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     let config = args.session_config();
+    // A bad baseline is refused before anything runs.
+    let baseline = match &args.output.baseline {
+        Some(path) => {
+            let old = super::compare::read_export(path)?;
+            if args.resume.is_none() && old.settings.metric != args.metric {
+                return Err(faultline::error::Error::Plan(format!(
+                    "--baseline {}: it compared the {} time and this run compares the {} time (--metric); \
+                     their numbers do not compare",
+                    path.display(),
+                    format!("{:?}", old.settings.metric).to_lowercase(),
+                    format!("{:?}", args.metric).to_lowercase()
+                ))
+                .into());
+            }
+            Some(old)
+        }
+        None => None,
+    };
     let session = match &args.resume {
         Some(journal) => Session::resume(journal, &config)?,
         None => {
@@ -251,7 +273,11 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let finished = session.run()?;
-    Ok(super::print_finished(&finished))
+    let code = super::print_finished(&finished, &args.output.output);
+    if let Some(old) = &baseline {
+        super::compare::print_baseline(old, &finished.results, &args.output.output);
+    }
+    Ok(code)
 }
 
 #[cfg(test)]

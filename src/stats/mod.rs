@@ -1,6 +1,7 @@
 //! Statistics over samples: summaries, outliers and paired comparisons.
 //! Nothing here does I/O or measures anything.
 
+pub mod across;
 pub mod analysis;
 pub mod compare;
 pub mod latency;
