@@ -27,7 +27,9 @@ pub struct CompareArgs {
 pub fn read_export(path: &Path) -> anyhow::Result<RunResults> {
     report::read_json(path).map_err(|e| {
         let why = match &e {
-            Error::Io { op: "open", source, .. } => format!("cannot be read ({source})"),
+            Error::Io {
+                op: "open", source, ..
+            } => format!("cannot be read ({source})"),
             Error::Io { source, .. } => format!("is not a faultline JSON export ({source})"),
             other => other.to_string(),
         };
@@ -48,16 +50,13 @@ pub fn execute(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     let refs: Vec<&RunResults> = runs.iter().collect();
     let fleet = fleet(&refs)?;
-    let names: Vec<String> = args.exports.iter().map(|p| p.display().to_string()).collect();
+    let names: Vec<String> = args
+        .exports
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
     let layout = args.output.layout();
-    let text = render_fleet_text(
-        &fleet,
-        &refs,
-        &names,
-        layout.units,
-        layout.width,
-        true,
-    );
+    let text = render_fleet_text(&fleet, &refs, &names, layout.units, layout.width, true);
     args.output.print(&text);
     Ok(ExitCode::SUCCESS)
 }

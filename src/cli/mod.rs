@@ -104,7 +104,10 @@ pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> 
 /// one line per verdict, or with `--verbose` every table column and every
 /// counter behind each verdict. Verdict words carry colour codes, which
 /// [`output_args::OutputArgs::print`] keeps or strips.
-pub fn results_text(results: &faultline::stats::RunResults, output: &output_args::OutputArgs) -> String {
+pub fn results_text(
+    results: &faultline::stats::RunResults,
+    output: &output_args::OutputArgs,
+) -> String {
     use faultline::report::{terminal, verdict_line};
     let layout = output.layout();
     let mut text = String::new();

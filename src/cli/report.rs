@@ -48,7 +48,11 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             .collect::<anyhow::Result<Vec<_>>>()?;
         let refs: Vec<&faultline::stats::RunResults> = runs.iter().collect();
         let fleet = faultline::stats::across::fleet::fleet(&refs)?;
-        let names: Vec<String> = args.results.iter().map(|p| p.display().to_string()).collect();
+        let names: Vec<String> = args
+            .results
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect();
         report::html_fleet::write_html_many(&refs, &names, &fleet, &args.output)?;
         println!("wrote {}", args.output.display());
         if let Some(dir) = &args.plots {

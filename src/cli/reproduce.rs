@@ -123,7 +123,8 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         let outcome = PresetOutcome::build(preset.as_ref(), &finished.results);
         let width = args.output.layout().width;
         if !args.output.quiet {
-            args.output.print(&format!("{}\n", outcome.render_text_wrapped(width)));
+            args.output
+                .print(&format!("{}\n", outcome.render_text_wrapped(width)));
         }
         let c = super::print_finished(&finished, &args.output);
         if let Some(dir) = &args.plots {

@@ -133,7 +133,9 @@ pub fn render_fleet_text(
         } else {
             for (i, change) in c.change.iter().enumerate().skip(1) {
                 match change {
-                    Some(est) => notes.push(format!("{}: {}", letters[i], change_text(est, styled))),
+                    Some(est) => {
+                        notes.push(format!("{}: {}", letters[i], change_text(est, styled)))
+                    }
                     None if c.throughput[i].is_none() => {
                         notes.push(format!("{}: not run", letters[i]))
                     }
@@ -213,7 +215,10 @@ pub fn render_baseline_text(fleet: &Fleet, max: usize, styled: bool) -> String {
             _ => {}
         }
     }
-    for (what, list) in [("not in the baseline", only_new), ("only in the baseline", only_old)] {
+    for (what, list) in [
+        ("not in the baseline", only_new),
+        ("only in the baseline", only_old),
+    ] {
         if !list.is_empty() {
             let line = format!("  {what}: {}", list.join("; "));
             for l in super::terminal::wrap(&line, max) {
@@ -240,7 +245,10 @@ mod tests {
 
     #[test]
     fn changes_read_as_criterion_prints_them() {
-        assert_eq!(change_text(&est(1.031, 0.98, 1.08), false), "+3.1%, within noise");
+        assert_eq!(
+            change_text(&est(1.031, 0.98, 1.08), false),
+            "+3.1%, within noise"
+        );
         assert_eq!(
             change_text(&est(0.88, 0.85, 0.91), false),
             "−12% [−15, −9], slower"

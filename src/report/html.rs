@@ -569,7 +569,10 @@ mod tests {
         assert!(html.contains(&escape(OUTLIER_NOTE)));
         // Settings come from serde, the environment from its description,
         // sizes humanised.
-        assert_eq!(humanise("ram_bytes", "25276510208"), "23.5 GiB (25276510208)");
+        assert_eq!(
+            humanise("ram_bytes", "25276510208"),
+            "23.5 GiB (25276510208)"
+        );
         assert_eq!(humanise("read_ahead_kb", "128"), "128.0 KiB (128)");
         assert_eq!(humanise("cores", "8"), "8");
         assert!(html.contains("<tr><td><code>runs</code></td><td>3</td></tr>"));

@@ -40,7 +40,9 @@ pub fn render_html_many(runs: &[&RunResults], names: &[String], fleet: &Fleet) -
     out.push_str("</tbody></table>\n");
 
     out.push_str("<h3>Throughput per case, GiB/s</h3>\n<p class=\"lede\">Change against run A: the ratio of the runs' geometric mean throughputs with a Welch 95% CI.</p>\n");
-    out.push_str("<div class=\"scroll\"><table class=\"cases\">\n<thead><tr><th scope=\"col\">case</th>");
+    out.push_str(
+        "<div class=\"scroll\"><table class=\"cases\">\n<thead><tr><th scope=\"col\">case</th>",
+    );
     for l in &letters {
         out.push_str(&format!("<th scope=\"col\" class=\"num\">{l}</th>"));
     }
@@ -129,8 +131,14 @@ pub fn render_html_many(runs: &[&RunResults], names: &[String], fleet: &Fleet) -
         let own = own
             .replace("<h2>", "<h3>")
             .replace("</h2>", "</h3>")
-            .replace("<section id=\"verdicts\">", &format!("<section id=\"verdicts-{l}\">"))
-            .replace("<section id=\"results\">", &format!("<section id=\"results-{l}\">"));
+            .replace(
+                "<section id=\"verdicts\">",
+                &format!("<section id=\"verdicts-{l}\">"),
+            )
+            .replace(
+                "<section id=\"results\">",
+                &format!("<section id=\"results-{l}\">"),
+            );
         out.push_str(&own);
         out.push_str("</section>\n");
     }
@@ -162,7 +170,10 @@ mod tests {
         let fleet = crate::stats::across::fleet::fleet(&[&a, &b]).unwrap();
         let html = render_html_many(&[&a, &b], &["a.json".into(), "b.json".into()], &fleet);
         assert!(html.contains("id=\"run-A\"") && html.contains("id=\"run-B\""));
-        assert!(html.contains("not in A") && html.contains("not in B"), "cases in one run");
+        assert!(
+            html.contains("not in A") && html.contains("not in B"),
+            "cases in one run"
+        );
         assert!(html.contains("B against A") && html.contains("B / A"));
         let mut ids: Vec<&str> = html
             .match_indices(" id=\"")

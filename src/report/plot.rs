@@ -510,12 +510,7 @@ pub fn time_plot(results: &RunResults) -> Option<Plot> {
 }
 
 /// [`time_plot`] of the group headed `only` (every group when `None`).
-fn time_plot_of(
-    results: &RunResults,
-    only: Option<&str>,
-    name: &str,
-    title: &str,
-) -> Option<Plot> {
+fn time_plot_of(results: &RunResults, only: Option<&str>, name: &str, title: &str) -> Option<Plot> {
     if results.cases.iter().all(|c| c.summary.is_none()) {
         return None;
     }
@@ -728,7 +723,7 @@ mod tests {
         let results = fixtures::results();
         let plots = plots(&results);
         let names: Vec<&str> = plots.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(names, ["throughput", "ratios", "time"]);
+        assert_eq!(names, ["throughput", "samples", "ratios", "time"]);
         for p in &plots {
             assert!(p.svg.starts_with("<svg"), "{}", &p.svg[..40]);
             assert!(p.svg.contains(&format!("width=\"{}\"", p.width)));
@@ -851,6 +846,27 @@ mod tests {
     }
 
     #[test]
+    fn times_spanning_more_than_thirty_times_get_a_panel_per_group() {
+        let mut results = fixtures::results();
+        // A second group (cold) whose trial takes 100 times as long.
+        let mut cold = results.cases[0].clone();
+        cold.id = 9;
+        cold.case.cache = crate::plan::CacheState::Cold;
+        let s = cold.summary.as_mut().unwrap();
+        s.time_ns.mean *= 100.0;
+        s.loop_ns.mean *= 100.0;
+        s.throughput_bps.mean /= 100.0;
+        results.cases.push(cold);
+        let names: Vec<String> = plots(&results).into_iter().map(|p| p.name).collect();
+        assert!(names.contains(&"time-1".to_string()), "{names:?}");
+        assert!(names.contains(&"time-2".to_string()), "{names:?}");
+        assert!(!names.contains(&"time".to_string()), "{names:?}");
+        // The throughput means span 100x too: a log axis.
+        let throughput = throughput_plot(&results).unwrap();
+        assert!(throughput.svg.contains("log scale"), "log axis");
+    }
+
+    #[test]
     fn text_is_escaped_in_the_svg() {
         let mut results = fixtures::results();
         results.cases[0].label = "<read & \"friends\">".to_string();
@@ -928,6 +944,8 @@ mod tests {
             [
                 "throughput.svg",
                 "throughput.png",
+                "samples.svg",
+                "samples.png",
                 "ratios.svg",
                 "ratios.png",
                 "time.svg",

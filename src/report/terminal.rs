@@ -74,25 +74,26 @@ fn columns(results: &RunResults, cases: &[&CaseResult], layout: &Layout) -> Vec<
         .units
         .resolve(max_of(cases, |s| s.throughput_bps.mean));
     let per = unit.bytes_per_sec();
-    let time_column = |header: &str, pick: &dyn Fn(&CaseResult, &CaseSummary) -> Option<f64>, rank| {
-        let max = cases
-            .iter()
-            .filter_map(|c| c.summary.as_ref().and_then(|s| pick(c, s)))
-            .fold(0.0, f64::max);
-        let u = TimeUnit::for_max(max);
-        Column {
-            header: format!("{header} {}", u.name()),
-            cells: cases
+    let time_column =
+        |header: &str, pick: &dyn Fn(&CaseResult, &CaseSummary) -> Option<f64>, rank| {
+            let max = cases
                 .iter()
-                .map(|c| {
-                    c.summary.as_ref().map(|s| {
-                        pick(c, s).map_or_else(|| "-".to_string(), |v| sig3(v / u.ns()))
+                .filter_map(|c| c.summary.as_ref().and_then(|s| pick(c, s)))
+                .fold(0.0, f64::max);
+            let u = TimeUnit::for_max(max);
+            Column {
+                header: format!("{header} {}", u.name()),
+                cells: cases
+                    .iter()
+                    .map(|c| {
+                        c.summary.as_ref().map(|s| {
+                            pick(c, s).map_or_else(|| "-".to_string(), |v| sig3(v / u.ns()))
+                        })
                     })
-                })
-                .collect(),
-            drop_rank: Some(rank),
-        }
-    };
+                    .collect(),
+                drop_rank: Some(rank),
+            }
+        };
     let cells = |f: &dyn Fn(&CaseResult, &CaseSummary) -> String| -> Vec<Option<String>> {
         cases
             .iter()
@@ -110,10 +111,7 @@ fn columns(results: &RunResults, cases: &[&CaseResult], layout: &Layout) -> Vec<
             header: format!("{} ±95% CI", unit.name()),
             cells: cells(&|_, s| {
                 let tp = &s.throughput_bps;
-                sig3_pm(
-                    tp.mean / per,
-                    tp.ci95.map(|(lo, hi)| (hi - lo) / 2.0 / per),
-                )
+                sig3_pm(tp.mean / per, tp.ci95.map(|(lo, hi)| (hi - lo) / 2.0 / per))
             }),
             drop_rank: None,
         },
@@ -156,7 +154,10 @@ fn columns(results: &RunResults, cases: &[&CaseResult], layout: &Layout) -> Vec<
     ];
     if super::table::shows_latency(results) {
         for (name, pick) in [
-            ("p50 µs", (|l: &crate::stats::latency::LatencySummary| l.p50_ns.mean) as fn(&_) -> f64),
+            (
+                "p50 µs",
+                (|l: &crate::stats::latency::LatencySummary| l.p50_ns.mean) as fn(&_) -> f64,
+            ),
             ("p99 µs", |l| l.p99_ns.mean),
         ] {
             cols.push(Column {
@@ -394,7 +395,10 @@ mod tests {
         assert!(header.contains("GiB/s ±95% CI"), "{header}");
         assert!(!header.contains("GB/s"), "{header}");
         assert!(header.contains("time ms ±sd"), "{header}");
-        let read = table.lines().find(|l| l.trim_start().starts_with("read")).unwrap();
+        let read = table
+            .lines()
+            .find(|l| l.trim_start().starts_with("read"))
+            .unwrap();
         assert!(read.contains("1.86 ± 0.09"), "{read}");
         assert!(read.contains("500 ± 10"), "{read}");
         let mb = render_terminal_table(

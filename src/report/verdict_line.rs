@@ -94,9 +94,7 @@ pub fn short_verdict_line(
     if width(&head_plain) > max {
         // No room for anything but the verdict: cut the group instead of
         // the numbers.
-        let tail = format!(
-            "{other_label} {ratio:.2}x {word} {base_label} [{low:.2}–{high:.2}]"
-        );
+        let tail = format!("{other_label} {ratio:.2}x {word} {base_label} [{low:.2}–{high:.2}]");
         let room = max.saturating_sub(width(&tail) + 2);
         let group = fit(&cmp.group, room.max(1));
         let plain = format!("{group}: {tail}");
@@ -118,10 +116,16 @@ pub fn short_verdict_line(
         (Some(o), Some(b)) => {
             let fresh_write =
                 other.is_some_and(|c| c.case.target == Some(crate::plan::Target::Fresh));
-            reasons(cmp, results, (&other_label, o), (&base_label, b), fresh_write)
-                .into_iter()
-                .map(|r| format!("; {r}"))
-                .find(|r| width(r) <= room)
+            reasons(
+                cmp,
+                results,
+                (&other_label, o),
+                (&base_label, b),
+                fresh_write,
+            )
+            .into_iter()
+            .map(|r| format!("; {r}"))
+            .find(|r| width(r) <= room)
         }
         _ => None,
     };
@@ -238,7 +242,10 @@ mod tests {
             false,
         )
         .unwrap();
-        assert_eq!(counter, ("syscalls/MiB", "0".to_string(), "64.0".to_string()));
+        assert_eq!(
+            counter,
+            ("syscalls/MiB", "0".to_string(), "64.0".to_string())
+        );
     }
 
     #[test]
@@ -253,7 +260,11 @@ mod tests {
         let plain = short_verdict_lines(&fixtures::results(), 100, false);
         assert!(!plain[0].contains('\u{1b}'));
         let styled = short_verdict_lines(&fixtures::results(), 100, true);
-        assert!(styled[0].contains("\u{1b}[1m\u{1b}[32mfaster than"), "{:?}", styled[0]);
+        assert!(
+            styled[0].contains("\u{1b}[1m\u{1b}[32mfaster than"),
+            "{:?}",
+            styled[0]
+        );
     }
 
     #[test]

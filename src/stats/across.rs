@@ -47,7 +47,9 @@ pub fn welch_logs(x: &[f64], y: &[f64]) -> Option<RatioEstimate> {
         0.0
     } else {
         let df = (vx + vy).powi(2) / (vx.powi(2) / (n - 1.0) + vy.powi(2) / (m - 1.0));
-        let t = StudentsT::new(0.0, 1.0, df.max(1.0)).ok()?.inverse_cdf(0.975);
+        let t = StudentsT::new(0.0, 1.0, df.max(1.0))
+            .ok()?
+            .inverse_cdf(0.975);
         t * se
     };
     Some(RatioEstimate {

@@ -17,13 +17,19 @@ pub(crate) fn axis_for(lo: f64, hi: f64) -> (AxisScale, (f64, f64)) {
     if lo > 0.0 && hi / lo > LOG_SPAN {
         (AxisScale::Log, (lo / 1.3, hi * 1.3))
     } else {
-        (AxisScale::Linear, (0.0, if hi > 0.0 { hi * 1.08 } else { 1.0 }))
+        (
+            AxisScale::Linear,
+            (0.0, if hi > 0.0 { hi * 1.08 } else { 1.0 }),
+        )
     }
 }
 
 /// Every sample's throughput, one row per case, with a tick at the mean;
-/// `None` without samples.
+/// `None` without samples or when no case has a summary.
 pub fn sample_plot(results: &RunResults) -> Option<Plot> {
+    if results.cases.iter().all(|c| c.summary.is_none()) {
+        return None;
+    }
     let metric = results.settings.metric;
     let gib = (1u64 << 30) as f64;
     let mut rows = Vec::new();

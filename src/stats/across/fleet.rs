@@ -124,7 +124,10 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
             let samples: Vec<Option<Vec<f64>>> = per_run
                 .iter()
                 .zip(runs)
-                .map(|(c, r)| c.as_ref().map(|c| throughputs(c, r).into_values().collect()))
+                .map(|(c, r)| {
+                    c.as_ref()
+                        .map(|c| throughputs(c, r).into_values().collect())
+                })
                 .collect();
             let first = samples[0].clone();
             FleetCase {
@@ -151,7 +154,10 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
             }
         })
         .collect();
-    if !cases.iter().any(|c| c.throughput.iter().flatten().count() > 1) {
+    if !cases
+        .iter()
+        .any(|c| c.throughput.iter().flatten().count() > 1)
+    {
         return Err(Error::Plan(
             "the exports have no case in common (same factors, file size and method)".into(),
         ));
@@ -244,7 +250,10 @@ mod tests {
         let read = fleet.cases.iter().find(|c| c.label == "read").unwrap();
         assert!((read.change[1].as_ref().unwrap().ratio - 1.0).abs() < 1e-9);
         let cmp = &fleet.comparisons[0];
-        assert_eq!((cmp.other.as_str(), cmp.baseline.as_str()), ("mmap", "read"));
+        assert_eq!(
+            (cmp.other.as_str(), cmp.baseline.as_str()),
+            ("mmap", "read")
+        );
         let ror = cmp.ratio_of_ratios[1].as_ref().unwrap();
         assert!((ror.ratio - 0.5).abs() < 1e-6, "{ror:?}");
     }
