@@ -962,6 +962,6 @@ mod tests {
                 assert!(bytes.starts_with(b"<svg"));
             }
         }
-        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 6);
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 8);
     }
 }

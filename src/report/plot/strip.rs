@@ -108,7 +108,7 @@ pub fn sample_plot(results: &RunResults) -> Option<Plot> {
     );
     Some(row_plot(
         "samples",
-        "Every trial's throughput",
+        "Throughput of every trial",
         caption,
         &chart,
     ))
