@@ -1,12 +1,15 @@
 //! `faultline report`: a run's JSON export rendered as one HTML file, and
-//! optionally its plots as SVG and PNG files. Nothing is measured.
-use std::path::{Path, PathBuf};
+//! optionally its plots as SVG and PNG files; several exports side by side
+//! in one file. Nothing is measured.
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
 
 use faultline::error::Error;
+use faultline::files::outputs::Files;
 use faultline::report;
+use faultline::stats::RunResults;
 
 /// Flags of `faultline report`.
 #[derive(Debug, Args)]
@@ -19,7 +22,8 @@ pub struct ReportArgs {
     /// Where to write the HTML report.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
-    /// Also write each plot as SVG and PNG into this directory.
+    /// Also write each plot as SVG and PNG into this directory (with several
+    /// exports, each run's plots named after its letter: `A-throughput.svg`, …).
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
 }
@@ -27,57 +31,76 @@ pub struct ReportArgs {
 /// Reads the results, writes the report (and the plots, into a directory
 /// created if missing, when asked), and prints each path written.
 pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
-    // A missing output directory is a usage error, found before any work.
-    let parent = match args.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(Error::Plan(format!(
-            "--output {}: the directory {} does not exist",
-            args.output.display(),
-            parent.display()
-        ))
-        .into());
+    // The report and the plots may clobber neither the results nor each
+    // other; a missing output directory is refused before any work.
+    let mut files = Files::new(&[]);
+    for path in &args.results {
+        files.input("RESULTS.json", path)?;
     }
-    if args.results.len() > 1 {
-        let runs = args
-            .results
+    files.output("--output", &args.output)?;
+    let several = args.results.len() > 1;
+    let runs: Vec<RunResults> = if several {
+        args.results
             .iter()
             .map(|p| super::compare::read_export(p))
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let refs: Vec<&faultline::stats::RunResults> = runs.iter().collect();
-        let fleet = faultline::stats::across::fleet::fleet(&refs)?;
-        let names: Vec<String> = args
-            .results
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect();
-        report::html_fleet::write_html_many(&refs, &names, &fleet, &args.output)?;
-        println!("wrote {}", args.output.display());
-        if let Some(dir) = &args.plots {
-            // Each run's plots, named after its letter: A-throughput.svg, …
+            .collect::<anyhow::Result<_>>()?
+    } else {
+        vec![report::read_json(&args.results[0])?]
+    };
+    let refs: Vec<&RunResults> = runs.iter().collect();
+    let fleet = if several {
+        Some(faultline::stats::across::fleet::fleet(&refs)?)
+    } else {
+        None
+    };
+    let plots = match &args.plots {
+        Some(dir) => {
+            if dir.exists() && !dir.is_dir() {
+                return Err(
+                    Error::Plan(format!("--plots {}: is not a directory", dir.display())).into(),
+                );
+            }
+            let mut plots = Vec::new();
             for (i, run) in runs.iter().enumerate() {
                 let letter = report::compare::run_letter(i);
-                let plots: Vec<report::Plot> = report::plots(run)
-                    .into_iter()
-                    .map(|mut p| {
+                plots.extend(report::plots(run).into_iter().map(|mut p| {
+                    if several {
                         p.name = format!("{letter}-{}", p.name);
-                        p
-                    })
-                    .collect();
-                for path in report::plot::write_plot_files(&plots, dir)? {
-                    println!("wrote {}", path.display());
+                    }
+                    p
+                }));
+            }
+            for plot in &plots {
+                for ext in ["svg", "png"] {
+                    let path = dir.join(format!("{}.{ext}", plot.name));
+                    files.output("--plots", &path).or_else(|e| {
+                        // The directory is made below when missing.
+                        if dir.exists() {
+                            Err(e)
+                        } else {
+                            Ok(())
+                        }
+                    })?;
                 }
             }
+            Some((dir, plots))
         }
-        return Ok(ExitCode::SUCCESS);
+        None => None,
+    };
+    match &fleet {
+        Some(fleet) => {
+            let names: Vec<String> = args
+                .results
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            report::html_fleet::write_html_many(&refs, &names, fleet, &args.output)?;
+        }
+        None => report::write_html(&runs[0], &args.output)?,
     }
-    let results = report::read_json(&args.results[0])?;
-    report::write_html(&results, &args.output)?;
     println!("wrote {}", args.output.display());
-    if let Some(dir) = &args.plots {
-        for path in report::write_plots(&results, dir)? {
+    if let Some((dir, plots)) = plots {
+        for path in report::plot::write_plot_files(&plots, dir)? {
             println!("wrote {}", path.display());
         }
     }
