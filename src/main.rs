@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         Command::Reproduce(args) => cli::reproduce::execute(&args),
         Command::Completions(args) => cli::completions::execute(&args),
         Command::Man(args) => cli::completions::man(&args),
+        Command::Compare(args) => cli::compare::execute(&args),
     };
     result.unwrap_or_else(|e| cli::report_error(&e))
 }

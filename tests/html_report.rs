@@ -116,7 +116,12 @@ fn the_report_renders_in_a_headless_browser() {
     let ids: Vec<&str> = plots.iter().map(|p| p["id"].as_str().unwrap()).collect();
     assert_eq!(
         ids,
-        ["plot-throughput", "plot-ratios", "plot-time"],
+        [
+            "plot-throughput",
+            "plot-samples",
+            "plot-ratios",
+            "plot-time"
+        ],
         "{probe}"
     );
     for plot in plots {

@@ -16,6 +16,8 @@ pub mod env;
 pub mod help_headings;
 pub mod plan_args;
 pub mod plan_file;
+pub mod compare;
+pub mod output_args;
 pub mod report;
 pub mod reproduce;
 pub mod run;
@@ -58,6 +60,8 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
     /// Print a manual page, in roff (e.g. `faultline man run > faultline-run.1; man ./faultline-run.1`).
     Man(completions::ManArgs),
+    /// Set runs from several machines, kernels or versions side by side (their JSON exports).
+    Compare(compare::CompareArgs),
     /// Runs one trial (internal: the runner re-executes itself with this).
     #[command(name = "__trial", hide = true)]
     Trial,
@@ -112,12 +116,9 @@ pub fn parse() -> Result<Cli, ExitCode> {
 
 /// Prints what a finished session measured (the table, the verdicts, the
 /// failed trials) and how it ended, and returns its exit code.
-pub fn print_finished(finished: &Finished) -> ExitCode {
+pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> ExitCode {
     let results = &finished.results;
-    println!("{}", faultline::report::render_table(results));
-    for line in faultline::report::verdict_lines(results) {
-        println!("{line}");
-    }
+    output.print(&results_text(results, output));
     for line in faultline::report::failure_lines(results) {
         eprintln!("failed: {line}");
     }
@@ -135,6 +136,39 @@ pub fn print_finished(finished: &Finished) -> ExitCode {
         eprintln!("journal: {journal}");
     }
     ExitCode::SUCCESS
+}
+
+/// The table (unless `--quiet`) and the verdicts, fitted to the terminal:
+/// one line per verdict, or with `--verbose` every table column and every
+/// counter behind each verdict. Verdict words carry colour codes, which
+/// [`output_args::OutputArgs::print`] keeps or strips.
+pub fn results_text(
+    results: &faultline::stats::RunResults,
+    output: &output_args::OutputArgs,
+) -> String {
+    use faultline::report::{terminal, verdict_line};
+    let layout = output.layout();
+    let mut text = String::new();
+    if !output.quiet {
+        text.push_str(&terminal::render_terminal_table(results, &layout));
+        text.push('\n');
+    }
+    if output.verbose {
+        for (cmp, line) in results
+            .comparisons
+            .iter()
+            .zip(faultline::report::verdict_lines(results))
+        {
+            text.push_str(&verdict_line::paint_verdict_word(&line, cmp.verdict));
+            text.push('\n');
+        }
+    } else {
+        for line in verdict_line::short_verdict_lines(results, layout.width, true) {
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    text
 }
 
 /// Prints `error` as one line and returns its exit code: [`EXIT_USAGE`] for

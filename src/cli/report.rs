@@ -1,5 +1,6 @@
 //! `faultline report`: a run's JSON export rendered as one HTML file, and
-//! optionally its plots as SVG and PNG files. Nothing is measured.
+//! optionally its plots as SVG and PNG files; several exports side by side
+//! in one file. Nothing is measured.
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -8,18 +9,22 @@ use clap::Args;
 use faultline::error::Error;
 use faultline::files::outputs::Files;
 use faultline::report;
+use faultline::stats::RunResults;
 
 /// Flags of `faultline report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The JSON export of a run (`faultline run --export-json FILE`).
-    #[arg(value_name = "RESULTS.json")]
-    pub results: PathBuf,
-    /// Where to write the HTML report [default: RESULTS.html beside the results, which must
-    /// not exist unless it is a faultline report].
+    /// The JSON export of a run (`faultline run --export-json FILE`); with
+    /// several, one report sets them side by side (as `faultline compare`)
+    /// before each run's own sections.
+    #[arg(value_name = "RESULTS.json", num_args = 1.., required = true)]
+    pub results: Vec<PathBuf>,
+    /// Where to write the HTML report [default: RESULTS.html beside the results (needed with
+    /// several exports), which must not exist unless it is a faultline report].
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Also write each plot as SVG and PNG into this directory.
+    /// Also write each plot as SVG and PNG into this directory (with several
+    /// exports, each run's plots named after its letter: `A-throughput.svg`, …).
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
 }
@@ -29,14 +34,36 @@ pub struct ReportArgs {
 pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     // The report and the plots may clobber neither the results nor each
     // other; a missing output directory is refused before any work.
-    let output = match &args.output {
-        Some(path) => path.clone(),
-        None => default_output(&args.results)?,
+    let output = match (&args.output, args.results.as_slice()) {
+        (Some(path), _) => path.clone(),
+        (None, [results]) => default_output(results)?,
+        (None, _) => {
+            return Err(Error::Plan(
+                "several exports make one report: name it with -o FILE".to_string(),
+            )
+            .into())
+        }
     };
     let mut files = Files::new(&[]);
-    files.input("RESULTS.json", &args.results)?;
+    for path in &args.results {
+        files.input("RESULTS.json", path)?;
+    }
     files.output("--output", &output)?;
-    let results = report::read_json(&args.results)?;
+    let several = args.results.len() > 1;
+    let runs: Vec<RunResults> = if several {
+        args.results
+            .iter()
+            .map(|p| super::compare::read_export(p))
+            .collect::<anyhow::Result<_>>()?
+    } else {
+        vec![report::read_json(&args.results[0])?]
+    };
+    let refs: Vec<&RunResults> = runs.iter().collect();
+    let fleet = if several {
+        Some(faultline::stats::across::fleet::fleet(&refs)?)
+    } else {
+        None
+    };
     let plots = match &args.plots {
         Some(dir) => {
             if dir.exists() && !dir.is_dir() {
@@ -44,7 +71,16 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                     Error::Plan(format!("--plots {}: is not a directory", dir.display())).into(),
                 );
             }
-            let plots = report::plots(&results);
+            let mut plots = Vec::new();
+            for (i, run) in runs.iter().enumerate() {
+                let letter = report::compare::run_letter(i);
+                plots.extend(report::plots(run).into_iter().map(|mut p| {
+                    if several {
+                        p.name = format!("{letter}-{}", p.name);
+                    }
+                    p
+                }));
+            }
             for plot in &plots {
                 for ext in ["svg", "png"] {
                     let path = dir.join(format!("{}.{ext}", plot.name));
@@ -62,7 +98,17 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         }
         None => None,
     };
-    report::write_html(&results, &output)?;
+    match &fleet {
+        Some(fleet) => {
+            let names: Vec<String> = args
+                .results
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect();
+            report::html_fleet::write_html_many(&refs, &names, fleet, &output)?;
+        }
+        None => report::write_html(&runs[0], &output)?,
+    }
     println!("wrote {}", output.display());
     if let Some((dir, plots)) = plots {
         for path in report::plot::write_plot_files(&plots, dir)? {

@@ -71,6 +71,9 @@ pub struct ReproduceArgs {
     /// one's is always kept, for --resume).
     #[arg(long)]
     pub keep_journal: bool,
+    /// Output flags.
+    #[command(flatten)]
+    pub output: super::output_args::OutputArgs,
     /// Divides every file size (test-only).
     #[arg(long, hide = true, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub scale_down: u64,
@@ -121,9 +124,15 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             }
         };
         let finished = session.run()?;
-        let c = super::print_finished(&finished);
+        // The study's own header and its published-vs-measured tables come
+        // first; faultline's generic table and verdicts follow.
         let outcome = PresetOutcome::build(preset.as_ref(), &finished.results);
-        println!("{}", outcome.render_text());
+        let width = args.output.layout().width;
+        if !args.output.quiet {
+            args.output
+                .print(&format!("{}\n", outcome.render_text_wrapped(width)));
+        }
+        let c = super::print_finished(&finished, &args.output);
         if let Some(dir) = &args.plots {
             let mut these = files.clone();
             for plot in &outcome.plots {
@@ -146,12 +155,18 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     if args.dry_run {
         return Ok(code);
     }
-    println!("Verdicts:");
+    let width = args.output.layout().width;
+    let mut verdicts = String::from("Verdicts:\n");
     for o in &outcomes {
         for c in &o.claims {
-            println!("  {}: {} — {}", o.name, c.verdict, c.claim);
+            let line = format!("  {}: {} — {}", o.name, c.verdict, c.claim);
+            for l in faultline::report::terminal::wrap(&line, width) {
+                verdicts.push_str(&l);
+                verdicts.push('\n');
+            }
         }
     }
+    args.output.print(&verdicts);
     if let Some(path) = &args.report {
         let html = render_preset_html(&outcomes);
         write_atomically(path, SHARED_MODE, |w| w.write_all(html.as_bytes()))?;
@@ -297,6 +312,7 @@ fn session_config(
         },
         reproduction: Some(reproduction.clone()),
         keep_journal: args.keep_journal,
+        quiet: args.output.quiet,
         ..SessionConfig::default()
     })
 }

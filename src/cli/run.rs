@@ -196,6 +196,9 @@ pub struct RunArgs {
     /// The plan file, dry run and journal flags.
     #[command(flatten)]
     pub plan: super::plan_args::PlanArgs,
+    /// Output: unit, colour, verbosity, baseline.
+    #[command(flatten)]
+    pub output: super::output_args::RunOutputArgs,
 }
 
 impl RunArgs {
@@ -283,6 +286,7 @@ impl RunArgs {
             reproduction: None,
             // A journal named with --journal was asked for: it stays.
             keep_journal: self.plan.keep_journal || self.journal.is_some(),
+            quiet: self.output.output.quiet,
         }
     }
 
@@ -311,6 +315,24 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let config = args.session_config();
+    // A bad baseline is refused before anything runs.
+    let baseline = match &args.output.baseline {
+        Some(path) => {
+            let old = super::compare::read_export(path)?;
+            if args.resume.is_none() && old.settings.metric != args.metric {
+                return Err(faultline::error::Error::Plan(format!(
+                    "--baseline {}: it compared the {} time and this run compares the {} time (--metric); \
+                     their numbers do not compare",
+                    path.display(),
+                    format!("{:?}", old.settings.metric).to_lowercase(),
+                    format!("{:?}", args.metric).to_lowercase()
+                ))
+                .into());
+            }
+            Some(old)
+        }
+        None => None,
+    };
     let session = match &args.resume {
         Some(journal) => Session::resume(journal, &config)?,
         None => {
@@ -342,7 +364,11 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     };
     super::plan_args::warn_without_verdicts(session.plan());
     let finished = session.run()?;
-    Ok(super::print_finished(&finished))
+    let code = super::print_finished(&finished, &args.output.output);
+    if let Some(old) = &baseline {
+        super::compare::print_baseline(old, &finished.results, &args.output.output);
+    }
+    Ok(code)
 }
 
 /// `--trace-format`: fio, fio-v2, fio-v3, strace or csv.

@@ -64,6 +64,13 @@ pub struct Environment {
     /// idle page-cache pages behind faultline's back. `None` when DAMON's
     /// sysfs interface is absent.
     pub damon_kdamonds_running: Option<u32>,
+    /// The machine's host name (uname's nodename), to tell runs from
+    /// several machines apart (`faultline compare`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<String>,
+    /// When the environment was captured, UTC, as `YYYY-MM-DD HH:MM UTC`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub captured_at: Option<String>,
 }
 
 /// Captures the environment; `file` selects the file system and device described.
@@ -90,6 +97,8 @@ pub fn capture(file: Option<&Path>) -> Environment {
             .and_then(|t| t.trim().parse().ok()),
         drop_caches_writable: drop_caches_writable(),
         damon_kdamonds_running: damon_kdamonds_running(),
+        hostname: hostname(),
+        captured_at: utc_now(),
         ..Environment::default()
     };
     if let Some(path) = file {
@@ -160,6 +169,8 @@ impl Environment {
                 self.damon_kdamonds_running
                     .map_or_else(|| "unreadable".to_string(), |n| n.to_string()),
             ),
+            ("hostname", or(&self.hostname, "unknown")),
+            ("captured_at", or(&self.captured_at, "not recorded")),
         ]
     }
 }
@@ -217,6 +228,37 @@ fn uname() -> (String, String) {
         machine
     };
     (kernel, arch)
+}
+
+/// uname's nodename, or `None` when empty or unreadable.
+fn hostname() -> Option<String> {
+    // SAFETY: an all-zero `utsname` (arrays of c_char) is a valid value.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: `u` is a valid, writable utsname for the kernel to fill.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return None;
+    }
+    Some(c_field(&u.nodename)).filter(|h| !h.is_empty())
+}
+
+/// The current time in UTC, `YYYY-MM-DD HH:MM UTC` (gmtime_r), or `None`.
+fn utc_now() -> Option<String> {
+    // SAFETY: time(NULL) only returns the time.
+    let now = unsafe { libc::time(std::ptr::null_mut()) };
+    // SAFETY: an all-zero `tm` is a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the call.
+    if unsafe { libc::gmtime_r(&now, &mut tm) }.is_null() {
+        return None;
+    }
+    Some(format!(
+        "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+        tm.tm_year + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min
+    ))
 }
 
 /// The first CPU model name in /proc/cpuinfo text (`model name`, or the

@@ -35,7 +35,7 @@ pub const CONTENT_SECURITY_POLICY: &str =
 const STYLE: &str = r#"
 :root { color-scheme: light; --ink: #222; --muted: #666; --line: #ddd; --faster: #00795a; --slower: #b84a00; --noise: #666; }
 * { box-sizing: border-box; }
-body { margin: 0 auto; max-width: 60rem; padding: 1rem 1.25rem 3rem; color: var(--ink); background: #fff;
+body { margin: 0 auto; max-width: 84rem; padding: 1rem 1.25rem 3rem; color: var(--ink); background: #fff;
   font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "Noto Sans", "DejaVu Sans", Arial, sans-serif; }
 h1 { font-size: 1.6rem; margin: 0.5rem 0 0.25rem; }
 h2 { font-size: 1.25rem; margin: 2rem 0 0.5rem; padding-bottom: 0.2rem; border-bottom: 1px solid var(--line); }
@@ -47,10 +47,11 @@ nav a { color: inherit; margin-right: 0.75rem; }
 .lede { color: var(--muted); margin: 0; }
 .banner { background: #fff4e0; border: 1px solid #e6b050; border-radius: 4px; padding: 0.5rem 0.75rem; }
 .scroll { overflow-x: auto; }
-table { border-collapse: collapse; font-size: 0.875rem; margin: 0.25rem 0 0.75rem; }
-th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
-thead th { border-bottom: 2px solid #bbb; white-space: nowrap; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+table { border-collapse: collapse; font-size: 0.8rem; margin: 0.25rem 0 0.75rem; }
+th, td { padding: 0.2rem 0.45rem; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+thead th { border-bottom: 2px solid #bbb; white-space: normal; vertical-align: bottom; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th.num { text-align: right; }
 td.note { color: var(--muted); font-style: italic; }
 table.fields td:first-child { white-space: nowrap; }
 table.fields td { word-break: break-word; }
@@ -134,7 +135,7 @@ pub fn render_html(results: &RunResults) -> String {
     out.push_str("<section id=\"settings\">\n<h2>Settings</h2>\n");
     push_fields(&mut out, ["setting", "value"], &results.settings);
     out.push_str("</section>\n<section id=\"environment\">\n<h2>Environment</h2>\n");
-    push_fields(&mut out, ["field", "value"], &results.environment);
+    push_environment(&mut out, &results.environment);
     out.push_str("</section>\n");
     page_end(&mut out);
     out
@@ -187,7 +188,7 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-fn push_verdicts(out: &mut String, results: &RunResults, lines: &[String]) {
+pub(crate) fn push_verdicts(out: &mut String, results: &RunResults, lines: &[String]) {
     out.push_str("<section id=\"verdicts\">\n<h2>Verdicts</h2>\n");
     if lines.is_empty() {
         out.push_str("<p>No comparisons.</p>\n");
@@ -236,7 +237,7 @@ pub fn push_plot(out: &mut String, plot: &Plot) {
     ));
 }
 
-fn push_results(out: &mut String, results: &RunResults) {
+pub(crate) fn push_results(out: &mut String, results: &RunResults) {
     out.push_str("<section id=\"results\">\n<h2>Results</h2>\n");
     if results.cases.is_empty() {
         out.push_str("<p>No cases.</p>\n");
@@ -294,6 +295,42 @@ fn push_lines(out: &mut String, id: &str, title: &str, lines: &[String]) {
         out.push_str(&format!("<li>{}</li>\n", escape(line)));
     }
     out.push_str("</ul>\n</section>\n");
+}
+
+/// The environment as a two-column table of its described fields, sizes
+/// humanised (`ram_bytes` 23.5 GiB, `fault_around_bytes` 64 KiB) with the
+/// raw number beside them.
+pub(crate) fn push_environment(out: &mut String, env: &crate::measure::environment::Environment) {
+    out.push_str(
+        "<div class=\"scroll\"><table class=\"fields\">\n<thead><tr><th scope=\"col\">field</th><th scope=\"col\">value</th></tr></thead>\n<tbody>\n",
+    );
+    for (name, value) in env.describe() {
+        out.push_str(&format!(
+            "<tr><td><code>{}</code></td><td>{}</td></tr>\n",
+            escape(name),
+            escape(&humanise(name, &value))
+        ));
+    }
+    out.push_str("</tbody>\n</table></div>\n");
+}
+
+/// `value` of the field `name` with a byte count shown as a size: fields
+/// ending in `_bytes` and `page_size` in bytes, `_kb` in KiB.
+fn humanise(name: &str, value: &str) -> String {
+    if value.trim().is_empty() {
+        return "-".to_string();
+    }
+    let Ok(n) = value.trim().parse::<u64>() else {
+        return value.to_string();
+    };
+    let bytes = if name.ends_with("_bytes") || name == "page_size" {
+        n
+    } else if name.ends_with("_kb") {
+        n.saturating_mul(1024)
+    } else {
+        return value.to_string();
+    };
+    format!("{} ({value})", super::units::human_bytes(bytes))
 }
 
 /// A two-column table of every field of `value` as serialized; nested
@@ -534,7 +571,14 @@ mod tests {
             HEADERS.len() - 1
         )));
         assert!(html.contains(&escape(OUTLIER_NOTE)));
-        // Settings and environment come from serde.
+        // Settings come from serde, the environment from its description,
+        // sizes humanised.
+        assert_eq!(
+            humanise("ram_bytes", "25276510208"),
+            "23.5 GiB (25276510208)"
+        );
+        assert_eq!(humanise("read_ahead_kb", "128"), "128.0 KiB (128)");
+        assert_eq!(humanise("cores", "8"), "8");
         assert!(html.contains("<tr><td><code>runs</code></td><td>3</td></tr>"));
         assert!(html.contains("<tr><td><code>faultline_version</code></td><td>-</td></tr>"));
     }
@@ -554,7 +598,7 @@ mod tests {
             )));
             assert!(html.contains(&escape(&plot.caption)));
         }
-        assert_eq!(html.matches("<figure").count(), 3);
+        assert_eq!(html.matches("<figure").count(), 4);
     }
 
     #[test]

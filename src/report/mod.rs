@@ -11,18 +11,23 @@ use crate::error::Result;
 use crate::stats::RunResults;
 
 mod access;
+pub mod compare;
 pub mod csv;
 mod fmt;
 mod groups;
 pub mod html;
+pub mod html_fleet;
 pub mod json;
 pub mod markdown;
 pub mod plot;
 mod spread;
 pub mod table;
+pub mod terminal;
 pub mod text_table;
 pub mod timeline_csv;
+pub mod units;
 pub mod verdict;
+pub mod verdict_line;
 
 pub use self::csv::write_csv;
 pub use html::{render_html, write_html};

@@ -50,6 +50,7 @@ pub use self::bars::{Bar, BarChart, BarGroup, BarPanel, Hue, Key, Segment};
 mod bars;
 mod chart;
 mod font;
+pub mod strip;
 
 /// A rendered plot.
 #[derive(Clone, Debug, PartialEq)]
@@ -169,15 +170,44 @@ const WALL: RGBColor = RGBColor(90, 90, 90);
 
 /// Every plot the results can fill: `throughput` and `time` when a case has
 /// a summary, `ratios` when there is a comparison.
+/// Also every trial's throughput (`samples`), the latency percentiles when
+/// a case recorded them (`latency`), and, when the cases' times span more
+/// than [`strip::LOG_SPAN`] times, one time plot per group (`time-1`, …)
+/// instead of one whose slow cases leave the fast ones as slivers.
 pub fn plots(results: &RunResults) -> Vec<Plot> {
-    [
+    let mut out: Vec<Plot> = [
         throughput_plot(results),
+        strip::sample_plot(results),
         ratio_plot(results),
-        time_plot(results),
     ]
     .into_iter()
     .flatten()
-    .collect()
+    .collect();
+    let ends: Vec<f64> = results
+        .cases
+        .iter()
+        .filter_map(|c| c.summary.as_ref())
+        .map(|s| s.time_ns.mean)
+        .filter(|t| *t > 0.0)
+        .collect();
+    let (lo, hi) = ends
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), &t| (l.min(t), h.max(t)));
+    let all = groups(results);
+    if all.len() > 1 && hi / lo > strip::LOG_SPAN {
+        for (i, g) in all.iter().enumerate() {
+            out.extend(time_plot_of(
+                results,
+                Some(&g.heading),
+                &format!("time-{}", i + 1),
+                &format!("Where the time goes: {}", g.heading),
+            ));
+        }
+    } else {
+        out.extend(time_plot(results));
+    }
+    out.extend(strip::latency_plot(results));
+    out
 }
 
 /// Writes every plot of [`plots`] into `dir` (created if missing) as
@@ -326,10 +356,37 @@ pub fn throughput_plot(results: &RunResults) -> Option<Plot> {
         label: "95% CI".to_string(),
         swatch: Swatch::Interval,
     });
+    // Means spanning more than 30x: a log axis, bars from its left end.
+    let lo = results
+        .cases
+        .iter()
+        .filter_map(|c| c.summary.as_ref())
+        .map(|s| s.throughput_bps.mean / 1e9)
+        .filter(|m| *m > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let (x_scale, x_range) = match strip::axis_for(lo, hi) {
+        (AxisScale::Log, range) => (AxisScale::Log, range),
+        _ => (AxisScale::Linear, (0.0, nonzero(hi) * 1.08)),
+    };
+    if x_scale == AxisScale::Log {
+        for row in &mut rows {
+            if let ChartRow::Item { marks, .. } = row {
+                for mark in marks {
+                    if let Mark::Bar { from, .. } = mark {
+                        *from = x_range.0;
+                    }
+                }
+            }
+        }
+    }
     let chart = RowChart {
-        x_label: "throughput, GB/s (10^9 bytes/s)".to_string(),
-        x_scale: AxisScale::Linear,
-        x_range: (0.0, nonzero(hi) * 1.08),
+        x_label: if x_scale == AxisScale::Log {
+            "throughput, GB/s (10^9 bytes/s; log scale)".to_string()
+        } else {
+            "throughput, GB/s (10^9 bytes/s)".to_string()
+        },
+        x_scale,
+        x_range,
         rows,
         legend,
         reference: None,
@@ -449,12 +506,20 @@ pub fn ratio_plot(results: &RunResults) -> Option<Plot> {
 
 /// User, sys and off-CPU time per case, stacked; `None` when no case has a summary.
 pub fn time_plot(results: &RunResults) -> Option<Plot> {
+    time_plot_of(results, None, "time", "Where the time goes")
+}
+
+/// [`time_plot`] of the group headed `only` (every group when `None`).
+fn time_plot_of(results: &RunResults, only: Option<&str>, name: &str, title: &str) -> Option<Plot> {
     if results.cases.iter().all(|c| c.summary.is_none()) {
         return None;
     }
     let mut rows = Vec::new();
     let mut hi: f64 = 0.0;
-    for group in groups(results) {
+    for group in groups(results)
+        .into_iter()
+        .filter(|g| only.is_none_or(|h| h == g.heading))
+    {
         rows.push(ChartRow::Heading(group.heading.clone()));
         for case in &group.cases {
             let marks = match (&case.summary, case_row(case, results)) {
@@ -529,7 +594,7 @@ pub fn time_plot(results: &RunResults) -> Option<Plot> {
                    main loop's own wall time. Where CPU time exceeds wall time (accounting \
                    granularity) the bar ends at the CPU time."
         .to_string();
-    Some(row_plot("time", "Where the time goes", caption, &chart))
+    Some(row_plot(name, title, caption, &chart))
 }
 
 /// Renders a row chart into a [`Plot`].
@@ -658,7 +723,7 @@ mod tests {
         let results = fixtures::results();
         let plots = plots(&results);
         let names: Vec<&str> = plots.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(names, ["throughput", "ratios", "time"]);
+        assert_eq!(names, ["throughput", "samples", "ratios", "time"]);
         for p in &plots {
             assert!(p.svg.starts_with("<svg"), "{}", &p.svg[..40]);
             assert!(p.svg.contains(&format!("width=\"{}\"", p.width)));
@@ -781,6 +846,27 @@ mod tests {
     }
 
     #[test]
+    fn times_spanning_more_than_thirty_times_get_a_panel_per_group() {
+        let mut results = fixtures::results();
+        // A second group (cold) whose trial takes 100 times as long.
+        let mut cold = results.cases[0].clone();
+        cold.id = 9;
+        cold.case.cache = crate::plan::CacheState::Cold;
+        let s = cold.summary.as_mut().unwrap();
+        s.time_ns.mean *= 100.0;
+        s.loop_ns.mean *= 100.0;
+        s.throughput_bps.mean /= 100.0;
+        results.cases.push(cold);
+        let names: Vec<String> = plots(&results).into_iter().map(|p| p.name).collect();
+        assert!(names.contains(&"time-1".to_string()), "{names:?}");
+        assert!(names.contains(&"time-2".to_string()), "{names:?}");
+        assert!(!names.contains(&"time".to_string()), "{names:?}");
+        // The throughput means span 100x too: a log axis.
+        let throughput = throughput_plot(&results).unwrap();
+        assert!(throughput.svg.contains("log scale"), "log axis");
+    }
+
+    #[test]
     fn text_is_escaped_in_the_svg() {
         let mut results = fixtures::results();
         results.cases[0].label = "<read & \"friends\">".to_string();
@@ -858,6 +944,8 @@ mod tests {
             [
                 "throughput.svg",
                 "throughput.png",
+                "samples.svg",
+                "samples.png",
                 "ratios.svg",
                 "ratios.png",
                 "time.svg",
@@ -874,6 +962,6 @@ mod tests {
                 assert!(bytes.starts_with(b"<svg"));
             }
         }
-        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 6);
+        assert_eq!(std::fs::read_dir(&out).unwrap().count(), 8);
     }
 }

@@ -62,6 +62,8 @@ pub struct SessionConfig {
     /// `--keep-journal`: keep the journal of a run that completed (it is
     /// removed otherwise; an interrupted run's always stays).
     pub keep_journal: bool,
+    /// `--quiet`: no progress bar.
+    pub quiet: bool,
 }
 
 /// A prepared run: its plan, files, scratch directory and journal.
@@ -81,6 +83,7 @@ pub struct Session {
     keep_journal: bool,
     fingerprints: Vec<(PathBuf, crate::files::fingerprint::Fingerprint, bool)>,
     warnings: Vec<String>,
+    quiet: bool,
 }
 
 /// What a session produced.
@@ -141,6 +144,7 @@ impl Session {
             keep_journal,
             fingerprints,
             warnings: setup_warnings,
+            quiet,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -201,7 +205,11 @@ impl Session {
         let trials = plan.trials();
         let progress = indicatif::ProgressBar::with_draw_target(
             Some(trials),
-            indicatif::ProgressDrawTarget::stderr(),
+            if quiet {
+                indicatif::ProgressDrawTarget::hidden()
+            } else {
+                indicatif::ProgressDrawTarget::stderr()
+            },
         );
         progress.set_style(
             indicatif::ProgressStyle::with_template(

@@ -143,6 +143,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         keep_journal: config.keep_journal,
         fingerprints,
         warnings,
+        quiet: config.quiet,
     })
 }
 
@@ -412,6 +413,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         keep_journal: config.keep_journal,
         fingerprints,
         warnings,
+        quiet: config.quiet,
     })
 }
 

@@ -2,6 +2,7 @@
 //! Nothing here does I/O or measures anything.
 
 pub mod access;
+pub mod across;
 pub mod analysis;
 pub mod compare;
 pub mod effect;

@@ -276,6 +276,15 @@ pub fn secs(x: Option<f64>) -> String {
     }
 }
 
+/// `mean ± half` in the unit of the mean, both with the same decimals, so
+/// one cell never mixes units (`4.96 ± 0.26 ms`, not `4.96 ms ± 261.9 µs`).
+pub fn secs_pm(mean: f64, half: f64) -> String {
+    let (per, name) = time_unit(mean);
+    let (m, h) = (mean / per, half / per);
+    let d = crate::report::units::decimals3(m);
+    format!("{m:.d$} ± {h:.d$} {name}")
+}
+
 /// The summary of the case equal to `case`.
 pub fn summary_of<'a>(
     results: &'a RunResults,

@@ -81,6 +81,18 @@ impl PresetOutcome {
 
     /// The outcome as plain text for the terminal.
     pub fn render_text(&self) -> String {
+        self.render_text_wrapped(usize::MAX)
+    }
+
+    /// [`PresetOutcome::render_text`] with the claims, notes and every
+    /// other line of prose wrapped at `width` columns (the tables are not).
+    pub fn render_text_wrapped(&self, width: usize) -> String {
+        let wrap = |text: &str| -> String {
+            crate::report::terminal::wrap(text, width)
+                .into_iter()
+                .map(|l| format!("{l}\n"))
+                .collect()
+        };
         let mut out = format!(
             "== {} — {}\nmode: {}\n\n",
             self.name,
@@ -93,15 +105,24 @@ impl PresetOutcome {
         }
         out.push_str("Claims:\n");
         for c in &self.claims {
-            out.push_str(&c.render_text());
+            // The claim and its explanation wrap; the published-vs-measured
+            // lines keep their columns unless they are too long.
+            for line in c.render_text().lines() {
+                if line.chars().count() <= width {
+                    out.push_str(line);
+                    out.push('\n');
+                } else {
+                    out.push_str(&wrap(line));
+                }
+            }
         }
         out.push_str("Fidelity notes:\n");
         for n in &self.fidelity {
-            out.push_str(&format!("  - {n}\n"));
+            out.push_str(&wrap(&format!("  - {n}")));
         }
         out.push_str("This machine:\n");
         for n in &self.machine {
-            out.push_str(&format!("  - {n}\n"));
+            out.push_str(&wrap(&format!("  - {n}")));
         }
         out
     }

@@ -2,7 +2,9 @@
 //! image (3.75 MB) by 2, 3, 4 and 8, reading it into a buffer with read()
 //! against mapping it (Sun Microsystems, "A Performance Comparison of read
 //! and mmap", 2002, Table 1).
-use super::{ratio_cell, ratio_of, ratio_point, read_case, secs, summary_of, Preset, Scope, Table};
+use super::{
+    ratio_cell, ratio_of, ratio_point, read_case, secs, secs_pm, summary_of, Preset, Scope, Table,
+};
 use crate::files::image::image_len;
 use crate::method::{MethodKind, Share};
 use crate::pattern::Pattern;
@@ -232,11 +234,7 @@ impl Preset for Sun2002 {
             };
             match t {
                 Some(t) => match t.ci95 {
-                    Some((l, h)) => format!(
-                        "{} ± {}",
-                        secs(Some(t.mean / 1e9)),
-                        secs(Some((h - l) / 2.0 / 1e9))
-                    ),
+                    Some((l, h)) => secs_pm(t.mean / 1e9, (h - l) / 2.0 / 1e9),
                     None => secs(Some(t.mean / 1e9)),
                 },
                 None => "-".into(),

@@ -1,0 +1,78 @@
+//! `faultline compare A.json B.json [C.json…]`: runs from different machines,
+//! kernels or versions side by side, matched case by case, each labelled by
+//! its host, kernel and date. Nothing is measured.
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Args;
+
+use faultline::error::Error;
+use faultline::report::{self, compare::render_fleet_text};
+use faultline::stats::across::fleet::fleet;
+use faultline::stats::RunResults;
+
+/// Flags of `faultline compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// JSON exports of runs (`run --export-json`), two or more; the first is
+    /// the reference the others are compared with.
+    #[arg(value_name = "RUN.json", num_args = 2.., required = true)]
+    pub exports: Vec<PathBuf>,
+    /// Output flags.
+    #[command(flatten)]
+    pub output: super::output_args::OutputArgs,
+}
+
+/// Reads an export; anything that is not one is bad input, named by its path.
+pub fn read_export(path: &Path) -> anyhow::Result<RunResults> {
+    report::read_json(path).map_err(|e| {
+        let why = match &e {
+            Error::Io {
+                op: "open", source, ..
+            } => format!("cannot be read ({source})"),
+            Error::Io { source, .. } => format!("is not a faultline JSON export ({source})"),
+            other => other.to_string(),
+        };
+        Error::BadFile {
+            path: path.to_path_buf(),
+            why,
+        }
+        .into()
+    })
+}
+
+/// Reads the exports and prints them side by side.
+pub fn execute(args: &CompareArgs) -> anyhow::Result<ExitCode> {
+    let runs = args
+        .exports
+        .iter()
+        .map(|p| read_export(p))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let refs: Vec<&RunResults> = runs.iter().collect();
+    let fleet = fleet(&refs)?;
+    let names: Vec<String> = args
+        .exports
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let layout = args.output.layout();
+    let text = render_fleet_text(&fleet, &refs, &names, layout.units, layout.width, true);
+    args.output.print(&text);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `run --baseline`: prints each case's change against the old run, or one
+/// line saying why the runs do not compare (the run itself stands).
+pub fn print_baseline(old: &RunResults, new: &RunResults, output: &super::output_args::OutputArgs) {
+    match fleet(&[old, new]) {
+        Ok(f) => {
+            let layout = output.layout();
+            output.print(&faultline::report::compare::render_baseline_text(
+                &f,
+                layout.width,
+                true,
+            ));
+        }
+        Err(e) => eprintln!("baseline: {e}"),
+    }
+}

@@ -1,0 +1,205 @@
+//! Units and precision of the terminal output: one throughput unit for the
+//! whole table (`--units`), one time unit per column, and three significant
+//! digits, so that a cell never mixes units and never prints `0.00048`.
+
+/// The throughput unit the terminal shows (`--units`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ThroughputUnit {
+    /// GiB/s when the fastest case reaches 1 GiB/s, else MiB/s.
+    #[default]
+    Auto,
+    /// 2^30 bytes per second.
+    #[value(name = "GiB/s", alias = "gibps")]
+    GibPerSec,
+    /// 10^9 bytes per second.
+    #[value(name = "GB/s", alias = "gbps")]
+    GbPerSec,
+    /// 2^20 bytes per second.
+    #[value(name = "MiB/s", alias = "mibps")]
+    MibPerSec,
+    /// 10^6 bytes per second.
+    #[value(name = "MB/s", alias = "mbps")]
+    MbPerSec,
+}
+
+impl ThroughputUnit {
+    /// The concrete unit for values whose largest is `max_bps` (bytes per second).
+    pub fn resolve(self, max_bps: f64) -> ThroughputUnit {
+        match self {
+            ThroughputUnit::Auto if max_bps >= GIB => ThroughputUnit::GibPerSec,
+            ThroughputUnit::Auto => ThroughputUnit::MibPerSec,
+            unit => unit,
+        }
+    }
+
+    /// Bytes per second in one of this unit (`Auto` counts as GiB/s).
+    pub fn bytes_per_sec(self) -> f64 {
+        match self {
+            ThroughputUnit::Auto | ThroughputUnit::GibPerSec => GIB,
+            ThroughputUnit::GbPerSec => 1e9,
+            ThroughputUnit::MibPerSec => MIB,
+            ThroughputUnit::MbPerSec => 1e6,
+        }
+    }
+
+    /// The unit's name, e.g. `GiB/s`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ThroughputUnit::Auto | ThroughputUnit::GibPerSec => "GiB/s",
+            ThroughputUnit::GbPerSec => "GB/s",
+            ThroughputUnit::MibPerSec => "MiB/s",
+            ThroughputUnit::MbPerSec => "MB/s",
+        }
+    }
+}
+
+const GIB: f64 = (1u64 << 30) as f64;
+const MIB: f64 = (1u64 << 20) as f64;
+
+/// A time unit chosen for a whole column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Seconds.
+    S,
+    /// Milliseconds.
+    Ms,
+    /// Microseconds.
+    Us,
+}
+
+impl TimeUnit {
+    /// The unit in which the largest of `values_ns` reads best: s from 1 s,
+    /// ms from 1 ms, µs below.
+    pub fn for_max(max_ns: f64) -> TimeUnit {
+        if max_ns >= 1e9 {
+            TimeUnit::S
+        } else if max_ns >= 1e6 {
+            TimeUnit::Ms
+        } else {
+            TimeUnit::Us
+        }
+    }
+
+    /// Nanoseconds in one of this unit.
+    pub fn ns(self) -> f64 {
+        match self {
+            TimeUnit::S => 1e9,
+            TimeUnit::Ms => 1e6,
+            TimeUnit::Us => 1e3,
+        }
+    }
+
+    /// The unit's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimeUnit::S => "s",
+            TimeUnit::Ms => "ms",
+            TimeUnit::Us => "µs",
+        }
+    }
+}
+
+/// Decimals that give `x` three significant digits, at most two decimals:
+/// 1234 → 0, 45.6 → 1, 4.56 → 2, 0.456 → 2.
+pub fn decimals3(x: f64) -> usize {
+    let a = x.abs();
+    if !a.is_finite() || a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else {
+        2
+    }
+}
+
+/// `x` with [`decimals3`] decimals; a positive value that would print as
+/// zero prints `<0.01`, never a long run of zeros.
+pub fn sig3(x: f64) -> String {
+    let d = decimals3(x);
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    if x > 0.0 && x < 0.005 {
+        return "<0.01".to_string();
+    }
+    format!("{x:.d$}")
+}
+
+/// `mean ± spread`, both with the mean's decimals; `mean ±?` without a spread.
+pub fn sig3_pm(mean: f64, spread: Option<f64>) -> String {
+    let d = decimals3(mean);
+    match spread {
+        Some(s) => format!("{mean:.d$} ± {s:.d$}"),
+        None => format!("{mean:.d$} ±?"),
+    }
+}
+
+/// A signed percentage with a real minus sign, e.g. `+3.1%`, `−12%`:
+/// one decimal under 10%, none above.
+pub fn percent(x: f64) -> String {
+    let p = x * 100.0;
+    let d = if p.abs() < 10.0 { 1 } else { 0 };
+    let body = format!("{:.d$}", p.abs());
+    let sign = if p < 0.0 && body.chars().any(|c| c.is_ascii_digit() && c != '0') {
+        "−"
+    } else {
+        "+"
+    };
+    format!("{sign}{body}%")
+}
+
+/// Bytes as a human size with one decimal in binary units (`23.5 GiB`).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut unit = 0;
+    let mut value = bytes as f64;
+    while value >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_significant_digits_and_no_long_zeros() {
+        assert_eq!(sig3(1234.5), "1234");
+        assert_eq!(sig3(45.66), "45.7");
+        assert_eq!(sig3(4.566), "4.57");
+        assert_eq!(sig3(0.456), "0.46");
+        assert_eq!(sig3(0.00048), "<0.01");
+        assert_eq!(sig3(0.0), "0");
+        assert_eq!(sig3_pm(4.96, Some(0.2619)), "4.96 ± 0.26");
+        assert_eq!(sig3_pm(496.0, None), "496 ±?");
+    }
+
+    #[test]
+    fn auto_picks_gib_or_mib_and_fixed_units_stay() {
+        assert_eq!(ThroughputUnit::Auto.resolve(2e9), ThroughputUnit::GibPerSec);
+        assert_eq!(ThroughputUnit::Auto.resolve(5e8), ThroughputUnit::MibPerSec);
+        assert_eq!(
+            ThroughputUnit::GbPerSec.resolve(5e8),
+            ThroughputUnit::GbPerSec
+        );
+        assert_eq!(ThroughputUnit::MbPerSec.bytes_per_sec(), 1e6);
+        assert_eq!(TimeUnit::for_max(4.96e6), TimeUnit::Ms);
+        assert_eq!(TimeUnit::for_max(3.1e9), TimeUnit::S);
+        assert_eq!(TimeUnit::for_max(480.0), TimeUnit::Us);
+    }
+
+    #[test]
+    fn percentages_and_sizes_read_as_people_write_them() {
+        assert_eq!(percent(0.031), "+3.1%");
+        assert_eq!(percent(-0.12), "−12%");
+        assert_eq!(percent(-0.0001), "+0.0%");
+        assert_eq!(human_bytes(25_276_510_208), "23.5 GiB");
+        assert_eq!(human_bytes(512), "512 B");
+    }
+}

@@ -1,0 +1,279 @@
+//! Verdicts for the terminal: one line each, at most the layout's width,
+//! with the ratio, its 95% CI and the single strongest reason, e.g.
+//! `seq 16 KiB sum, warm: mmap 1.42x faster than read [1.38–1.46]; syscall cost dominates`.
+//!
+//! The reason is the clause [`super::verdict::explain`] picks when one of its
+//! rules fires, else the counter on which the two cases differ most, as
+//! `name X vs Y unit (other vs baseline)`. Counters that mean nothing for
+//! the case (device reads of a warm, fully cached read) are left out. The
+//! full comparison of every counter is [`super::verdict::verdict_line`]
+//! (`--verbose`, and the reports).
+use anstyle::{AnsiColor, Style};
+
+use super::terminal::{fit, width};
+use super::units::sig3;
+use super::verdict::{explain, Side};
+use crate::stats::analysis::CaseSummary;
+use crate::stats::{ComparisonResult, RunResults, Verdict};
+
+/// The style of a verdict word: green for faster, red for slower, yellow
+/// for within noise.
+pub fn verdict_style(verdict: Verdict) -> Style {
+    let color = match verdict {
+        Verdict::Faster => AnsiColor::Green,
+        Verdict::Slower => AnsiColor::Red,
+        Verdict::WithinNoise => AnsiColor::Yellow,
+    };
+    Style::new().fg_color(Some(color.into())).bold()
+}
+
+/// `text` in `style` when `styled`, else as it is.
+pub fn paint(text: &str, style: Style, styled: bool) -> String {
+    if styled {
+        format!("{style}{text}{style:#}")
+    } else {
+        text.to_string()
+    }
+}
+
+/// `line` with the first occurrence of its verdict's words (`faster than`,
+/// `slower than`, `within noise`) in the verdict's colour.
+pub fn paint_verdict_word(line: &str, verdict: Verdict) -> String {
+    let word = match verdict {
+        Verdict::Faster => "faster than",
+        Verdict::Slower => "slower than",
+        Verdict::WithinNoise => "within noise",
+    };
+    line.replacen(word, &paint(word, verdict_style(verdict), true), 1)
+}
+
+/// One line per comparison, each at most `max` columns (see the module
+/// documentation); with `styled`, the verdict words carry ANSI colours
+/// (which do not count towards the width).
+pub fn short_verdict_lines(results: &RunResults, max: usize, styled: bool) -> Vec<String> {
+    results
+        .comparisons
+        .iter()
+        .map(|c| short_verdict_line(c, results, max, styled))
+        .collect()
+}
+
+/// The line of one comparison (see [`short_verdict_lines`]).
+pub fn short_verdict_line(
+    cmp: &ComparisonResult,
+    results: &RunResults,
+    max: usize,
+    styled: bool,
+) -> String {
+    let case = |id| results.cases.iter().find(|c| c.id == id);
+    let (other, base) = (case(cmp.other), case(cmp.baseline));
+    let other_label = other.map_or_else(|| format!("case #{}", cmp.other), |c| c.label.clone());
+    let base_label = base.map_or_else(|| format!("case #{}", cmp.baseline), |c| c.label.clone());
+    let r = &cmp.throughput_ratio;
+    let (word, ratio, low, high) = match cmp.verdict {
+        Verdict::Faster => ("faster than", r.ratio, r.ci95_low, r.ci95_high),
+        Verdict::Slower => (
+            "slower than",
+            1.0 / r.ratio,
+            1.0 / r.ci95_high,
+            1.0 / r.ci95_low,
+        ),
+        Verdict::WithinNoise => ("within noise of", r.ratio, r.ci95_low, r.ci95_high),
+    };
+    let head_plain = format!(
+        "{}: {other_label} {ratio:.2}x {word} {base_label} [{low:.2}–{high:.2}]",
+        cmp.group
+    );
+    let head = |styled: bool| {
+        format!(
+            "{}: {other_label} {ratio:.2}x {} {base_label} [{low:.2}–{high:.2}]",
+            cmp.group,
+            paint(word, verdict_style(cmp.verdict), styled)
+        )
+    };
+    if width(&head_plain) > max {
+        // No room for anything but the verdict: cut the group instead of
+        // the numbers.
+        let tail = format!("{other_label} {ratio:.2}x {word} {base_label} [{low:.2}–{high:.2}]");
+        let room = max.saturating_sub(width(&tail) + 2);
+        let group = fit(&cmp.group, room.max(1));
+        let plain = format!("{group}: {tail}");
+        return if width(&plain) > max {
+            fit(&plain, max)
+        } else {
+            format!(
+                "{group}: {other_label} {ratio:.2}x {} {base_label} [{low:.2}–{high:.2}]",
+                paint(word, verdict_style(cmp.verdict), styled)
+            )
+        };
+    }
+    let summaries = (
+        other.and_then(|c| c.summary.as_ref()),
+        base.and_then(|c| c.summary.as_ref()),
+    );
+    let room = max - width(&head_plain);
+    let reason = match summaries {
+        (Some(o), Some(b)) => {
+            let fresh_write =
+                other.is_some_and(|c| c.case.target == Some(crate::plan::Target::Fresh));
+            reasons(
+                cmp,
+                results,
+                (&other_label, o),
+                (&base_label, b),
+                fresh_write,
+            )
+            .into_iter()
+            .map(|r| format!("; {r}"))
+            .find(|r| width(r) <= room)
+        }
+        _ => None,
+    };
+    format!("{}{}", head(styled), reason.unwrap_or_default())
+}
+
+/// The candidate reasons, strongest and longest first: the explaining
+/// clause, the same cut at its first `:` or ` (`, then the counter that
+/// differs most, labelled.
+fn reasons(
+    cmp: &ComparisonResult,
+    results: &RunResults,
+    (other_label, other): (&str, &CaseSummary),
+    (base_label, base): (&str, &CaseSummary),
+    fresh_write: bool,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let o = Side {
+        label: other_label,
+        summary: other,
+    };
+    let b = Side {
+        label: base_label,
+        summary: base,
+    };
+    let clause = match cmp.verdict {
+        Verdict::Faster => explain(o, b, results.settings.metric),
+        Verdict::Slower => explain(b, o, results.settings.metric),
+        Verdict::WithinNoise => return out,
+    };
+    let counter = strongest_counter(other, base, fresh_write)
+        .map(|(name, x, y)| format!("{name}: {other_label} {x}, {base_label} {y}"));
+    if let Some(clause) = clause {
+        let short = clause
+            .split([':', '('])
+            .next()
+            .unwrap_or(&clause)
+            .trim()
+            .to_string();
+        out.push(clause);
+        // The rule's name with the counter that shows it, else the name alone.
+        if let Some(counter) = &counter {
+            out.push(format!("{short}; {counter}"));
+        }
+        out.push(short);
+    }
+    if let Some(counter) = counter {
+        out.push(counter);
+    }
+    out
+}
+
+/// The counter on which `other` and `baseline` differ most (by the ratio
+/// of the larger to the smaller), as its name with unit and the two
+/// values, other's first; `None` when every
+/// counter is about equal. Device reads count only when either side read
+/// from the device (a warm read has none to compare), and never for a
+/// fresh write target (the device counters are device-wide).
+pub fn strongest_counter(
+    other: &CaseSummary,
+    base: &CaseSummary,
+    fresh_write: bool,
+) -> Option<(&'static str, String, String)> {
+    let (o, b) = (&other.per_mib, &base.per_mib);
+    let sync = |s: &CaseSummary| s.sync_ns.as_ref().map_or(0.0, |x| x.mean / 1e6);
+    let mut counters: Vec<(&'static str, f64, f64, f64)> = vec![
+        ("sys ms/MiB", o.sys_ms, b.sys_ms, 0.005),
+        ("faults/MiB", o.minflt + o.majflt, b.minflt + b.majflt, 1.0),
+        ("syscalls/MiB", o.syscalls, b.syscalls, 1.0),
+    ];
+    if sync(other) > 0.0 || sync(base) > 0.0 {
+        counters.push(("sync ms", sync(other), sync(base), 0.01));
+    }
+    if o.majflt > 0.0 || b.majflt > 0.0 {
+        counters.push(("major faults/MiB", o.majflt, b.majflt, 1.0));
+    }
+    if !fresh_write {
+        if let (Some(x), Some(y)) = (other.read_amplification, base.read_amplification) {
+            if x >= 0.01 || y >= 0.01 {
+                counters.push(("device bytes read/B", x, y, 0.01));
+            }
+        }
+    }
+    counters
+        .into_iter()
+        // A difference smaller than the floor is noise, not a reason.
+        .filter(|(_, x, y, floor)| (x - y).abs() >= *floor)
+        .map(|(name, x, y, floor)| {
+            let strength = ((x.max(y) + floor) / (x.min(y) + floor)).ln();
+            (strength, name, x, y)
+        })
+        .filter(|(strength, ..)| *strength > 0.2)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, name, x, y)| (name, sig3(x), sig3(y)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixtures;
+
+    #[test]
+    fn one_line_with_ratio_ci_and_the_strongest_reason() {
+        let results = fixtures::results();
+        let lines = short_verdict_lines(&results, 100, false);
+        assert_eq!(
+            lines,
+            ["seq 16 KiB sum, warm: mmap 1.42x faster than read [1.38–1.46]; syscall cost dominates"]
+        );
+        // Device reads of 0 vs 0 B/B say nothing and are never the reason.
+        let counter = strongest_counter(
+            results.cases[1].summary.as_ref().unwrap(),
+            results.cases[0].summary.as_ref().unwrap(),
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            counter,
+            ("syscalls/MiB", "0".to_string(), "64.0".to_string())
+        );
+    }
+
+    #[test]
+    fn never_longer_than_the_width_and_colour_only_when_asked() {
+        let mut results = fixtures::results();
+        results.comparisons[0].group = "a very long group label ".repeat(6);
+        for max in [40, 80, 100] {
+            for line in short_verdict_lines(&results, max, false) {
+                assert!(width(&line) <= max, "{max}: {line}");
+            }
+        }
+        let plain = short_verdict_lines(&fixtures::results(), 100, false);
+        assert!(!plain[0].contains('\u{1b}'));
+        let styled = short_verdict_lines(&fixtures::results(), 100, true);
+        assert!(
+            styled[0].contains("\u{1b}[1m\u{1b}[32mfaster than"),
+            "{:?}",
+            styled[0]
+        );
+    }
+
+    #[test]
+    fn without_a_rule_the_counter_is_labelled_other_vs_baseline() {
+        let mut results = fixtures::results();
+        // Same syscalls: no rule fires; the faults differ most.
+        let s = results.cases[1].summary.as_mut().unwrap();
+        s.per_mib.syscalls = 64.0;
+        let line = &short_verdict_lines(&results, 100, false)[0];
+        assert!(line.ends_with("; faults/MiB: mmap 16.0, read 0"), "{line}");
+    }
+}
