@@ -12,6 +12,7 @@ use faultline::session::{Finished, EXIT_INTERRUPTED};
 
 pub mod clean;
 pub mod env;
+pub mod interference_args;
 pub mod report;
 pub mod reproduce;
 pub mod run;

@@ -158,6 +158,9 @@ pub struct RunArgs {
     /// The exports.
     #[command(flatten)]
     pub exports: super::ExportArgs,
+    /// Interference: the threshold, retries, exclusion.
+    #[command(flatten)]
+    pub interference: super::interference_args::InterferenceArgs,
 }
 
 impl RunArgs {
@@ -218,6 +221,7 @@ impl RunArgs {
             journal: self.journal.clone(),
             exports: self.exports.exports(),
             reproduction: None,
+            interference: self.interference.settings(),
         }
     }
 

@@ -30,11 +30,12 @@ use rand::SeedableRng;
 use crate::error::{Error, Result};
 use crate::files::dataset::Dataset;
 use crate::files::scratch::{Scratch, TargetFile};
+use crate::measure::interference::{self, Probe, Rule};
 use crate::measure::residency;
 use crate::plan::cache::reached;
 use crate::plan::{Case, OrderPolicy, Plan};
-use crate::results::RawResults;
 use crate::results::{ChildReport, Sample, TrialFailure};
+use crate::results::{InterferenceSettings, RawResults};
 use crate::runner::cgroup::TrialCgroup;
 use crate::runner::checksums::ChecksumBook;
 use crate::runner::journal::Entry;
@@ -57,6 +58,11 @@ pub struct RunnerOptions {
     /// Where `scale` trials write their scaled image (`--keep-output`; the
     /// last trial's stays).
     pub keep_output: Option<PathBuf>,
+    /// How interference is judged around each trial, and how often an
+    /// interfered trial is run again.
+    pub interference: InterferenceSettings,
+    /// This run's entry among the active faultline runs (to see the others).
+    pub active_runs: Option<Arc<crate::measure::active_runs::Registration>>,
 }
 
 /// How often a cache state that was not reached is topped up before the
@@ -146,9 +152,14 @@ pub fn run_trials(
         .unwrap_or(0);
     let mut raw = resume.raw;
     raw.complete = false;
+    let rule = options.interference.threshold.map(Rule::with_threshold);
     for group in schedule(plan) {
-        for slot in group {
-            if resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
+        // Each slot with its attempt; an interfered trial's re-run goes to
+        // the front (--retry-interfered).
+        let mut queue: std::collections::VecDeque<(Slot, u32)> =
+            group.into_iter().map(|slot| (slot, 0)).collect();
+        while let Some((slot, attempt)) = queue.pop_front() {
+            if attempt == 0 && resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
                 progress.inc(1);
                 continue;
             }
@@ -201,9 +212,22 @@ pub fn run_trials(
                 cgroup_usage: cgroup.as_ref().map(TrialCgroup::usage_file),
                 content_seed: dataset.seed,
             };
+            // The interference window: from just before the spawn to just
+            // after the reap (nothing runs between the probe and the spawn).
+            let probe = rule.map(|_| Probe::new(&dataset.path, options.active_runs.clone()));
+            let window_start = probe.as_ref().map(Probe::before);
             let outcome = match case.procs {
                 Some(n) if n > 1 => crate::runner::procs::run_together(&options.exe, &spec, n),
                 _ => spawn_trial(options, &spec, cgroup.as_ref()),
+            };
+            let interference = match (&probe, &window_start, &rule) {
+                (Some(probe), Some(start), Some(rule)) => Some(interference::measure(
+                    start,
+                    &probe.after(),
+                    rule,
+                    trial_threads(case),
+                )),
+                _ => None,
             };
             drop(cgroup);
             if options.stop.load(Ordering::SeqCst) {
@@ -242,6 +266,9 @@ pub fn run_trials(
                             residency_source: before.source.to_string(),
                             cache_prepared_by: prepared_by,
                             cache_reached: reached,
+                            interference,
+                            attempt,
+                            excluded: None,
                         }))
                     }
                 }
@@ -287,7 +314,13 @@ pub fn run_trials(
             };
             record(&entry)?;
             match entry {
-                Entry::Sample(sample) => raw.samples.push(*sample),
+                Entry::Sample(sample) => {
+                    if sample.interfered() && attempt < options.interference.retries {
+                        queue.push_front((slot, attempt + 1));
+                        progress.inc_length(1);
+                    }
+                    raw.samples.push(*sample)
+                }
                 Entry::Failure(failure) => raw.failures.push(failure),
                 Entry::Warmup { .. } => {}
             }
@@ -296,6 +329,11 @@ pub fn run_trials(
     }
     raw.complete = true;
     Ok(raw)
+}
+
+/// How many threads or processes a trial of `case` runs at once.
+fn trial_threads(case: &Case) -> u32 {
+    case.threads.map_or(1, |t| t.count) * case.procs.unwrap_or(1)
 }
 
 /// The file one trial works on.

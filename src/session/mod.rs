@@ -17,7 +17,7 @@ use crate::files::scratch::Scratch;
 use crate::measure::environment;
 use crate::plan::Plan;
 use crate::report::Exports;
-use crate::results::{RawResults, Reproduction, Settings};
+use crate::results::{InterferenceSettings, RawResults, Reproduction, Settings};
 use crate::runner::journal::Journal;
 use crate::runner::{self, RunnerOptions};
 use crate::stats::RunResults;
@@ -59,6 +59,9 @@ pub struct SessionConfig {
     pub exports: Exports,
     /// The study a `faultline reproduce` session replays, and how.
     pub reproduction: Option<Reproduction>,
+    /// How interference is judged and handled; `None`: as the journal says
+    /// on `--resume`, else the defaults.
+    pub interference: Option<InterferenceSettings>,
 }
 
 /// A prepared run: its plan, files, scratch directory and journal.
@@ -74,6 +77,7 @@ pub struct Session {
     reproduction: Option<Reproduction>,
     trial_timeout: Option<Duration>,
     keep_output: Option<PathBuf>,
+    interference: InterferenceSettings,
 }
 
 /// What a session produced.
@@ -124,6 +128,7 @@ impl Session {
             reproduction,
             trial_timeout,
             keep_output,
+            interference,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -150,6 +155,7 @@ impl Session {
             drop_caches: asked_drop_caches,
             seed: plan.seed,
             reproduction,
+            interference: Some(interference),
         };
         let mut warnings = Vec::new();
         let mut drop_caches = asked_drop_caches;
@@ -189,6 +195,8 @@ impl Session {
             stop: Arc::clone(&stop),
             scratch: scratch.clone(),
             keep_output,
+            interference,
+            active_runs: active_runs(interference, &mut warnings),
         };
         let trials = plan.cases.len() as u64 * u64::from(plan.runs + plan.warmup);
         let progress = indicatif::ProgressBar::with_draw_target(
@@ -232,6 +240,7 @@ impl Session {
         let raw = outcome?;
         let results = assemble(&raw);
         exports.write_all(&results).context("writing the exports")?;
+        print_interference(&results);
         setup::finish_scratch(scratch.as_deref());
         Ok(Finished {
             interrupted: stop.load(Ordering::SeqCst) && !raw.complete,
@@ -239,6 +248,43 @@ impl Session {
             journal: journal.path().to_path_buf(),
             resume_command,
         })
+    }
+}
+
+/// Prints, once the trials are done, each case's interference warning and
+/// what `--exclude-interfered` left out (the exports hold them too).
+fn print_interference(results: &RunResults) {
+    use crate::stats::interference::exclusion_note;
+    let mut tallies = Vec::new();
+    for case in &results.cases {
+        let Some(tally) = &case.interference else {
+            continue;
+        };
+        if let Some(w) = tally.warning(&case.label, &case.case.group_label()) {
+            eprintln!("warning: {w}");
+        }
+        tallies.push(tally.clone());
+    }
+    let exclude = results.settings.interference.is_some_and(|i| i.exclude);
+    if let Some(note) = exclusion_note(&tallies, exclude) {
+        eprintln!("note: {note}");
+    }
+}
+
+/// This run's entry among the active faultline runs, so that trials see
+/// the others (none when interference is off; a warning when it fails).
+fn active_runs(
+    interference: InterferenceSettings,
+    warnings: &mut Vec<String>,
+) -> Option<Arc<crate::measure::active_runs::Registration>> {
+    interference.threshold?;
+    match crate::measure::interference::Probe::register_default() {
+        Ok(registration) => Some(registration),
+        Err(w) => {
+            eprintln!("warning: {w}");
+            warnings.push(w);
+            None
+        }
     }
 }
 

@@ -88,6 +88,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         scratch_parent: config.scratch_parent.clone(),
         keep: config.keep,
         reproduction: config.reproduction.clone(),
+        interference: Some(config.interference.unwrap_or_default()),
     };
     let journal = Journal::create(&journal_path(config)?, &header)?;
     Ok(Session {
@@ -102,6 +103,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         reproduction: config.reproduction.clone(),
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
+        interference: config.interference.unwrap_or_default(),
     })
 }
 
@@ -219,6 +221,10 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         reproduction: header.reproduction.or_else(|| config.reproduction.clone()),
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
+        interference: config
+            .interference
+            .or(header.interference)
+            .unwrap_or_default(),
     })
 }
 

@@ -3,6 +3,7 @@
 
 pub mod analysis;
 pub mod compare;
+pub mod interference;
 pub mod latency;
 pub mod moments;
 pub mod outliers;
