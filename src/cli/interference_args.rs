@@ -13,7 +13,7 @@ pub struct InterferenceArgs {
     /// (+20 ms), steal took more than T of a core, tasks waited for a CPU more than T of the time,
     /// or the disk moved more than T × max(the trial's own bytes, 16 MiB) for others; or another
     /// faultline run was active. T as 10% or 0.1; `off` takes no record at all [default: 10%].
-    #[arg(long, value_name = "T|off", value_parser = parse_threshold)]
+    #[arg(long, value_name = "T|off", value_parser = parse_threshold, allow_hyphen_values = true)]
     pub interference_threshold: Option<Threshold>,
     /// Run an interfered trial again, up to N times; the exports keep every attempt, marked.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=100))]

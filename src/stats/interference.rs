@@ -73,13 +73,14 @@ pub struct CaseInterference {
     pub example: Option<String>,
 }
 
-/// The first words of a reason, which name its kind (the figures differ
-/// from trial to trial).
-fn kind_of(reason: &str) -> &str {
-    let end = reason
-        .find(|c: char| c.is_ascii_digit())
-        .unwrap_or(reason.len());
-    reason[..end].trim_end()
+/// The words of a reason without its figures, which name its kind (the
+/// figures differ from trial to trial).
+fn kind_of(reason: &str) -> String {
+    reason
+        .split_whitespace()
+        .filter(|w| !w.contains(|c: char| c.is_ascii_digit()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// How interference touched `samples` (one case's, marked by
@@ -92,16 +93,18 @@ pub fn tally(samples: &[Sample]) -> Option<CaseInterference> {
     if recorded.is_empty() {
         return None;
     }
-    let mut kinds: BTreeMap<&str, (usize, &str)> = BTreeMap::new();
-    for s in &recorded {
-        for r in s.interference.iter().flat_map(|i| &i.reasons) {
-            kinds.entry(kind_of(r)).or_insert((0, r)).0 += 1;
-        }
+    // Per kind: how often, when first seen, one example.
+    let mut kinds: BTreeMap<String, (usize, usize, &str)> = BTreeMap::new();
+    let reasons = recorded
+        .iter()
+        .flat_map(|s| s.interference.iter().flat_map(|i| &i.reasons));
+    for (order, r) in reasons.enumerate() {
+        kinds.entry(kind_of(r)).or_insert((0, order, r)).0 += 1;
     }
     let example = kinds
         .values()
-        .max_by_key(|(n, _)| *n)
-        .map(|(_, r)| r.to_string());
+        .max_by_key(|(n, first, _)| (*n, std::cmp::Reverse(*first)))
+        .map(|(_, _, r)| r.to_string());
     let last: Vec<&&Sample> = recorded
         .iter()
         .filter(|s| s.excluded.as_deref() != Some(RETRIED))
