@@ -146,8 +146,10 @@ pub fn throughput_bps(sample: &Sample, metric: Metric) -> f64 {
 /// non-finite residency. The runner never records such samples.
 ///
 /// `read_amplification` is the mean of [`own_read_bytes`] read over
-/// delivered; `device_wide_read_amplification` the mean of the device's
-/// read bytes over delivered, for the samples on a block device.
+/// delivered, over the samples whose file has a block device, and `None`
+/// when none has (a file on tmpfs, procfs or sysfs has no device, and its
+/// device figures are not 0.00 but absent); `device_wide_read_amplification`
+/// the mean of the device's read bytes over delivered, for those samples.
 pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary> {
     if samples.is_empty() {
         return None;
@@ -169,10 +171,21 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         nvcsw: per_mib_mean(&|s| s.child.rusage.nvcsw as f64)?,
         nivcsw: per_mib_mean(&|s| s.child.rusage.nivcsw as f64)?,
     };
-    let read_amplification = Some(finite_mean(samples.iter().map(|s| {
-        let (read, delivered) = own_read_bytes(s);
-        read as f64 / delivered as f64
-    }))?);
+    // On tmpfs, procfs or sysfs there is no device to read from, and a
+    // 0.00 would look measured.
+    let amplification: Vec<f64> = samples
+        .iter()
+        .filter(|s| s.child.device.is_some())
+        .map(|s| {
+            let (read, delivered) = own_read_bytes(s);
+            read as f64 / delivered as f64
+        })
+        .collect();
+    let read_amplification = if amplification.is_empty() {
+        None
+    } else {
+        Some(finite_mean(amplification)?)
+    };
     let devices: Vec<_> = samples
         .iter()
         .filter_map(|s| s.child.device.map(|d| (s, d)))
@@ -330,6 +343,9 @@ mod tests {
             };
             s.residency_before = [0.0, 0.02, 0.01][i];
         }
+        for s in &mut samples {
+            s.child.device = Some(Default::default());
+        }
         samples[0].child.vmstat.insert("pgpgin".into(), 2048);
         samples[1].child.vmstat.insert("pgpgin".into(), 1024);
         samples[0].child.rusage.inblock = 4096;
@@ -384,9 +400,21 @@ mod tests {
         // 1 and 0 bytes per byte; the system-wide pgpgin is not used.
         assert_eq!(c.read_amplification, Some(1.0));
         assert_eq!(c.read_bytes_source.as_deref(), Some(OWN_BYTES_SOURCE));
-        assert_eq!(c.device_wide_read_amplification, None);
+        // The device (device-wide) read nothing in these samples.
+        assert_eq!(c.device_wide_read_amplification, Some(0.0));
         assert!(close(c.residency_before, 0.01, 1e-12));
         assert_eq!(c.residency_after, 1.0);
+    }
+
+    #[test]
+    fn a_file_without_a_device_has_no_device_figures() {
+        let mut samples = three_samples();
+        for s in &mut samples {
+            s.child.device = None;
+        }
+        let c = summarize_case(&samples, Metric::Total).unwrap();
+        assert_eq!(c.read_amplification, None);
+        assert_eq!(c.device_reads_per_mib, None);
     }
 
     #[test]
@@ -411,7 +439,8 @@ mod tests {
         // 256 / 1 MiB and 512 / 4 MiB = 128: mean 192 (not 768 / 5).
         let c = summarize_case(&[a, b], Metric::Total).unwrap();
         assert_eq!(c.per_mib.minflt, 192.0);
-        assert_eq!(c.read_amplification, Some(0.0));
+        // No block device: no amplification to show.
+        assert_eq!(c.read_amplification, None);
     }
 
     #[test]
