@@ -79,6 +79,8 @@ pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> 
         ops_per_s: None,
         footprint: None,
         timeline: Vec::new(),
+        read_bytes_source: None,
+        device_wide_read_amplification: None,
     }
 }
 
@@ -152,6 +154,9 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
         residency_source: "mincore".to_string(),
         cache_prepared_by: "evict+seq-read".to_string(),
         cache_reached: true,
+        interference: None,
+        attempt: 0,
+        excluded: None,
     }
 }
 
@@ -164,6 +169,7 @@ pub(crate) fn results() -> RunResults {
         label: "read".to_string(),
         summary: Some(case_summary(read_per_mib(), Some(0.0))),
         samples: (0..3).map(|r| sample(0, r)).collect(),
+        interference: None,
     };
     let mut mmap_summary = case_summary(mmap_per_mib(), Some(0.0));
     mmap_summary.throughput_bps = summary(2.84e9, 4.0e7, None);
@@ -174,6 +180,7 @@ pub(crate) fn results() -> RunResults {
         label: "mmap".to_string(),
         summary: Some(mmap_summary),
         samples: (0..3).map(|r| sample(1, r)).collect(),
+        interference: None,
     };
     let copy = CaseResult {
         id: 2,
@@ -181,6 +188,7 @@ pub(crate) fn results() -> RunResults {
         label: "mmap-copy".to_string(),
         summary: None,
         samples: Vec::new(),
+        interference: None,
     };
     let failure = |run| TrialFailure {
         case: 2,
@@ -202,6 +210,7 @@ pub(crate) fn results() -> RunResults {
             drop_caches: false,
             seed: 7,
             reproduction: None,
+            interference: None,
         },
         cases: vec![read, mmap, copy],
         comparisons: vec![ComparisonResult {
@@ -241,4 +250,37 @@ pub(crate) fn results_of(cases: &[Case]) -> RunResults {
         failures: Vec::new(),
         ..results()
     }
+/// A file of `size` bytes (a multiple of 1 MiB) named `data` in `dir`,
+/// written, fsync'd and dropped from the page cache.
+pub(crate) fn uncached_file(dir: &std::path::Path, size: usize) -> std::path::PathBuf {
+    use std::io::Write;
+    let path = dir.join("data");
+    let mut f = std::fs::File::create(&path).unwrap();
+    let chunk: Vec<u8> = (0..1 << 20).map(|i| (i * 7 + 3) as u8).collect();
+    for _ in 0..size >> 20 {
+        f.write_all(&chunk).unwrap();
+    }
+    f.sync_all().unwrap();
+    crate::runner::cache::evict(&f).unwrap();
+    path
+}
+
+/// A temporary directory under /var/tmp (more often on a disk than /tmp).
+pub(crate) fn disk_tempdir() -> tempfile::TempDir {
+    tempfile::tempdir_in("/var/tmp")
+        .or_else(|_| tempfile::tempdir())
+        .unwrap()
+}
+
+/// Whether `path`'s file system sits on a block device (not tmpfs):
+/// otherwise storage counters stay 0 and a test says it was skipped.
+pub(crate) fn on_block_device(path: &std::path::Path) -> bool {
+    crate::measure::blockdev::disk_stat_path(path).is_some()
+}
+
+/// Tests that measure this process's children or the machine take this
+/// lock, so that the harness's other threads do not run theirs meanwhile.
+pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -18,6 +18,7 @@ pub mod plan_args;
 pub mod plan_file;
 pub mod compare;
 pub mod output_args;
+pub mod interference_args;
 pub mod report;
 pub mod reproduce;
 pub mod run;

@@ -44,6 +44,9 @@ pub struct ReproduceArgs {
     /// crotty2022's CSV also writes its per-second timeline to `<stem>-timeline.csv`).
     #[command(flatten)]
     pub exports: super::ExportArgs,
+    /// Interference: the threshold, retries, exclusion.
+    #[command(flatten)]
+    pub interference: super::interference_args::InterferenceArgs,
     /// Continue an interrupted reproduction from its journal (one preset at a time).
     #[arg(long, value_name = "JOURNAL")]
     pub resume: Option<PathBuf>,
@@ -313,6 +316,7 @@ fn session_config(
         reproduction: Some(reproduction.clone()),
         keep_journal: args.keep_journal,
         quiet: args.output.quiet,
+        interference: args.interference.settings(),
         ..SessionConfig::default()
     })
 }

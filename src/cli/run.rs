@@ -199,6 +199,9 @@ pub struct RunArgs {
     /// Output: unit, colour, verbosity, baseline.
     #[command(flatten)]
     pub output: super::output_args::RunOutputArgs,
+    /// Interference: the threshold, retries, exclusion.
+    #[command(flatten)]
+    pub interference: super::interference_args::InterferenceArgs,
 }
 
 impl RunArgs {
@@ -287,6 +290,7 @@ impl RunArgs {
             // A journal named with --journal was asked for: it stays.
             keep_journal: self.plan.keep_journal || self.journal.is_some(),
             quiet: self.output.output.quiet,
+            interference: self.interference.settings(),
         }
     }
 

@@ -1,11 +1,20 @@
 //! Measuring instruments: CPU and fault counters, /proc/vmstat, page-cache
 //! residency, block-device counters, per-second timelines, per-operation
 //! latency and the environment. Each is read outside the timed loop (the
-//! latency recorder, when asked for, is the one exception).
+//! latency recorder, when asked for, is the one exception). The
+//! interference probe ([`interference`]) is read by the runner around each
+//! trial, from /proc/stat, /proc/pressure, the whole disk's counters, its
+//! own and its reaped children's rusage, and the registry of active runs.
 
+pub mod active_runs;
+pub mod blockdev;
 pub mod device;
 pub mod environment;
+pub mod interference;
 pub mod latency;
+pub mod procio;
+pub mod procstat;
+pub mod psi;
 pub mod residency;
 pub mod rusage;
 pub mod timeline;

@@ -13,7 +13,7 @@ use crate::results::Sample;
 use crate::stats::{CaseResult, RunResults};
 
 /// The header row, in column order.
-pub const COLUMNS: [&str; 62] = [
+pub const COLUMNS: [&str; 79] = [
     "case_id",
     "method_label",
     "method",
@@ -76,9 +76,26 @@ pub const COLUMNS: [&str; 62] = [
     "pgmajfault",
     "pgpgin",
     "pgpgout",
+    "attempt",
+    "excluded",
+    "interfered",
+    "interference_reasons",
+    "window_ns",
+    "own_cpu_ns",
+    "other_cpu_cores",
+    "steal_ns",
+    "psi_cpu_some_us",
+    "psi_io_some_us",
+    "psi_memory_some_us",
+    "own_read_bytes",
+    "own_write_bytes",
+    "other_device_read_bytes",
+    "other_device_write_bytes",
+    "other_runs",
+    "device_read_bytes",
 ];
 
-/// The vmstat deltas exported, in column order (the last columns).
+/// The vmstat deltas exported, in column order (before the interference record's).
 const VMSTAT: [&str; 4] = ["pgfault", "pgmajfault", "pgpgin", "pgpgout"];
 
 /// Writes one row per sample of every case, under a header of [`COLUMNS`],
@@ -173,6 +190,30 @@ fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
             .join(";"),
     ]);
     row.extend(VMSTAT.iter().map(|k| opt(s.child.vmstat.get(*k))));
+    // The interference record (docs/interference.md): empty cells when it
+    // was off; `interference_reasons` `;`-separated.
+    let i = s.interference.as_ref();
+    let psi = |p: Option<crate::measure::psi::StallDelta>| opt(p.map(|p| p.some_us));
+    row.extend([
+        s.attempt.to_string(),
+        s.excluded.clone().unwrap_or_default(),
+        opt(i.map(|i| i.interfered)),
+        i.map(|i| i.reasons.join(";")).unwrap_or_default(),
+        opt(i.map(|i| i.window_ns)),
+        opt(i.map(|i| i.own_cpu_ns)),
+        opt(i.and_then(|i| i.other_cpu_cores)),
+        opt(i.and_then(|i| i.steal_ns)),
+        psi(i.and_then(|i| i.psi_cpu)),
+        psi(i.and_then(|i| i.psi_io)),
+        psi(i.and_then(|i| i.psi_memory)),
+        opt(i.map(|i| i.own_read_bytes)),
+        opt(i.map(|i| i.own_write_bytes)),
+        opt(i.and_then(|i| i.other_device_read_bytes)),
+        opt(i.and_then(|i| i.other_device_write_bytes)),
+        opt(i.map(|i| i.other_runs)),
+        // The file's device, device-wide, over the trial's measured part.
+        opt(s.child.device.map(|d| d.read_bytes)),
+    ]);
     row
 }
 
@@ -203,7 +244,9 @@ mod tests {
         write_csv(&results, &path).unwrap();
         let (header, rows) = read_back(&path);
         assert_eq!(header, COLUMNS);
-        assert_eq!(COLUMNS[COLUMNS.len() - VMSTAT.len()..], VMSTAT);
+        let vmstat = COLUMNS.iter().position(|c| *c == VMSTAT[0]).unwrap();
+        assert_eq!(COLUMNS[vmstat..vmstat + VMSTAT.len()], VMSTAT);
+        assert_eq!(COLUMNS[vmstat + VMSTAT.len()], "attempt");
         let samples: usize = results.cases.iter().map(|c| c.samples.len()).sum();
         assert_eq!(rows.len(), samples);
         assert_eq!(rows.len(), 6);

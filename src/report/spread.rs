@@ -81,11 +81,13 @@ mod tests {
                     total_ns: 4_000_000,
                     max_rss_kib: 10240,
                     pss_kib: Some(5120),
+                    read_bytes: None,
                 },
                 ProcStat {
                     total_ns: 4_000_000,
                     max_rss_kib: 10240,
                     pss_kib: Some(5120),
+                    read_bytes: None,
                 },
             ];
         }

@@ -20,6 +20,10 @@ pub const MIN_PER_MIB: f64 = 1.0;
 pub const AMPLIFICATION: (f64, f64) = (1.5, 2.0);
 /// The share of the time difference that setup and teardown must explain.
 pub const SETUP_SHARE: f64 = 0.5;
+/// The trial's own storage reads per byte delivered the slower side needs
+/// before the device-wide request counters may explain a verdict: below it,
+/// most of what the device did was not the trial's.
+pub const OWN_READS_FOR_DEVICE: f64 = 0.5;
 
 /// One side of a comparison as the rules see it.
 #[derive(Clone, Copy, Debug)]
@@ -162,8 +166,15 @@ pub fn evidence(other: &CaseSummary, baseline: &CaseSummary) -> String {
         num(b.syscalls, 0)
     ));
     if other.read_amplification.is_some() || baseline.read_amplification.is_some() {
+        // Older results counted vmstat pgpgin here and did not say so.
+        let own = other.read_bytes_source.is_some() || baseline.read_bytes_source.is_some();
         parts.push(format!(
-            "device reads {} vs {} B/B",
+            "{} {} vs {} B/B",
+            if own {
+                "own storage reads"
+            } else {
+                "device reads"
+            },
             opt_num(other.read_amplification, 2),
             opt_num(baseline.read_amplification, 2)
         ));
@@ -171,7 +182,7 @@ pub fn evidence(other: &CaseSummary, baseline: &CaseSummary) -> String {
     if other.device_reads_per_mib.is_some() || baseline.device_reads_per_mib.is_some() {
         let kib = |x: &CaseSummary| x.device_read_request_bytes.map(|b| b / 1024.0);
         parts.push(format!(
-            "device requests {} vs {} /MiB ({} vs {} KiB each)",
+            "device-wide requests {} vs {} /MiB ({} vs {} KiB each)",
             opt_num(other.device_reads_per_mib, 1),
             opt_num(baseline.device_reads_per_mib, 1),
             opt_num(kib(other), 0),
@@ -195,11 +206,14 @@ fn sync_mean(s: &CaseSummary) -> f64 {
 /// 0. sync: with the `total` metric, the difference in mean sync time
 ///    (fsync, fdatasync, msync, measured directly) explains at least
 ///    [`SETUP_SHARE`] of the difference in mean time;
-/// 1. read amplification: the slower side reads more than
-///    [`AMPLIFICATION`]`.0` device bytes per byte and more than
-///    [`AMPLIFICATION`]`.1` times the faster side's;
-/// 2. device requests: the slower side makes [`FAR`] times the faster
-///    side's device read requests per MiB, and at least [`MIN_PER_MIB`] more
+/// 1. read amplification: the slower side's own process reads more than
+///    [`AMPLIFICATION`]`.0` storage bytes per byte and more than
+///    [`AMPLIFICATION`]`.1` times the faster side's (its own accounting,
+///    [`crate::stats::analysis::own_read_bytes`]);
+/// 2. device requests: the slower side's own process read at least
+///    [`OWN_READS_FOR_DEVICE`] bytes per byte (so that the device-wide
+///    counters are mostly its own), and the device served [`FAR`] times the
+///    faster side's read requests per MiB, and at least [`MIN_PER_MIB`] more
 ///    (smaller requests: no read-around, or read-ahead defeated);
 /// 2. major faults: the slower side takes [`FAR`] times the faster side's
 ///    major faults per MiB, and at least [`MIN_PER_MIB`] more;
@@ -242,14 +256,21 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
         let (least, times) = AMPLIFICATION;
         if amp > least && amp > times * other_amp {
             return Some(format!(
-                "read amplification: {} reads {}× the bytes it asked for (readahead?)",
+                "read amplification: {} reads {}× the bytes it asked for from storage (its own reads, rusage; readahead?)",
                 slower.label,
                 num(amp, 1)
             ));
         }
     }
-    if let (true, Some(slow_requests), Some(fast_requests)) = (
+    // Device-wide counters explain nothing unless the slower side's own
+    // process did read from storage (another process's reads are not its).
+    let own_reads = slower
+        .summary
+        .read_amplification
+        .is_some_and(|a| a >= OWN_READS_FOR_DEVICE);
+    if let (true, true, Some(slow_requests), Some(fast_requests)) = (
         waited,
+        own_reads,
         slower.summary.device_reads_per_mib,
         faster.summary.device_reads_per_mib,
     ) {
@@ -257,7 +278,7 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
             let kib = |x: &CaseSummary| opt_num(x.device_read_request_bytes.map(|b| b / 1024.0), 0);
             if fast_requests <= 0.0 {
                 return Some(format!(
-                    "device reads dominate: {} makes {} device reads per MiB ({} KiB each) where {} makes none",
+                    "device reads dominate: {} makes {} device reads per MiB ({} KiB each, device-wide) where {} makes none",
                     slower.label,
                     num(slow_requests, 1),
                     kib(slower.summary),
@@ -265,7 +286,7 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
                 ));
             }
             return Some(format!(
-                "device request count dominates: {} makes {}× as many device reads ({} KiB each against {} KiB)",
+                "device request count dominates: {} makes {}× as many device reads ({} KiB each against {} KiB, device-wide)",
                 slower.label,
                 num(slow_requests / fast_requests, 0),
                 kib(slower.summary),
@@ -550,7 +571,7 @@ mod tests {
         );
         assert_eq!(
             clause.as_deref(),
-            Some("read amplification: mmap(advice=random) reads 4.0× the bytes it asked for (readahead?)")
+            Some("read amplification: mmap(advice=random) reads 4.0× the bytes it asked for from storage (its own reads, rusage; readahead?)")
         );
         // 1.4 is not above 1.5; 3.0 is not above twice 2.0; unknown on one side is no evidence.
         for (s, f) in [
@@ -630,10 +651,10 @@ mod tests {
         .unwrap();
         assert_eq!(
             clause,
-            "device request count dominates: read makes 32× as many device reads (4 KiB each against 128 KiB)"
+            "device request count dominates: read makes 32× as many device reads (4 KiB each against 128 KiB, device-wide)"
         );
         assert!(evidence(&fast, &slow)
-            .contains("device requests 8.0 vs 256.0 /MiB (128 vs 4 KiB each)"));
+            .contains("device-wide requests 8.0 vs 256.0 /MiB (128 vs 4 KiB each)"));
         // A side that reads nothing from the device is said so, not divided by.
         let mut cached = fast.clone();
         cached.device_reads_per_mib = Some(0.0);
@@ -651,7 +672,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             clause,
-            "device reads dominate: direct makes 256.0 device reads per MiB (4 KiB each) where read makes none"
+            "device reads dominate: direct makes 256.0 device reads per MiB (4 KiB each, device-wide) where read makes none"
         );
         // Equal request counts: the rule stays silent.
         fast.device_reads_per_mib = Some(250.0);
@@ -681,12 +702,49 @@ mod tests {
         slow.sys_ns.mean = fast.sys_ns.mean + 3.9e8;
         let clause = explain(side("mmap", &fast), side("read", &slow), Metric::Loop);
         assert_eq!(clause.as_deref(), Some("syscall cost dominates"));
-        // The same counters with the gap spent waiting name the device.
+        // The gap spent waiting, but the trial's own process read only a
+        // third of a byte per byte: the device-wide requests are mostly
+        // someone else's and explain nothing.
         slow.sys_ns.mean = fast.sys_ns.mean;
+        let clause = explain(side("mmap", &fast), side("read", &slow), Metric::Loop);
+        assert!(
+            !clause.clone().unwrap_or_default().starts_with("device"),
+            "{clause:?}"
+        );
+        // When its own process did read from storage, they name the device.
+        slow.read_amplification = Some(1.0);
         let clause = explain(side("mmap", &fast), side("read", &slow), Metric::Loop).unwrap();
         assert!(
             clause.starts_with("device reads dominate: read makes 63.0"),
             "{clause}"
+        );
+    }
+
+    #[test]
+    fn another_process_device_reads_are_not_cited_for_a_warm_trial() {
+        // Warm: neither side's process read a byte from storage, while a
+        // reader elsewhere kept the device busy during the slower side's
+        // trials. The verdict must not blame the device.
+        let fast = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.1), Some(0.0));
+        let mut slow = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.1), Some(0.0));
+        slow.device_reads_per_mib = Some(500.0);
+        slow.device_wide_read_amplification = Some(0.2);
+        slow.read_bytes_source = Some(crate::stats::analysis::OWN_BYTES_SOURCE.into());
+        let mut fast = fast;
+        fast.device_reads_per_mib = Some(0.0);
+        slow.time_ns.mean *= 1.5;
+        assert_eq!(
+            explain(side("read", &fast), side("pread", &slow), Metric::Loop),
+            None
+        );
+        let text = evidence(&slow, &fast);
+        assert!(
+            text.contains("own storage reads 0.00 vs 0.00 B/B"),
+            "{text}"
+        );
+        assert!(
+            text.contains("device-wide requests 500.0 vs 0.0 /MiB"),
+            "{text}"
         );
     }
 }

@@ -103,6 +103,32 @@ pub struct Sample {
     /// Whether the measured residency reached the asked-for state
     /// (cold: at most 1%; warm: at least 99%; as-is: always).
     pub cache_reached: bool,
+    /// What else the machine did while the trial ran, and whether that
+    /// makes it interfered (see [`crate::measure::interference`]); `None`
+    /// with `--interference-threshold off` and in results written before
+    /// it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interference: Option<crate::measure::interference::Interference>,
+    /// 0 for the first trial of its (case, run); k for the k-th re-run of
+    /// an interfered one (`--retry-interfered`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attempt: u32,
+    /// Why the statistics leave this sample out, set when the results are
+    /// assembled (never in the journal): `retried` (a later attempt of the
+    /// same run replaces it) or `interfered` (`--exclude-interfered`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl Sample {
+    /// Whether the trial was found interfered when it ran.
+    pub fn interfered(&self) -> bool {
+        self.interference.as_ref().is_some_and(|i| i.interfered)
+    }
 }
 
 /// A trial that did not produce a sample.
@@ -127,4 +153,8 @@ pub struct ProcStat {
     pub max_rss_kib: u64,
     /// Its proportional set size before teardown, KiB (`None` if unreadable).
     pub pss_kib: Option<u64>,
+    /// Bytes it read from storage itself (`ru_inblock × 512` over setup +
+    /// loop + teardown); `None` in results written before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_bytes: Option<u64>,
 }

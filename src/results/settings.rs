@@ -30,6 +30,35 @@ pub struct Settings {
     /// The study `faultline reproduce` replayed, and how; absent for `faultline run`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproduction: Option<Reproduction>,
+    /// How interference was judged and handled; `None` in results written
+    /// before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interference: Option<InterferenceSettings>,
+}
+
+/// How a run judges and handles interference (`--interference-threshold`,
+/// `--retry-interfered`, `--exclude-interfered`; docs/interference.md).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InterferenceSettings {
+    /// The threshold `T` of [`crate::measure::interference::Rule`] (0.10 for
+    /// 10%); `None` for `off`: no record is taken and nothing is judged.
+    pub threshold: Option<f64>,
+    /// How many times an interfered trial is run again, at most.
+    #[serde(default)]
+    pub retries: u32,
+    /// Whether the statistics leave interfered trials out.
+    #[serde(default)]
+    pub exclude: bool,
+}
+
+impl Default for InterferenceSettings {
+    fn default() -> Self {
+        InterferenceSettings {
+            threshold: Some(crate::measure::interference::DEFAULT_THRESHOLD),
+            retries: 0,
+            exclude: false,
+        }
+    }
 }
 
 /// What a `faultline reproduce` run replayed: recorded in the journal and

@@ -48,6 +48,10 @@ pub struct Header {
     /// The study and mode of a `faultline reproduce` run; absent for `faultline run`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproduction: Option<crate::results::Reproduction>,
+    /// How interference is judged and handled (`--resume` keeps it unless
+    /// the flags are given again); absent in journals written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interference: Option<crate::results::InterferenceSettings>,
 }
 
 /// A file a journalled run measures.
@@ -413,6 +417,7 @@ pub(crate) mod tests {
             scratch_parent: None,
             keep: false,
             reproduction: None,
+            interference: None,
         }
     }
 
@@ -433,6 +438,9 @@ pub(crate) mod tests {
             residency_source: "cachestat".into(),
             cache_prepared_by: "evict+seq-read".into(),
             cache_reached: true,
+            interference: None,
+            attempt: 0,
+            excluded: None,
         }
     }
 

@@ -32,11 +32,12 @@ use crate::error::{Error, Result};
 use crate::files::dataset::Dataset;
 use crate::files::fingerprint::{check_unchanged, Fingerprint};
 use crate::files::scratch::{Scratch, TargetFile};
+use crate::measure::interference::{self, Probe, Rule};
 use crate::measure::residency;
 use crate::plan::cache::reached;
 use crate::plan::{Case, OrderPolicy, Plan};
-use crate::results::RawResults;
 use crate::results::{ChildReport, Sample, TrialFailure};
+use crate::results::{InterferenceSettings, RawResults};
 use crate::runner::cgroup::TrialCgroup;
 use crate::runner::checksums::ChecksumBook;
 use crate::runner::journal::Entry;
@@ -59,6 +60,11 @@ pub struct RunnerOptions {
     /// Where `scale` trials write their scaled image (`--keep-output`; the
     /// last trial's stays).
     pub keep_output: Option<PathBuf>,
+    /// How interference is judged around each trial, and how often an
+    /// interfered trial is run again.
+    pub interference: InterferenceSettings,
+    /// This run's entry among the active faultline runs (to see the others).
+    pub active_runs: Option<Arc<crate::measure::active_runs::Registration>>,
     /// This run's mark in its data directory, to see other faultline runs
     /// active there (they contaminate each other's numbers).
     pub activity: Option<Arc<crate::files::locks::Activity>>,
@@ -165,6 +171,7 @@ pub fn run_trials(
     raw.complete = false;
     let mut eta = eta::Eta::new(plan);
     progress.set_prefix(eta.text());
+    let rule = options.interference.threshold.map(Rule::with_threshold);
     let mut others_seen = false;
     // Another faultline run in the same data directory competes for the
     // same CPUs, caches and device: said once, the first time it is seen.
@@ -185,8 +192,12 @@ pub fn run_trials(
         }
     };
     for group in schedule(plan) {
-        for slot in group {
-            if resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
+        // Each slot with its attempt; an interfered trial's re-run goes to
+        // the front (--retry-interfered).
+        let mut queue: std::collections::VecDeque<(Slot, u32)> =
+            group.into_iter().map(|slot| (slot, 0)).collect();
+        while let Some((slot, attempt)) = queue.pop_front() {
+            if attempt == 0 && resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
                 eta.skip(slot.case);
                 progress.inc(1);
                 continue;
@@ -242,9 +253,22 @@ pub fn run_trials(
                 cgroup_usage: cgroup.as_ref().map(TrialCgroup::usage_file),
                 content_seed: dataset.seed,
             };
+            // The interference window: from just before the spawn to just
+            // after the reap (nothing runs between the probe and the spawn).
+            let probe = rule.map(|_| Probe::new(&dataset.path, options.active_runs.clone()));
+            let window_start = probe.as_ref().map(Probe::before);
             let outcome = match case.procs {
                 Some(n) if n > 1 => crate::runner::procs::run_together(&options.exe, &spec, n),
                 _ => spawn_trial(options, &spec, cgroup.as_ref()),
+            };
+            let interference = match (&probe, &window_start, &rule) {
+                (Some(probe), Some(start), Some(rule)) => Some(interference::measure(
+                    start,
+                    &probe.after(),
+                    rule,
+                    trial_threads(case),
+                )),
+                _ => None,
             };
             drop(cgroup);
             if options.stop.load(Ordering::SeqCst) {
@@ -289,6 +313,9 @@ pub fn run_trials(
                             residency_source: before.source.to_string(),
                             cache_prepared_by: prepared_by,
                             cache_reached: reached,
+                            interference,
+                            attempt,
+                            excluded: None,
                         }))
                     }
                 }
@@ -334,7 +361,13 @@ pub fn run_trials(
             };
             record(&entry)?;
             match entry {
-                Entry::Sample(sample) => raw.samples.push(*sample),
+                Entry::Sample(sample) => {
+                    if sample.interfered() && attempt < options.interference.retries {
+                        queue.push_front((slot, attempt + 1));
+                        progress.inc_length(1);
+                    }
+                    raw.samples.push(*sample)
+                }
                 Entry::Failure(failure) => raw.failures.push(failure),
                 Entry::Warmup { .. } => {}
             }
@@ -344,6 +377,11 @@ pub fn run_trials(
     }
     raw.complete = true;
     Ok(raw)
+}
+
+/// How many threads or processes a trial of `case` runs at once.
+fn trial_threads(case: &Case) -> u32 {
+    case.threads.map_or(1, |t| t.count) * case.procs.unwrap_or(1)
 }
 
 /// The files read are what they were when the run started.

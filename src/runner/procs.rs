@@ -164,6 +164,7 @@ pub fn merge(reports: Vec<ChildReport>) -> std::result::Result<ChildReport, Stri
             total_ns: total(r),
             max_rss_kib: r.max_rss_kib,
             pss_kib: r.pss_kib,
+            read_bytes: Some(r.rusage.inblock * 512),
         })
         .collect();
     let mut slowest = reports

@@ -17,7 +17,7 @@ use crate::files::scratch::Scratch;
 use crate::measure::environment;
 use crate::plan::Plan;
 use crate::report::Exports;
-use crate::results::{RawResults, Reproduction, Settings};
+use crate::results::{InterferenceSettings, RawResults, Reproduction, Settings};
 use crate::runner::journal::Journal;
 use crate::runner::{self, RunnerOptions};
 use crate::stats::RunResults;
@@ -64,6 +64,9 @@ pub struct SessionConfig {
     pub keep_journal: bool,
     /// `--quiet`: no progress bar.
     pub quiet: bool,
+    /// How interference is judged and handled; `None`: as the journal says
+    /// on `--resume`, else the defaults.
+    pub interference: Option<InterferenceSettings>,
 }
 
 /// A prepared run: its plan, files, scratch directory and journal.
@@ -81,6 +84,7 @@ pub struct Session {
     trial_timeout: Option<Duration>,
     keep_output: Option<PathBuf>,
     keep_journal: bool,
+    interference: InterferenceSettings,
     fingerprints: Vec<(PathBuf, crate::files::fingerprint::Fingerprint, bool)>,
     warnings: Vec<String>,
     quiet: bool,
@@ -142,6 +146,7 @@ impl Session {
             trial_timeout,
             keep_output,
             keep_journal,
+            interference,
             fingerprints,
             warnings: setup_warnings,
             quiet,
@@ -165,6 +170,7 @@ impl Session {
             drop_caches: asked_drop_caches,
             seed: plan.seed,
             reproduction,
+            interference: Some(interference),
         };
         let mut warnings = setup_warnings;
         let mut drop_caches = asked_drop_caches;
@@ -199,6 +205,8 @@ impl Session {
             stop: Arc::clone(&stop),
             scratch: scratch.clone(),
             keep_output,
+            interference,
+            active_runs: active_runs(interference, &mut warnings),
             activity: Some(Arc::clone(&guard.activity)),
             fingerprints,
         };
@@ -264,6 +272,7 @@ impl Session {
             .write_all(&results)
             .context("writing the exports")
             .map_err(after_trials)?;
+        print_interference(&results);
         setup::finish_scratch(scratch.as_deref());
         let journal_path = journal.path().to_path_buf();
         // A complete run's journal holds nothing its results do not: it goes,
@@ -284,6 +293,43 @@ impl Session {
             resume_command,
             journal_removed,
         })
+    }
+}
+
+/// Prints, once the trials are done, each case's interference warning and
+/// what `--exclude-interfered` left out (the exports hold them too).
+fn print_interference(results: &RunResults) {
+    use crate::stats::interference::exclusion_note;
+    let mut tallies = Vec::new();
+    for case in &results.cases {
+        let Some(tally) = &case.interference else {
+            continue;
+        };
+        if let Some(w) = tally.warning(&case.label, &case.case.group_label()) {
+            eprintln!("warning: {w}");
+        }
+        tallies.push(tally.clone());
+    }
+    let exclude = results.settings.interference.is_some_and(|i| i.exclude);
+    if let Some(note) = exclusion_note(&tallies, exclude) {
+        eprintln!("note: {note}");
+    }
+}
+
+/// This run's entry among the active faultline runs, so that trials see
+/// the others (none when interference is off; a warning when it fails).
+fn active_runs(
+    interference: InterferenceSettings,
+    warnings: &mut Vec<String>,
+) -> Option<Arc<crate::measure::active_runs::Registration>> {
+    interference.threshold?;
+    match crate::measure::interference::Probe::register_default() {
+        Ok(registration) => Some(registration),
+        Err(w) => {
+            eprintln!("warning: {w}");
+            warnings.push(w);
+            None
+        }
     }
 }
 

@@ -122,6 +122,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         scratch_parent: config.scratch_parent.clone(),
         keep: config.keep,
         reproduction: config.reproduction.clone(),
+        interference: Some(config.interference.unwrap_or_default()),
     };
     if journal_at.parent() == Some(&runs_dir) {
         dataset::ensure_private_dir(&runs_dir)?;
@@ -141,6 +142,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
         keep_journal: config.keep_journal,
+        interference: config.interference.unwrap_or_default(),
         fingerprints,
         warnings,
         quiet: config.quiet,
@@ -411,6 +413,10 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
         keep_journal: config.keep_journal,
+        interference: config
+            .interference
+            .or(header.interference)
+            .unwrap_or_default(),
         fingerprints,
         warnings,
         quiet: config.quiet,

@@ -44,8 +44,9 @@ pub struct CaseSummary {
     pub sys_ns: Summary,
     /// Mean counters per MiB of bytes delivered.
     pub per_mib: PerMib,
-    /// Bytes read from devices (vmstat pgpgin) per byte delivered; `None`
-    /// when vmstat was unavailable.
+    /// Bytes the trial's own process read from storage per byte delivered
+    /// ([`own_read_bytes`]: its own accounting, so another process's reads
+    /// are never in it); `None` without samples that know it.
     pub read_amplification: Option<f64>,
     /// Device read requests per MiB delivered; `None` without a block device.
     #[serde(default)]
@@ -76,6 +77,38 @@ pub struct CaseSummary {
     /// The mean per-second timeline of duration-bounded trials; empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<super::access::TimelineMean>,
+    /// Where `read_amplification`'s bytes come from ([`OWN_BYTES_SOURCE`]);
+    /// absent in results written before it was said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_bytes_source: Option<String>,
+    /// Bytes the file's block device read per byte delivered, device-wide
+    /// (every process's reads count): context, never the trial's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_wide_read_amplification: Option<f64>,
+}
+
+/// Where a trial's own storage bytes come from.
+pub const OWN_BYTES_SOURCE: &str =
+    "own: the trial process's getrusage ru_inblock/ru_oublock (the /proc/<pid>/io read_bytes/write_bytes counters), over setup + loop + teardown";
+
+/// Bytes the trial's own processes read from storage (page-cache misses and
+/// the readahead they triggered, O_DIRECT reads too), and bytes delivered,
+/// over the measured part of the trial: `ru_inblock × 512` of the trial
+/// process (all its threads); with `--procs`, summed over the processes,
+/// and so are the bytes delivered. Another process's reads are never
+/// charged to it, unlike the device-wide counters.
+pub fn own_read_bytes(sample: &Sample) -> (u64, u64) {
+    let procs = &sample.child.procs;
+    match procs
+        .iter()
+        .map(|p| p.read_bytes)
+        .collect::<Option<Vec<u64>>>()
+    {
+        Some(each) if !each.is_empty() => {
+            (each.iter().sum(), sample.child.bytes * each.len() as u64)
+        }
+        _ => (sample.child.rusage.inblock * 512, sample.child.bytes),
+    }
 }
 
 /// Mean counters per MiB delivered to the workload.
@@ -122,11 +155,11 @@ pub fn throughput_bps(sample: &Sample, metric: Metric) -> f64 {
 /// undefined), 0 bytes delivered (per-MiB counters undefined) or a
 /// non-finite residency. The runner never records such samples.
 ///
-/// `read_amplification` is the mean of `pgpgin · 1024 / bytes` over the
-/// samples that carry a vmstat `pgpgin` delta (it counts KiB) and whose
-/// file has a block device, and `None` when none does: a file on tmpfs,
-/// procfs or sysfs has no device, and its device figures are not 0.00 but
-/// absent.
+/// `read_amplification` is the mean of [`own_read_bytes`] read over
+/// delivered, over the samples whose file has a block device, and `None`
+/// when none has (a file on tmpfs, procfs or sysfs has no device, and its
+/// device figures are not 0.00 but absent); `device_wide_read_amplification`
+/// the mean of the device's read bytes over delivered, for those samples.
 pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary> {
     if samples.is_empty() {
         return None;
@@ -148,15 +181,14 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         nvcsw: per_mib_mean(&|s| s.child.rusage.nvcsw as f64)?,
         nivcsw: per_mib_mean(&|s| s.child.rusage.nivcsw as f64)?,
     };
-    // pgpgin is system-wide: it says something about this file only when
-    // the file sits on a block device (on tmpfs, procfs or sysfs there is
-    // no device to read from, and a 0.00 would look measured).
+    // On tmpfs, procfs or sysfs there is no device to read from, and a
+    // 0.00 would look measured.
     let amplification: Vec<f64> = samples
         .iter()
         .filter(|s| s.child.device.is_some())
-        .filter_map(|s| {
-            let pgpgin = *s.child.vmstat.get("pgpgin")?;
-            Some(pgpgin as f64 * 1024.0 / s.child.bytes as f64)
+        .map(|s| {
+            let (read, delivered) = own_read_bytes(s);
+            read as f64 / delivered as f64
         })
         .collect();
     let read_amplification = if amplification.is_empty() {
@@ -179,6 +211,15 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         (n + d.reads, b + d.read_bytes)
     });
     let device_read_request_bytes = (requests > 0).then(|| request_bytes as f64 / requests as f64);
+    let device_wide_read_amplification = if devices.is_empty() {
+        None
+    } else {
+        Some(finite_mean(
+            devices
+                .iter()
+                .map(|(s, d)| d.read_bytes as f64 / s.child.bytes as f64),
+        )?)
+    };
     Some(CaseSummary {
         runs: samples.len(),
         device_reads_per_mib,
@@ -201,6 +242,8 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         ops_per_s: super::access::ops_per_s(samples),
         footprint: super::access::footprint(samples),
         timeline: super::access::timeline(samples),
+        read_bytes_source: Some(OWN_BYTES_SOURCE.to_string()),
+        device_wide_read_amplification,
     })
 }
 
@@ -286,6 +329,9 @@ mod tests {
             residency_source: "cachestat".into(),
             cache_prepared_by: "x".into(),
             cache_reached: true,
+            interference: None,
+            attempt: 0,
+            excluded: None,
         }
     }
 
@@ -315,6 +361,8 @@ mod tests {
         }
         samples[0].child.vmstat.insert("pgpgin".into(), 2048);
         samples[1].child.vmstat.insert("pgpgin".into(), 1024);
+        samples[0].child.rusage.inblock = 4096;
+        samples[1].child.rusage.inblock = 2048;
         samples[2].child.vmstat.insert("pgmajfault".into(), 7);
         samples
     }
@@ -361,9 +409,12 @@ mod tests {
                 nivcsw: 1.0,
             }
         );
-        // pgpgin 2048 KiB and 1024 KiB for 1 MiB: 2 and 1; the third sample
-        // has no pgpgin and does not count.
-        assert_eq!(c.read_amplification, Some(1.5));
+        // The trial's own reads (ru_inblock, 512-byte units) for 1 MiB: 2,
+        // 1 and 0 bytes per byte; the system-wide pgpgin is not used.
+        assert_eq!(c.read_amplification, Some(1.0));
+        assert_eq!(c.read_bytes_source.as_deref(), Some(OWN_BYTES_SOURCE));
+        // The device (device-wide) read nothing in these samples.
+        assert_eq!(c.device_wide_read_amplification, Some(0.0));
         assert!(close(c.residency_before, 0.01, 1e-12));
         assert_eq!(c.residency_after, 1.0);
     }
@@ -401,6 +452,7 @@ mod tests {
         // 256 / 1 MiB and 512 / 4 MiB = 128: mean 192 (not 768 / 5).
         let c = summarize_case(&[a, b], Metric::Total).unwrap();
         assert_eq!(c.per_mib.minflt, 192.0);
+        // No block device: no amplification to show.
         assert_eq!(c.read_amplification, None);
     }
 

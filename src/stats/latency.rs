@@ -63,6 +63,9 @@ mod tests {
             residency_source: "cachestat".into(),
             cache_prepared_by: "x".into(),
             cache_reached: true,
+            interference: None,
+            attempt: 0,
+            excluded: None,
         }
     }
 

@@ -6,6 +6,7 @@ pub mod across;
 pub mod analysis;
 pub mod compare;
 pub mod effect;
+pub mod interference;
 pub mod latency;
 pub mod moments;
 pub mod outliers;

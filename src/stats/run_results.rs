@@ -43,8 +43,12 @@ pub struct CaseResult {
     pub label: String,
     /// Summary over the samples; `None` until a sample exists.
     pub summary: Option<CaseSummary>,
-    /// Every measured trial.
+    /// Every measured trial; those the statistics leave out are marked
+    /// (`excluded`).
     pub samples: Vec<Sample>,
+    /// How interference touched its trials; `None` when none was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interference: Option<crate::stats::interference::CaseInterference>,
 }
 
 /// One case compared with its group's baseline.
@@ -73,6 +77,8 @@ impl RunResults {
         command_line: Vec<String>,
     ) -> RunResults {
         use crate::stats::analysis::{compare_cases, summarize_case};
+        use crate::stats::interference;
+        let exclude_interfered = settings.interference.is_some_and(|i| i.exclude);
         let samples_of = |id: usize| -> Vec<Sample> {
             raw.samples
                 .iter()
@@ -85,23 +91,38 @@ impl RunResults {
             .iter()
             .enumerate()
             .map(|(id, case)| {
-                let samples = samples_of(id);
+                let mut samples = samples_of(id);
+                interference::mark_excluded(&mut samples, exclude_interfered);
                 CaseResult {
                     id,
                     case: case.clone(),
                     label: case.method_label(),
-                    summary: summarize_case(&samples, plan.metric),
+                    summary: summarize_case(&interference::counted(&samples), plan.metric),
+                    interference: interference::tally(&samples),
                     samples,
                 }
             })
             .collect();
+        let mut warnings = raw.warnings.clone();
+        let tallies: Vec<_> = cases
+            .iter()
+            .filter_map(|c| c.interference.clone())
+            .collect();
+        warnings.extend(cases.iter().filter_map(|c| {
+            c.interference
+                .as_ref()?
+                .warning(&c.label, &c.case.group_label())
+        }));
+        warnings.extend(interference::exclusion_note(&tallies, exclude_interfered));
         let mut comparisons = Vec::new();
         for group in plan.groups() {
             let baseline = group[0];
             for &other in &group[1..] {
-                if let Some(ratio) =
-                    compare_cases(&cases[baseline].samples, &cases[other].samples, plan.metric)
-                {
+                if let Some(ratio) = compare_cases(
+                    &interference::counted(&cases[baseline].samples),
+                    &interference::counted(&cases[other].samples),
+                    plan.metric,
+                ) {
                     comparisons.push(ComparisonResult {
                         group: plan.cases[baseline].group_label(),
                         baseline,
@@ -119,7 +140,7 @@ impl RunResults {
             cases,
             comparisons,
             failures: raw.failures.clone(),
-            warnings: raw.warnings.clone(),
+            warnings,
             complete: raw.complete,
         }
     }

@@ -107,11 +107,13 @@ mod tests {
                 total_ns: 100,
                 max_rss_kib: 9000,
                 pss_kib: Some(5000),
+                read_bytes: None,
             },
             ProcStat {
                 total_ns: 150,
                 max_rss_kib: 11000,
                 pss_kib: None,
+                read_bytes: None,
             },
         ];
         let s = proc_spread(&[a]).unwrap();
