@@ -197,6 +197,7 @@ pub(crate) fn results() -> RunResults {
             drop_caches: false,
             seed: 7,
             reproduction: None,
+            statistics: Default::default(),
         },
         cases: vec![read, mmap, copy],
         comparisons: vec![ComparisonResult {
@@ -210,9 +211,12 @@ pub(crate) fn results() -> RunResults {
                 pairs: 3,
             },
             verdict: Verdict::Faster,
+            p_value: Some(0.001),
+            p_adjusted: Some(0.001),
         }],
         failures: vec![failure(0), failure(1)],
         warnings: vec!["cold cache not reached in run 2 of mmap".to_string()],
         complete: true,
+        statistics: Default::default(),
     }
 }

@@ -25,6 +25,7 @@ fn main() -> ExitCode {
         Command::Clean(args) => cli::clean::execute(&args),
         Command::Report(args) => cli::report::execute(&args),
         Command::Reproduce(args) => cli::reproduce::execute(&args),
+        Command::Calibrate(args) => cli::calibrate::execute(&args),
     };
     result.unwrap_or_else(|e| cli::report_error(&e))
 }

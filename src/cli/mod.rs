@@ -10,8 +10,10 @@ use faultline::error::Error;
 use faultline::report::Exports;
 use faultline::session::{Finished, EXIT_INTERRUPTED};
 
+pub mod calibrate;
 pub mod clean;
 pub mod env;
+pub mod precision_args;
 pub mod report;
 pub mod reproduce;
 pub mod run;
@@ -44,6 +46,9 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Replay a published study (or `all`) and check its claims on this machine.
     Reproduce(reproduce::ReproduceArgs),
+    /// A/A test of this machine: one method as two identical cases; prints the noise floor and
+    /// the false-verdict rate.
+    Calibrate(calibrate::CalibrateArgs),
     /// Runs one trial (internal: the runner re-executes itself with this).
     #[command(name = "__trial", hide = true)]
     Trial,
@@ -81,6 +86,12 @@ pub fn print_finished(finished: &Finished) -> ExitCode {
     println!("{}", faultline::report::render_table(results));
     for line in faultline::report::verdict_lines(results) {
         println!("{line}");
+    }
+    for line in faultline::report::precision::statistics_lines(results) {
+        println!("{line}");
+    }
+    for line in faultline::report::precision::short_trial_warnings(results) {
+        eprintln!("warning: {line}");
     }
     for line in faultline::report::failure_lines(results) {
         eprintln!("failed: {line}");

@@ -158,6 +158,9 @@ pub struct RunArgs {
     /// The exports.
     #[command(flatten)]
     pub exports: super::ExportArgs,
+    /// Precision, verdict adjustment and trial length.
+    #[command(flatten)]
+    pub statistics: super::precision_args::PrecisionArgs,
 }
 
 impl RunArgs {
@@ -218,6 +221,9 @@ impl RunArgs {
             journal: self.journal.clone(),
             exports: self.exports.exports(),
             reproduction: None,
+            statistics: self
+                .statistics
+                .statistics(self.runs.is_none() && self.factors().is_default_comparison()),
         }
     }
 
@@ -246,7 +252,10 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
         Some(journal) => Session::resume(journal, &config)?,
         None => {
             let sizes = session::planned_file_sizes(&config, &args.sizes())?;
-            let plan = args.factors().plan(&sizes)?;
+            let mut plan = args.factors().plan(&sizes)?;
+            if let Some(note) = args.statistics.apply(&config.statistics, &mut plan)? {
+                eprintln!("note: {note}");
+            }
             Session::fresh(plan, &config)?
         }
     };

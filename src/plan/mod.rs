@@ -11,6 +11,7 @@ pub mod cache;
 mod case;
 pub mod factors;
 pub mod memory_budget;
+pub mod precision;
 pub mod preflight;
 mod target;
 pub mod threads;

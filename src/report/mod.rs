@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use crate::error::Result;
 use crate::stats::RunResults;
 
+pub mod calibration;
 pub mod csv;
 mod fmt;
 mod groups;
@@ -17,6 +18,7 @@ pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod plot;
+pub mod precision;
 mod spread;
 pub mod table;
 pub mod text_table;

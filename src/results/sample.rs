@@ -54,6 +54,10 @@ pub struct ChildReport {
     /// empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<crate::measure::timeline::TimelinePoint>,
+    /// Passes over the file inside this trial (`--min-trial-time`); the
+    /// clocks, bytes and syscalls are those of all of them. Absent: one pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u32>,
 }
 
 impl ChildReport {

@@ -29,6 +29,9 @@ pub struct Settings {
     /// The study `faultline reproduce` replayed, and how; absent for `faultline run`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproduction: Option<Reproduction>,
+    /// Precision target, verdict adjustment and shortest trial.
+    #[serde(default)]
+    pub statistics: crate::plan::precision::Statistics,
 }
 
 /// What a `faultline reproduce` run replayed: recorded in the journal and

@@ -95,19 +95,7 @@ pub fn schedule(plan: &Plan) -> Vec<Vec<Slot>> {
             let mut round = 0u64;
             for (warmup, count) in phases {
                 for run in 0..count {
-                    let mut order = members.clone();
-                    match plan.order {
-                        OrderPolicy::Alternating => {
-                            if round % 2 == 1 {
-                                order.reverse();
-                            }
-                        }
-                        OrderPolicy::Shuffled => {
-                            let seed = plan.seed ^ ((g as u64) << 32) ^ round;
-                            order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
-                        }
-                    }
-                    slots.extend(order.into_iter().map(|case| Slot { case, run, warmup }));
+                    slots.extend(round_of(plan, g, &members, round, run, warmup));
                     round += 1;
                 }
             }
@@ -116,11 +104,55 @@ pub fn schedule(plan: &Plan) -> Vec<Vec<Slot>> {
         .collect()
 }
 
+/// The slots of one round (`round` counts warm-ups and runs from 0) of
+/// group `g`, ordered by the order policy: alternating reverses every other
+/// round, shuffled draws a seeded order.
+fn round_of(plan: &Plan, g: usize, members: &[usize], round: u64, run: u32, warmup: bool) -> Vec<Slot> {
+    let mut order = members.to_vec();
+    match plan.order {
+        OrderPolicy::Alternating => {
+            if round % 2 == 1 {
+                order.reverse();
+            }
+        }
+        OrderPolicy::Shuffled => {
+            let seed = plan.seed ^ ((g as u64) << 32) ^ round;
+            order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+        }
+    }
+    order
+        .into_iter()
+        .map(|case| Slot { case, run, warmup })
+        .collect()
+}
+
+/// The next extra round of group `g` after its planned runs (`--precision`):
+/// run numbers go on from the highest any of its cases has.
+fn extra_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) -> Vec<Slot> {
+    // Failed trials count too, so a round that failed is not run again
+    // under the same number.
+    let next = raw
+        .samples
+        .iter()
+        .map(|s| (s.case, s.run))
+        .chain(raw.failures.iter().filter(|f| !f.warmup).map(|f| (f.case, f.run)))
+        .filter(|(case, _)| members.contains(case))
+        .map(|(_, run)| run + 1)
+        .max()
+        .unwrap_or(0)
+        .max(plan.runs);
+    let round = u64::from(plan.warmup) + u64::from(next);
+    round_of(plan, g, members, round, next, false)
+}
+
 /// Runs every trial of `plan` that `resume` has not already done. `files`
 /// maps a file size to its dataset. `record` is called with each finished
 /// trial before the next starts (the journal); `after_group` with everything
 /// so far after each group, and before an error is returned, so exports can
-/// be rewritten.
+/// be rewritten. After a group's planned runs, `more_runs(group, &raw)` is
+/// asked whether it gets another alternating round (`--precision`), until it
+/// says no.
+#[allow(clippy::too_many_arguments)]
 pub fn run_trials(
     plan: &Plan,
     files: &BTreeMap<u64, Dataset>,
@@ -129,6 +161,7 @@ pub fn run_trials(
     resume: Resume,
     mut record: impl FnMut(&Entry) -> Result<()>,
     mut after_group: impl FnMut(&RawResults),
+    mut more_runs: impl FnMut(usize, &RawResults) -> bool,
 ) -> Result<RawResults> {
     let preparer = Preparer {
         drop_caches: options.drop_caches,
@@ -146,8 +179,19 @@ pub fn run_trials(
         .unwrap_or(0);
     let mut raw = resume.raw;
     raw.complete = false;
-    for group in schedule(plan) {
-        for slot in group {
+    let groups = plan.groups();
+    for (g, group) in schedule(plan).into_iter().enumerate() {
+        let mut slots: std::collections::VecDeque<Slot> = group.into();
+        loop {
+            let slot = match slots.pop_front() {
+                Some(slot) => slot,
+                None if !options.stop.load(Ordering::SeqCst) && more_runs(g, &raw) => {
+                    slots.extend(extra_round(plan, g, &groups[g], &raw));
+                    progress.inc_length(slots.len() as u64);
+                    continue;
+                }
+                None => break,
+            };
             if resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
                 progress.inc(1);
                 continue;

@@ -59,6 +59,8 @@ pub struct SessionConfig {
     pub exports: Exports,
     /// The study a `faultline reproduce` session replays, and how.
     pub reproduction: Option<Reproduction>,
+    /// Precision target, verdict adjustment and shortest trial.
+    pub statistics: crate::plan::precision::Statistics,
 }
 
 /// A prepared run: its plan, files, scratch directory and journal.
@@ -74,6 +76,7 @@ pub struct Session {
     reproduction: Option<Reproduction>,
     trial_timeout: Option<Duration>,
     keep_output: Option<PathBuf>,
+    statistics: crate::plan::precision::Statistics,
 }
 
 /// What a session produced.
@@ -124,6 +127,7 @@ impl Session {
             reproduction,
             trial_timeout,
             keep_output,
+            statistics,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -150,6 +154,7 @@ impl Session {
             drop_caches: asked_drop_caches,
             seed: plan.seed,
             reproduction,
+            statistics,
         };
         let mut warnings = Vec::new();
         let mut drop_caches = asked_drop_caches;
@@ -213,6 +218,17 @@ impl Session {
             )
         };
         let mut export_warned = false;
+        let started = std::time::Instant::now();
+        let group_count = plan.groups().len();
+        let more_runs = |g: usize, raw: &RawResults| {
+            let Some(precision) = &statistics.precision else {
+                return false;
+            };
+            let in_time = precision
+                .group_deadline_s(g, group_count)
+                .is_none_or(|deadline| started.elapsed().as_secs_f64() < deadline);
+            in_time && crate::stats::stopping::group_needs_more(&plan, &raw.samples, g, precision)
+        };
         let outcome = runner::run_trials(
             &plan,
             &files,
@@ -227,6 +243,7 @@ impl Session {
                     }
                 }
             },
+            more_runs,
         );
         progress.finish_and_clear();
         let raw = outcome?;

@@ -102,6 +102,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         reproduction: config.reproduction.clone(),
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
+        statistics: config.statistics,
     })
 }
 
@@ -219,6 +220,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         reproduction: header.reproduction.or_else(|| config.reproduction.clone()),
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
+        statistics: config.statistics,
     })
 }
 

@@ -2,12 +2,17 @@
 //! Nothing here does I/O or measures anything.
 
 pub mod analysis;
+pub mod calibrate;
 pub mod compare;
+pub mod fdr;
 pub mod latency;
+pub mod log_ratios;
 pub mod moments;
 pub mod outliers;
 pub mod run_results;
+pub mod short_trials;
 pub mod spread;
+pub mod stopping;
 pub mod summary;
 
 pub use compare::{paired_ratio, RatioEstimate, Verdict};
