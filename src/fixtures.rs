@@ -141,6 +141,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             pss_kib: None,
             procs: Vec::new(),
             timeline: Vec::new(),
+            passes: None,
         },
         residency_before: 1.0,
         residency_after: 1.0,

@@ -24,7 +24,9 @@ fn precision_adds_runs_until_the_target_or_max_runs_and_says_which() {
         .iter()
         .map(|(_, s)| s["run"].as_u64().unwrap())
         .collect();
-    let groups = json["statistics"]["precision"].as_array().expect("precision report");
+    let groups = json["statistics"]["precision"]
+        .as_array()
+        .expect("precision report");
     assert_eq!(groups.len(), 1, "{groups:?}");
     let g = &groups[0];
     assert_eq!(g["target"].as_f64(), Some(0.005));
@@ -42,7 +44,10 @@ fn precision_adds_runs_until_the_target_or_max_runs_and_says_which() {
     // The terminal says it too.
     let out = succeeded(&mut scratch.run(flags));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("precision ±0.50%: seq 16 KiB sum, warm: "), "{stdout}");
+    assert!(
+        stdout.contains("precision ±0.50%: seq 16 KiB sum, warm: "),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -79,7 +84,10 @@ fn verdicts_name_their_adjustment_in_the_output_and_the_export() {
     assert_eq!(json["statistics"]["adjustment"], "holm");
     assert_eq!(json["statistics"]["family"], 2);
     for c in json["comparisons"].as_array().unwrap() {
-        let (p, q) = (c["p_value"].as_f64().unwrap(), c["p_adjusted"].as_f64().unwrap());
+        let (p, q) = (
+            c["p_value"].as_f64().unwrap(),
+            c["p_adjusted"].as_f64().unwrap(),
+        );
         assert!(q >= p, "{c}");
     }
     let out = succeeded(&mut scratch.run(flags));
@@ -123,15 +131,17 @@ fn min_trial_time_repeats_the_pass_and_reports_the_bytes_moved() {
 
 #[test]
 fn short_trials_get_a_warning_naming_the_fix() {
-    let out = succeeded(&mut Scratch::new().run(
-        Flags::new()
-            .method("read,mmap")
-            .pattern("seq")
-            .block("64k")
-            .size("256k")
-            .cache("warm")
-            .runs(2),
-    ));
+    let out = succeeded(
+        &mut Scratch::new().run(
+            Flags::new()
+                .method("read,mmap")
+                .pattern("seq")
+                .block("64k")
+                .size("256k")
+                .cache("warm")
+                .runs(2),
+        ),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("warning: read (seq 64 KiB sum, warm): the main loop took")
@@ -147,7 +157,15 @@ fn calibrate_runs_an_a_a_test_and_reports_the_noise_floor_and_false_verdicts() {
     let json = scratch.path("aa.json");
     let out = succeeded(
         faultline()
-            .args(["calibrate", "--size", "1M", "--runs", "3", "--comparisons", "2"])
+            .args([
+                "calibrate",
+                "--size",
+                "1M",
+                "--runs",
+                "3",
+                "--comparisons",
+                "2",
+            ])
             .args(["--families", "2", "--data-dir"])
             .arg(scratch.data_dir())
             .arg("--export-json")
@@ -167,7 +185,10 @@ fn calibrate_runs_an_a_a_test_and_reports_the_noise_floor_and_false_verdicts() {
     let results = common::read_json(&json);
     assert_eq!(samples(&results).len(), 24);
     let labels = common::labels(&results);
-    assert!(labels.contains("read(copy=A)") && labels.contains("read(copy=B)"), "{labels:?}");
+    assert!(
+        labels.contains("read(copy=A)") && labels.contains("read(copy=B)"),
+        "{labels:?}"
+    );
 }
 
 #[test]
@@ -178,11 +199,23 @@ fn bad_precision_values_are_refused_in_one_line() {
         let flags: Vec<&str> = small.iter().chain(extra).copied().collect();
         scratch.refused(flags, needles);
     };
-    refuse(&["--precision", "0%"], &["--precision", "above 0% and below 100%"]);
-    refuse(&["--precision", "two"], &["--precision", "is not a precision"]);
+    refuse(
+        &["--precision", "0%"],
+        &["--precision", "above 0% and below 100%"],
+    );
+    refuse(
+        &["--precision", "two"],
+        &["--precision", "is not a precision"],
+    );
     refuse(&["--max-runs", "9"], &["--precision"]);
-    refuse(&["--precision", "2%", "--max-time", "0s"], &["--max-time", "not a time above 0"]);
-    refuse(&["--min-trial-time", "0.1ms"], &["--min-trial-time", "from 1ms to 60s"]);
+    refuse(
+        &["--precision", "2%", "--max-time", "0s"],
+        &["--max-time", "not a time above 0"],
+    );
+    refuse(
+        &["--min-trial-time", "0.1ms"],
+        &["--min-trial-time", "from 1ms to 60s"],
+    );
     refuse(&["--fdr", "bonferroni"], &["--fdr", "bonferroni"]);
     refuse(
         &["--runs", "5", "--precision", "2%", "--max-runs", "3"],
@@ -190,7 +223,10 @@ fn bad_precision_values_are_refused_in_one_line() {
     );
     for (args, needle) in [
         (&["calibrate", "--runs", "1"][..], "--runs"),
-        (&["calibrate", "--method", "write"][..], "calibrate measures read methods"),
+        (
+            &["calibrate", "--method", "write"][..],
+            "calibrate measures read methods",
+        ),
         (&["calibrate", "--families", "0"][..], "--families"),
     ] {
         let out = faultline()

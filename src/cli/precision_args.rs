@@ -64,7 +64,11 @@ impl PrecisionArgs {
 
     /// Checks the settings against `plan` and gives its cases the shortest
     /// trial time; returns a note about the cases it does not apply to.
-    pub fn apply(&self, statistics: &Statistics, plan: &mut Plan) -> anyhow::Result<Option<String>> {
+    pub fn apply(
+        &self,
+        statistics: &Statistics,
+        plan: &mut Plan,
+    ) -> anyhow::Result<Option<String>> {
         if let Some(p) = &statistics.precision {
             if p.max_runs < plan.runs {
                 return Err(faultline::error::Error::Plan(format!(
@@ -107,15 +111,16 @@ fn parse_precision(s: &str) -> Result<f64, String> {
         Some(n) => (n, 100.0),
         None => (s.trim(), 1.0),
     };
-    let value = number
-        .trim()
-        .parse::<f64>()
-        .map_err(|_| format!("'{s}' is not a precision: give a percentage such as 2% (or 0.02)"))?
-        / scale;
+    let value =
+        number.trim().parse::<f64>().map_err(|_| {
+            format!("'{s}' is not a precision: give a percentage such as 2% (or 0.02)")
+        })? / scale;
     if value.is_finite() && value > 0.0 && value < 1.0 {
         Ok(value)
     } else {
-        Err(format!("{s} is out of range: give a precision above 0% and below 100%"))
+        Err(format!(
+            "{s} is out of range: give a precision above 0% and below 100%"
+        ))
     }
 }
 
@@ -134,7 +139,9 @@ fn parse_duration_s(s: &str) -> Result<f64, String> {
     if value.is_finite() && value > 0.0 {
         Ok(value)
     } else {
-        Err(format!("{s} is not a time above 0: give e.g. 500ms, 30s or 5m"))
+        Err(format!(
+            "{s} is not a time above 0: give e.g. 500ms, 30s or 5m"
+        ))
     }
 }
 

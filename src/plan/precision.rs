@@ -46,9 +46,7 @@ pub struct Statistics {
 }
 
 /// How the p-values of one run's comparisons are adjusted before verdicts.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Adjustment {
     /// Benjamini–Hochberg: controls the false discovery rate (the expected

@@ -40,7 +40,8 @@ pub fn statistics_lines(results: &RunResults) -> Vec<String> {
         });
     }
     for c in &results.comparisons {
-        if c.throughput_ratio.verdict() != Verdict::WithinNoise && c.verdict == Verdict::WithinNoise {
+        if c.throughput_ratio.verdict() != Verdict::WithinNoise && c.verdict == Verdict::WithinNoise
+        {
             let label = |id: usize| {
                 results
                     .cases
@@ -131,7 +132,10 @@ mod tests {
             "{lines:?}"
         );
         let warnings = short_trial_warnings(&results);
-        assert!(warnings[0].starts_with("mmap (seq 16 KiB sum, warm): the main loop took 4.1 ms"), "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("mmap (seq 16 KiB sum, warm): the main loop took 4.1 ms"),
+            "{warnings:?}"
+        );
         assert!(warnings[0].contains("--min-trial-time 20ms"));
         // A CI that excludes 1 but an adjusted verdict of noise is said.
         results.comparisons[0].verdict = Verdict::WithinNoise;

@@ -107,7 +107,14 @@ pub fn schedule(plan: &Plan) -> Vec<Vec<Slot>> {
 /// The slots of one round (`round` counts warm-ups and runs from 0) of
 /// group `g`, ordered by the order policy: alternating reverses every other
 /// round, shuffled draws a seeded order.
-fn round_of(plan: &Plan, g: usize, members: &[usize], round: u64, run: u32, warmup: bool) -> Vec<Slot> {
+fn round_of(
+    plan: &Plan,
+    g: usize,
+    members: &[usize],
+    round: u64,
+    run: u32,
+    warmup: bool,
+) -> Vec<Slot> {
     let mut order = members.to_vec();
     match plan.order {
         OrderPolicy::Alternating => {
@@ -135,7 +142,12 @@ fn extra_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) -> Ve
         .samples
         .iter()
         .map(|s| (s.case, s.run))
-        .chain(raw.failures.iter().filter(|f| !f.warmup).map(|f| (f.case, f.run)))
+        .chain(
+            raw.failures
+                .iter()
+                .filter(|f| !f.warmup)
+                .map(|f| (f.case, f.run)),
+        )
         .filter(|(case, _)| members.contains(case))
         .map(|(_, run)| run + 1)
         .max()

@@ -220,7 +220,11 @@ pub fn compare_cases(
 /// The log ratios `ln(baseline_i / other_i)` of the compared costs, paired
 /// by run as [`compare_cases`] pairs them: what the stopping rule and the
 /// p-values work on. `None` where `compare_cases` is `None`.
-pub fn compared_log_ratios(baseline: &[Sample], other: &[Sample], metric: Metric) -> Option<Vec<f64>> {
+pub fn compared_log_ratios(
+    baseline: &[Sample],
+    other: &[Sample],
+    metric: Metric,
+) -> Option<Vec<f64>> {
     compare_cases(baseline, other, metric)?;
     let first = baseline.first().map(|s| s.child.bytes);
     let per_byte = !baseline

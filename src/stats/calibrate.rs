@@ -81,7 +81,10 @@ impl Calibration {
 /// family (a short last comparison or family is kept; [`calibrate`] drops
 /// comparisons of fewer than 2 pairs).
 pub fn families(log_ratios: &[f64], pairs: usize, per_family: usize) -> Vec<Vec<Vec<f64>>> {
-    let comparisons: Vec<Vec<f64>> = log_ratios.chunks(pairs.max(1)).map(<[f64]>::to_vec).collect();
+    let comparisons: Vec<Vec<f64>> = log_ratios
+        .chunks(pairs.max(1))
+        .map(<[f64]>::to_vec)
+        .collect();
     comparisons
         .chunks(per_family.max(1))
         .map(<[Vec<f64>]>::to_vec)

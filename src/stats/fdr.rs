@@ -142,10 +142,7 @@ mod tests {
         assert!(close(&h, &[0.03, 0.06, 0.06, 0.02], 1e-12), "{h:?}");
         let bh = benjamini_hochberg(&[0.01, 0.04, 0.03, 0.005]);
         assert!(close(&bh, &[0.02, 0.04, 0.04, 0.02], 1e-12), "{bh:?}");
-        assert_eq!(
-            adjust(&[0.01, 0.04], Adjustment::None),
-            vec![0.01, 0.04]
-        );
+        assert_eq!(adjust(&[0.01, 0.04], Adjustment::None), vec![0.01, 0.04]);
         assert_eq!(holm(&[]), Vec::<f64>::new());
     }
 

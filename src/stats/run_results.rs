@@ -4,11 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::measure::environment::Environment;
+use crate::plan::precision::Adjustment;
 use crate::plan::Case;
 use crate::results::Settings;
 use crate::results::{Sample, TrialFailure};
 use crate::stats::analysis::CaseSummary;
-use crate::plan::precision::Adjustment;
 use crate::stats::short_trials::{short_trial, ShortTrial, SHORT_TRIAL_NS};
 use crate::stats::stopping::{group_precision, GroupPrecision};
 use crate::stats::{RatioEstimate, Verdict};

@@ -150,7 +150,7 @@ pub fn group_precision(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use rand::{Rng, SeedableRng};
+    use rand::{RngExt, SeedableRng};
 
     /// Seeded standard normal deviates (Box–Muller).
     pub(crate) struct Normal(rand_chacha::ChaCha8Rng);
@@ -216,7 +216,10 @@ pub(crate) mod tests {
         let mut rng = Normal::new(4);
         let logs: Vec<f64> = (0..n).map(|_| 0.05 + 0.03 * rng.next()).collect();
         let report = group_precision("g".into(), &RULE, 5, &[logs], true);
-        assert!(report.reached && report.half_width.unwrap() <= 0.02, "{report:?}");
+        assert!(
+            report.reached && report.half_width.unwrap() <= 0.02,
+            "{report:?}"
+        );
         assert_eq!(report.stopped_by, StoppedBy::Precision);
     }
 

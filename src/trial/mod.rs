@@ -240,7 +240,12 @@ struct Passes {
 /// and the first pass's `checksum`, so the bytes counted are bytes moved.
 /// Only the opening of the file and the check between passes are outside
 /// the clocks.
-fn more_passes(spec: &TrialSpec, mut elapsed_ns: u64, min_ns: u64, checksum: u64) -> Result<Passes> {
+fn more_passes(
+    spec: &TrialSpec,
+    mut elapsed_ns: u64,
+    min_ns: u64,
+    checksum: u64,
+) -> Result<Passes> {
     let case = &spec.case;
     let mut passes = Passes::default();
     while elapsed_ns < min_ns {
@@ -251,7 +256,12 @@ fn more_passes(spec: &TrialSpec, mut elapsed_ns: u64, min_ns: u64, checksum: u64
         let t0 = Instant::now();
         method.setup().map_err(|e| on_filesystem(e, &spec.path))?;
         let t1 = Instant::now();
-        let counts = crate::trial::main_loop::run_main_loop(method.as_mut(), &order, workload.as_mut(), None)?;
+        let counts = crate::trial::main_loop::run_main_loop(
+            method.as_mut(),
+            &order,
+            workload.as_mut(),
+            None,
+        )?;
         let t2 = Instant::now();
         method.teardown()?;
         let t3 = Instant::now();
