@@ -228,6 +228,10 @@ fn bad_precision_values_are_refused_in_one_line() {
             "calibrate measures read methods",
         ),
         (&["calibrate", "--families", "0"][..], "--families"),
+        (
+            &["calibrate", "--cache", "cold", "--min-trial-time", "20ms"][..],
+            "--min-trial-time repeats warm passes",
+        ),
     ] {
         let out = faultline()
             .args(args)

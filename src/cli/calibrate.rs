@@ -47,6 +47,10 @@ pub struct CalibrateArgs {
     /// How verdicts are adjusted within a family (the rates of all three are printed).
     #[arg(long, value_enum, default_value_t = Adjustment::BenjaminiHochberg)]
     pub fdr: Adjustment,
+    /// Repeat the pass inside each trial until it lasts at least this long (e.g. 20ms), as
+    /// `run --min-trial-time` does (warm and as-is caches only).
+    #[arg(long, value_name = "TIME", value_parser = super::precision_args::parse_min_trial)]
+    pub min_trial_time: Option<f64>,
     /// faultline's data directory [default: $XDG_CACHE_HOME/faultline].
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
@@ -84,6 +88,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         exports: args.exports.exports(),
         statistics: Statistics {
             adjustment: args.fdr,
+            min_trial_ns: args.min_trial_time.map(|s| (s * 1e9) as u64),
             ..Statistics::default()
         },
         ..SessionConfig::default()
@@ -98,7 +103,16 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     };
+    let min_trial_ns = args.min_trial_time.map(|s| (s * 1e9) as u64);
+    if min_trial_ns.is_some() && case.cache == CacheState::Cold {
+        return Err(Error::Plan(
+            "--min-trial-time repeats warm passes; a cold A/A test runs one pass a trial".into(),
+        )
+        .into());
+    }
     let (mut a, mut b) = (case.clone(), case.clone());
+    a.min_trial_ns = min_trial_ns;
+    b.min_trial_ns = min_trial_ns;
     a.replica = Some(0);
     b.replica = Some(1);
     plan.cases = vec![a, b];

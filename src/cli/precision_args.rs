@@ -146,7 +146,7 @@ fn parse_duration_s(s: &str) -> Result<f64, String> {
 }
 
 /// A --min-trial-time: a time from 1 ms to 60 s.
-fn parse_min_trial(s: &str) -> Result<f64, String> {
+pub fn parse_min_trial(s: &str) -> Result<f64, String> {
     let value = parse_duration_s(s)?;
     if (1e-3..=60.0).contains(&value) {
         Ok(value)

@@ -555,4 +555,36 @@ mod tests {
             assert_eq!(cases, vec![0, 1]);
         }
     }
+
+    #[test]
+    fn extra_rounds_go_on_alternating_after_the_planned_runs() {
+        let plan = plan(OrderPolicy::Alternating);
+        let sample = |case, run| {
+            let mut s = crate::fixtures::results().cases[0].samples[0].clone();
+            (s.case, s.run) = (case, run);
+            s
+        };
+        // Planned: warm-up A B, runs B A, A B, B A, A B (rounds 0-4); the
+        // next round (5) is B A, as run 4.
+        let mut raw = RawResults::default();
+        raw.samples = (0..4).flat_map(|r| [sample(0, r), sample(1, r)]).collect();
+        let next = extra_round(&plan, 0, &[0, 1], &raw);
+        let cases: Vec<usize> = next.iter().map(|s| s.case).collect();
+        assert_eq!(cases, vec![1, 0]);
+        assert!(next.iter().all(|s| s.run == 4 && !s.warmup));
+        raw.samples.extend([sample(0, 4), sample(1, 4)]);
+        let next = extra_round(&plan, 0, &[0, 1], &raw);
+        assert_eq!(next.iter().map(|s| s.case).collect::<Vec<_>>(), vec![0, 1]);
+        assert!(next.iter().all(|s| s.run == 5));
+        // A failed trial's run number is not reused.
+        raw.failures.push(TrialFailure {
+            case: 1,
+            run: 5,
+            warmup: false,
+            reason: "x".into(),
+        });
+        assert!(extra_round(&plan, 0, &[0, 1], &raw)
+            .iter()
+            .all(|s| s.run == 6));
+    }
 }
