@@ -221,9 +221,13 @@ impl RunArgs {
             journal: self.journal.clone(),
             exports: self.exports.exports(),
             reproduction: None,
-            statistics: self
-                .statistics
-                .statistics(self.runs.is_none() && self.factors().is_default_comparison()),
+            // A resumed run's plan comes from its journal: the default
+            // precision of the main job is not guessed for it.
+            statistics: self.statistics.statistics(
+                self.resume.is_none()
+                    && self.runs.is_none()
+                    && self.factors().is_default_comparison(),
+            ),
         }
     }
 
