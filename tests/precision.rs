@@ -52,7 +52,6 @@ fn precision_adds_runs_until_the_target_or_max_runs_and_says_which() {
 
 #[test]
 fn a_reachable_target_stops_before_max_runs() {
-    // ±99% is reached by the planned 3 runs of anything but wild noise.
     let json = Scratch::new().run_json(
         Flags::new()
             .method("read,pread")
@@ -64,10 +63,14 @@ fn a_reachable_target_stops_before_max_runs() {
             .flag("--precision", "99%")
             .flag("--max-runs", "30"),
     );
+    // ±99% is reached long before 30 runs even by 1 MiB trials on a busy
+    // machine (their A/A spread is about ±100%, docs/precision.md).
     let g = &json["statistics"]["precision"][0];
     assert_eq!(g["stopped_by"], "precision", "{g}");
-    assert_eq!(g["pairs"], 3);
-    assert_eq!(samples(&json).len(), 6);
+    assert!(g["reached"].as_bool().unwrap() && g["half_width"].as_f64().unwrap() <= 0.99);
+    let pairs = g["pairs"].as_u64().unwrap();
+    assert!((3..30).contains(&pairs), "{g}");
+    assert_eq!(samples(&json).len() as u64, 2 * pairs);
 }
 
 #[test]
