@@ -1,11 +1,12 @@
 //! `faultline report`: a run's JSON export rendered as one HTML file, and
 //! optionally its plots as SVG and PNG files. Nothing is measured.
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
 
 use faultline::error::Error;
+use faultline::files::outputs::Files;
 use faultline::report;
 
 /// Flags of `faultline report`.
@@ -25,24 +26,41 @@ pub struct ReportArgs {
 /// Reads the results, writes the report (and the plots, into a directory
 /// created if missing, when asked), and prints each path written.
 pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
-    // A missing output directory is a usage error, found before any work.
-    let parent = match args.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(Error::Plan(format!(
-            "--output {}: the directory {} does not exist",
-            args.output.display(),
-            parent.display()
-        ))
-        .into());
-    }
+    // The report and the plots may clobber neither the results nor each
+    // other; a missing output directory is refused before any work.
+    let mut files = Files::new(&[]);
+    files.input("RESULTS.json", &args.results)?;
+    files.output("--output", &args.output)?;
     let results = report::read_json(&args.results)?;
+    let plots = match &args.plots {
+        Some(dir) => {
+            if dir.exists() && !dir.is_dir() {
+                return Err(
+                    Error::Plan(format!("--plots {}: is not a directory", dir.display())).into(),
+                );
+            }
+            let plots = report::plots(&results);
+            for plot in &plots {
+                for ext in ["svg", "png"] {
+                    let path = dir.join(format!("{}.{ext}", plot.name));
+                    files.output("--plots", &path).or_else(|e| {
+                        // The directory is made below when missing.
+                        if dir.exists() {
+                            Err(e)
+                        } else {
+                            Ok(())
+                        }
+                    })?;
+                }
+            }
+            Some((dir, plots))
+        }
+        None => None,
+    };
     report::write_html(&results, &args.output)?;
     println!("wrote {}", args.output.display());
-    if let Some(dir) = &args.plots {
-        for path in report::write_plots(&results, dir)? {
+    if let Some((dir, plots)) = plots {
+        for path in report::plot::write_plot_files(&plots, dir)? {
             println!("wrote {}", path.display());
         }
     }
