@@ -148,6 +148,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             procs: Vec::new(),
             timeline: Vec::new(),
             footprint: None,
+            passes: None,
         },
         residency_before: 1.0,
         residency_after: 1.0,
@@ -211,6 +212,7 @@ pub(crate) fn results() -> RunResults {
             seed: 7,
             reproduction: None,
             interference: None,
+            statistics: Default::default(),
         },
         cases: vec![read, mmap, copy],
         comparisons: vec![ComparisonResult {
@@ -224,10 +226,13 @@ pub(crate) fn results() -> RunResults {
                 pairs: 3,
             },
             verdict: Verdict::Faster,
+            p_value: Some(0.001),
+            p_adjusted: Some(0.001),
         }],
         failures: vec![failure(0), failure(1)],
         warnings: vec!["cold cache not reached in run 2 of mmap".to_string()],
         complete: true,
+        statistics: Default::default(),
     }
 }
 

@@ -26,6 +26,7 @@ fn main() -> ExitCode {
         Command::Completions(args) => cli::completions::execute(&args),
         Command::Man(args) => cli::completions::man(&args),
         Command::Compare(args) => cli::compare::execute(&args),
+        Command::Calibrate(args) => cli::calibrate::execute(&args),
     };
     result.unwrap_or_else(|e| cli::report_error(&e))
 }

@@ -10,6 +10,7 @@ use faultline::error::Error;
 use faultline::report::Exports;
 use faultline::session::{Finished, EXIT_INTERRUPTED};
 
+pub mod calibrate;
 pub mod clean;
 pub mod completions;
 pub mod env;
@@ -19,6 +20,7 @@ pub mod plan_file;
 pub mod compare;
 pub mod output_args;
 pub mod interference_args;
+pub mod precision_args;
 pub mod report;
 pub mod reproduce;
 pub mod run;
@@ -63,6 +65,9 @@ pub enum Command {
     Man(completions::ManArgs),
     /// Set runs from several machines, kernels or versions side by side (their JSON exports).
     Compare(compare::CompareArgs),
+    /// A/A test of this machine: one method as two identical cases; prints the noise floor and
+    /// the false-verdict rate.
+    Calibrate(calibrate::CalibrateArgs),
     /// Runs one trial (internal: the runner re-executes itself with this).
     #[command(name = "__trial", hide = true)]
     Trial,
@@ -120,6 +125,12 @@ pub fn parse() -> Result<Cli, ExitCode> {
 pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> ExitCode {
     let results = &finished.results;
     output.print(&results_text(results, output));
+    for line in faultline::report::precision::statistics_lines(results) {
+        println!("{line}");
+    }
+    for line in faultline::report::precision::short_trial_warnings(results) {
+        eprintln!("warning: {line}");
+    }
     for line in faultline::report::failure_lines(results) {
         eprintln!("failed: {line}");
     }

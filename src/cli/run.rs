@@ -202,6 +202,9 @@ pub struct RunArgs {
     /// Interference: the threshold, retries, exclusion.
     #[command(flatten)]
     pub interference: super::interference_args::InterferenceArgs,
+    /// Precision, verdict adjustment and trial length.
+    #[command(flatten)]
+    pub statistics: super::precision_args::PrecisionArgs,
 }
 
 impl RunArgs {
@@ -291,6 +294,13 @@ impl RunArgs {
             keep_journal: self.plan.keep_journal || self.journal.is_some(),
             quiet: self.output.output.quiet,
             interference: self.interference.settings(),
+            // A resumed run's plan comes from its journal: the default
+            // precision of the main job is not guessed for it.
+            statistics: self.statistics.statistics(
+                self.resume.is_none()
+                    && self.runs.is_none()
+                    && self.factors().is_default_comparison(),
+            ),
         }
     }
 
@@ -354,7 +364,10 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
                      each read needs the bytes of the one before"
                 );
             }
-            let plan = factors.plan(&sizes)?;
+            let mut plan = factors.plan(&sizes)?;
+            if let Some(note) = args.statistics.apply(&config.statistics, &mut plan)? {
+                eprintln!("note: {note}");
+            }
             if args.plan.dry_run {
                 return Ok(super::plan_args::print_dry_run(&plan, &config));
             }

@@ -82,6 +82,14 @@ pub struct Case {
     /// read methods replay its reads, write methods its writes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<crate::pattern::trace::TraceRef>,
+    /// Shortest trial, ns (`--min-trial-time`): the trial repeats its pass
+    /// (setup, loop, teardown) until they add up to this; absent: one pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_trial_ns: Option<u64>,
+    /// Which copy of an otherwise identical case this is (`faultline
+    /// calibrate` runs A and A′); absent for every other run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replica: Option<u32>,
 }
 
 impl Case {
@@ -223,6 +231,9 @@ impl Case {
         opts.extend(self.io.label_parts());
         if self.latency {
             opts.push("latency".to_string());
+        }
+        if let Some(r) = self.replica {
+            opts.push(format!("copy={}", if r == 0 { "A" } else { "B" }));
         }
         if opts.is_empty() {
             self.method.to_string()

@@ -14,6 +14,7 @@ pub mod duration;
 pub mod factors;
 pub mod memory_budget;
 pub mod notes;
+pub mod precision;
 pub mod preflight;
 mod target;
 pub mod threads;

@@ -116,6 +116,16 @@ pub fn render_markdown(results: &RunResults) -> String {
     } else {
         push_bullets(&mut out, &verdicts);
     }
+    let statistics = super::precision::statistics_lines(results);
+    if !statistics.is_empty() {
+        out.push_str("## Statistics\n\n");
+        push_bullets(&mut out, &statistics);
+    }
+    let short = super::precision::short_trial_warnings(results);
+    if !short.is_empty() {
+        out.push_str("## Short trials\n\n");
+        push_bullets(&mut out, &short);
+    }
     let failures = failure_lines(results);
     if !failures.is_empty() {
         out.push_str("## Failures\n\n");

@@ -12,6 +12,7 @@ use crate::stats::RunResults;
 
 mod access;
 pub mod compare;
+pub mod calibration;
 pub mod csv;
 mod fmt;
 mod groups;
@@ -20,6 +21,7 @@ pub mod html_fleet;
 pub mod json;
 pub mod markdown;
 pub mod plot;
+pub mod precision;
 mod spread;
 pub mod table;
 pub mod terminal;

@@ -62,6 +62,10 @@ pub struct ChildReport {
     /// after its clocks stopped ([`crate::pattern::Footprint`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub footprint: Option<crate::pattern::Footprint>,
+    /// Passes over the file inside this trial (`--min-trial-time`); the
+    /// clocks, bytes and syscalls are those of all of them. Absent: one pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u32>,
 }
 
 impl ChildReport {

@@ -34,6 +34,9 @@ pub struct Settings {
     /// before it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interference: Option<InterferenceSettings>,
+    /// Precision target, verdict adjustment and shortest trial.
+    #[serde(default)]
+    pub statistics: crate::plan::precision::Statistics,
 }
 
 /// How a run judges and handles interference (`--interference-threshold`,

@@ -110,19 +110,7 @@ pub fn schedule(plan: &Plan) -> Vec<Vec<Slot>> {
             let mut round = 0u64;
             for (warmup, count) in phases {
                 for run in 0..count {
-                    let mut order = members.clone();
-                    match plan.order {
-                        OrderPolicy::Alternating => {
-                            if round % 2 == 1 {
-                                order.reverse();
-                            }
-                        }
-                        OrderPolicy::Shuffled => {
-                            let seed = plan.seed ^ ((g as u64) << 32) ^ round;
-                            order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
-                        }
-                    }
-                    slots.extend(order.into_iter().map(|case| Slot { case, run, warmup }));
+                    slots.extend(round_of(plan, g, &members, round, run, warmup));
                     round += 1;
                 }
             }
@@ -131,11 +119,67 @@ pub fn schedule(plan: &Plan) -> Vec<Vec<Slot>> {
         .collect()
 }
 
+/// The slots of one round (`round` counts warm-ups and runs from 0) of
+/// group `g`, ordered by the order policy: alternating reverses every other
+/// round, shuffled draws a seeded order.
+fn round_of(
+    plan: &Plan,
+    g: usize,
+    members: &[usize],
+    round: u64,
+    run: u32,
+    warmup: bool,
+) -> Vec<Slot> {
+    let mut order = members.to_vec();
+    match plan.order {
+        OrderPolicy::Alternating => {
+            if round % 2 == 1 {
+                order.reverse();
+            }
+        }
+        OrderPolicy::Shuffled => {
+            let seed = plan.seed ^ ((g as u64) << 32) ^ round;
+            order.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+        }
+    }
+    order
+        .into_iter()
+        .map(|case| Slot { case, run, warmup })
+        .collect()
+}
+
+/// The next extra round of group `g` after its planned runs (`--precision`):
+/// run numbers go on from the highest any of its cases has.
+fn extra_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) -> Vec<Slot> {
+    // Failed trials count too, so a round that failed is not run again
+    // under the same number.
+    let next = raw
+        .samples
+        .iter()
+        .map(|s| (s.case, s.run))
+        .chain(
+            raw.failures
+                .iter()
+                .filter(|f| !f.warmup)
+                .map(|f| (f.case, f.run)),
+        )
+        .filter(|(case, _)| members.contains(case))
+        .map(|(_, run)| run + 1)
+        .max()
+        .unwrap_or(0)
+        .max(plan.runs);
+    let round = u64::from(plan.warmup) + u64::from(next);
+    round_of(plan, g, members, round, next, false)
+}
+
 /// Runs every trial of `plan` that `resume` has not already done. `files`
 /// maps a file size to its dataset. `record` is called with each finished
 /// trial before the next starts (the journal); `after_group` with everything
 /// so far after each group, and before an error is returned, so exports can
-/// be rewritten.
+/// be rewritten. After a group's planned runs, `more_runs(group, &raw)` is
+/// asked whether it gets another alternating round (`--precision`), until it
+/// says no.
+#[allow(clippy::too_many_arguments)]
 pub fn run_trials(
     plan: &Plan,
     files: &BTreeMap<u64, Dataset>,
@@ -144,6 +188,7 @@ pub fn run_trials(
     resume: Resume,
     mut record: impl FnMut(&Entry) -> Result<()>,
     mut after_group: impl FnMut(&RawResults),
+    mut more_runs: impl FnMut(usize, &RawResults) -> bool,
 ) -> Result<RawResults> {
     let preparer = Preparer {
         drop_caches: options.drop_caches,
@@ -191,12 +236,24 @@ pub fn run_trials(
             raw.warnings.push(warning);
         }
     };
-    for group in schedule(plan) {
+    let groups = plan.groups();
+    for (g, group) in schedule(plan).into_iter().enumerate() {
         // Each slot with its attempt; an interfered trial's re-run goes to
-        // the front (--retry-interfered).
+        // the front (--retry-interfered); with --precision, rounds of
+        // alternating runs are added until the group is precise enough.
         let mut queue: std::collections::VecDeque<(Slot, u32)> =
             group.into_iter().map(|slot| (slot, 0)).collect();
-        while let Some((slot, attempt)) = queue.pop_front() {
+        loop {
+            let (slot, attempt) = match queue.pop_front() {
+                Some(next) => next,
+                None if !options.stop.load(Ordering::SeqCst) && more_runs(g, &raw) => {
+                    let round = extra_round(plan, g, &groups[g], &raw);
+                    progress.inc_length(round.len() as u64);
+                    queue.extend(round.into_iter().map(|slot| (slot, 0)));
+                    continue;
+                }
+                None => break,
+            };
             if attempt == 0 && resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
                 eta.skip(slot.case);
                 progress.inc(1);
@@ -627,5 +684,37 @@ mod tests {
             cases.sort();
             assert_eq!(cases, vec![0, 1]);
         }
+    }
+
+    #[test]
+    fn extra_rounds_go_on_alternating_after_the_planned_runs() {
+        let plan = plan(OrderPolicy::Alternating);
+        let sample = |case, run| {
+            let mut s = crate::fixtures::results().cases[0].samples[0].clone();
+            (s.case, s.run) = (case, run);
+            s
+        };
+        // Planned: warm-up A B, runs B A, A B, B A, A B (rounds 0-4); the
+        // next round (5) is B A, as run 4.
+        let mut raw = RawResults::default();
+        raw.samples = (0..4).flat_map(|r| [sample(0, r), sample(1, r)]).collect();
+        let next = extra_round(&plan, 0, &[0, 1], &raw);
+        let cases: Vec<usize> = next.iter().map(|s| s.case).collect();
+        assert_eq!(cases, vec![1, 0]);
+        assert!(next.iter().all(|s| s.run == 4 && !s.warmup));
+        raw.samples.extend([sample(0, 4), sample(1, 4)]);
+        let next = extra_round(&plan, 0, &[0, 1], &raw);
+        assert_eq!(next.iter().map(|s| s.case).collect::<Vec<_>>(), vec![0, 1]);
+        assert!(next.iter().all(|s| s.run == 5));
+        // A failed trial's run number is not reused.
+        raw.failures.push(TrialFailure {
+            case: 1,
+            run: 5,
+            warmup: false,
+            reason: "x".into(),
+        });
+        assert!(extra_round(&plan, 0, &[0, 1], &raw)
+            .iter()
+            .all(|s| s.run == 6));
     }
 }

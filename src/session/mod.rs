@@ -67,6 +67,8 @@ pub struct SessionConfig {
     /// How interference is judged and handled; `None`: as the journal says
     /// on `--resume`, else the defaults.
     pub interference: Option<InterferenceSettings>,
+    /// Precision target, verdict adjustment and shortest trial.
+    pub statistics: crate::plan::precision::Statistics,
 }
 
 /// A prepared run: its plan, files, scratch directory and journal.
@@ -88,6 +90,7 @@ pub struct Session {
     fingerprints: Vec<(PathBuf, crate::files::fingerprint::Fingerprint, bool)>,
     warnings: Vec<String>,
     quiet: bool,
+    statistics: crate::plan::precision::Statistics,
 }
 
 /// What a session produced.
@@ -150,6 +153,7 @@ impl Session {
             fingerprints,
             warnings: setup_warnings,
             quiet,
+            statistics,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -171,6 +175,7 @@ impl Session {
             seed: plan.seed,
             reproduction,
             interference: Some(interference),
+            statistics,
         };
         let mut warnings = setup_warnings;
         let mut drop_caches = asked_drop_caches;
@@ -237,6 +242,17 @@ impl Session {
             )
         };
         let mut export_warned = false;
+        let started = std::time::Instant::now();
+        let group_count = plan.groups().len();
+        let more_runs = |g: usize, raw: &RawResults| {
+            let Some(precision) = &statistics.precision else {
+                return false;
+            };
+            let in_time = precision
+                .group_deadline_s(g, group_count)
+                .is_none_or(|deadline| started.elapsed().as_secs_f64() < deadline);
+            in_time && crate::stats::stopping::group_needs_more(&plan, &raw.samples, g, precision)
+        };
         let mut kept = resume.done.len();
         let outcome = runner::run_trials(
             &plan,
@@ -256,6 +272,7 @@ impl Session {
                     }
                 }
             },
+            more_runs,
         );
         progress.finish_and_clear();
         // Every exit once trials have run says where they are kept and how

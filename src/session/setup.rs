@@ -146,6 +146,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         fingerprints,
         warnings,
         quiet: config.quiet,
+        statistics: config.statistics,
     })
 }
 
@@ -420,6 +421,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         fingerprints,
         warnings,
         quiet: config.quiet,
+        statistics: config.statistics,
     })
 }
 

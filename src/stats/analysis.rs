@@ -275,13 +275,42 @@ pub fn compare_cases(
         .iter()
         .chain(other)
         .all(|s| Some(s.child.bytes) == first);
+    let (b, o) = paired_costs(baseline, other, metric, per_byte)?;
+    paired_ratio(&b, &o)
+}
+
+/// The log ratios `ln(baseline_i / other_i)` of the compared costs, paired
+/// by run as [`compare_cases`] pairs them: what the stopping rule and the
+/// p-values work on. `None` where `compare_cases` is `None`.
+pub fn compared_log_ratios(
+    baseline: &[Sample],
+    other: &[Sample],
+    metric: Metric,
+) -> Option<Vec<f64>> {
+    compare_cases(baseline, other, metric)?;
+    let first = baseline.first().map(|s| s.child.bytes);
+    let per_byte = !baseline
+        .iter()
+        .chain(other)
+        .all(|s| Some(s.child.bytes) == first);
+    let (b, o) = paired_costs(baseline, other, metric, per_byte)?;
+    Some(super::log_ratios::log_ratios(&b, &o))
+}
+
+/// The compared costs of the runs both slices have, in run order.
+fn paired_costs(
+    baseline: &[Sample],
+    other: &[Sample],
+    metric: Metric,
+    per_byte: bool,
+) -> Option<(Vec<f64>, Vec<f64>)> {
     let base = times_by_run(baseline, metric, per_byte)?;
     let oth = times_by_run(other, metric, per_byte)?;
-    let (b, o): (Vec<f64>, Vec<f64>) = base
-        .iter()
-        .filter_map(|(run, &tb)| oth.get(run).map(|&to| (tb, to)))
-        .unzip();
-    paired_ratio(&b, &o)
+    Some(
+        base.iter()
+            .filter_map(|(run, &tb)| oth.get(run).map(|&to| (tb, to)))
+            .unzip(),
+    )
 }
 
 /// Compared times (per byte when `per_byte`) keyed by run number; `None`

@@ -4,14 +4,19 @@
 pub mod access;
 pub mod across;
 pub mod analysis;
+pub mod calibrate;
 pub mod compare;
 pub mod effect;
 pub mod interference;
+pub mod fdr;
 pub mod latency;
+pub mod log_ratios;
 pub mod moments;
 pub mod outliers;
 pub mod run_results;
+pub mod short_trials;
 pub mod spread;
+pub mod stopping;
 pub mod summary;
 pub mod trend;
 

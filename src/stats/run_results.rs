@@ -4,10 +4,13 @@
 use serde::{Deserialize, Serialize};
 
 use crate::measure::environment::Environment;
+use crate::plan::precision::Adjustment;
 use crate::plan::Case;
 use crate::results::Settings;
 use crate::results::{Sample, TrialFailure};
 use crate::stats::analysis::CaseSummary;
+use crate::stats::short_trials::{short_trial, ShortTrial, SHORT_TRIAL_NS};
+use crate::stats::stopping::{group_precision, GroupPrecision};
 use crate::stats::{RatioEstimate, Verdict};
 
 /// Everything one run produced; rewritten to the exports after every group.
@@ -29,6 +32,25 @@ pub struct RunResults {
     pub warnings: Vec<String>,
     /// False while the run is still going (or was interrupted).
     pub complete: bool,
+    /// How the verdicts were adjusted, whether each group reached the
+    /// precision target, and which cases ran trials too short to time well.
+    #[serde(default)]
+    pub statistics: StatisticsReport,
+}
+
+/// The run-wide statistics beyond each comparison.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StatisticsReport {
+    /// How the p-values were adjusted across the comparisons.
+    pub adjustment: Adjustment,
+    /// Comparisons in the adjusted family (those with 2 or more pairs).
+    pub family: usize,
+    /// Per group, with `--precision`: whether the target was reached.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub precision: Vec<GroupPrecision>,
+    /// Cases whose median main loop was too short to time well.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub short_trials: Vec<ShortTrial>,
 }
 
 /// One case and what was measured for it.
@@ -62,8 +84,16 @@ pub struct ComparisonResult {
     pub other: usize,
     /// Throughput of `other` over throughput of `baseline`, paired by run.
     pub throughput_ratio: RatioEstimate,
-    /// What the CI supports.
+    /// What the CI supports, after the run's adjustment for many
+    /// comparisons (`settings.statistics.adjustment`).
     pub verdict: Verdict,
+    /// Two-sided p-value of the paired t-test on the log ratios.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_value: Option<f64>,
+    /// The p-value adjusted across the run's comparisons; the verdict is
+    /// faster or slower when it is under 0.05.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p_adjusted: Option<f64>,
 }
 
 impl RunResults {
@@ -76,7 +106,8 @@ impl RunResults {
         settings: Settings,
         command_line: Vec<String>,
     ) -> RunResults {
-        use crate::stats::analysis::{compare_cases, summarize_case};
+        use crate::stats::analysis::{compare_cases, compared_log_ratios, summarize_case};
+        use crate::stats::fdr;
         use crate::stats::interference;
         let exclude_interfered = settings.interference.is_some_and(|i| i.exclude);
         let samples_of = |id: usize| -> Vec<Sample> {
@@ -115,24 +146,62 @@ impl RunResults {
         }));
         warnings.extend(interference::exclusion_note(&tallies, exclude_interfered));
         let mut comparisons = Vec::new();
+        let mut log_ratios = Vec::new();
+        let mut precision = Vec::new();
+        let stats = settings.statistics;
         for group in plan.groups() {
             let baseline = group[0];
+            let mut group_logs = Vec::new();
             for &other in &group[1..] {
-                if let Some(ratio) = compare_cases(
-                    &interference::counted(&cases[baseline].samples),
-                    &interference::counted(&cases[other].samples),
-                    plan.metric,
-                ) {
+                let b = interference::counted(&cases[baseline].samples);
+                let o = interference::counted(&cases[other].samples);
+                if let Some(ratio) = compare_cases(&b, &o, plan.metric) {
+                    let logs = compared_log_ratios(&b, &o, plan.metric).unwrap_or_default();
                     comparisons.push(ComparisonResult {
                         group: plan.cases[baseline].group_label(),
                         baseline,
                         other,
                         verdict: ratio.verdict(),
                         throughput_ratio: ratio,
+                        p_value: None,
+                        p_adjusted: None,
                     });
+                    group_logs.push(logs.clone());
+                    log_ratios.push(logs);
+                }
+            }
+            if let Some(target) = &stats.precision {
+                if group.len() > 1 && !group_logs.is_empty() {
+                    precision.push(group_precision(
+                        plan.cases[baseline].group_label(),
+                        target,
+                        plan.runs as usize,
+                        &group_logs,
+                        raw.complete,
+                    ));
                 }
             }
         }
+        // Times are ratios of baseline over other; throughput is the
+        // inverse, so a positive mean log ratio is `other` faster, and
+        // the tested verdict keeps the sign convention of the CI's.
+        let slices: Vec<&[f64]> = log_ratios.iter().map(Vec::as_slice).collect();
+        let tested = fdr::test_all(&slices, stats.adjustment);
+        for (comparison, t) in comparisons.iter_mut().zip(&tested) {
+            comparison.p_value = t.p;
+            comparison.p_adjusted = t.p_adjusted;
+            comparison.verdict = t.verdict;
+        }
+        let short_trials = cases
+            .iter()
+            .filter_map(|c| short_trial(c.id, &c.samples, SHORT_TRIAL_NS))
+            .collect();
+        let statistics = StatisticsReport {
+            adjustment: stats.adjustment,
+            family: tested.iter().filter(|t| t.p.is_some()).count(),
+            precision,
+            short_trials,
+        };
         RunResults {
             environment,
             command_line,
@@ -142,6 +211,7 @@ impl RunResults {
             failures: raw.failures.clone(),
             warnings,
             complete: raw.complete,
+            statistics,
         }
     }
 }

@@ -199,6 +199,11 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     };
     method.teardown()?;
     let t4 = Instant::now();
+    // --min-trial-time: more passes, each a whole one, until the trial is long enough.
+    let more = match case.min_trial_ns {
+        Some(min) => more_passes(spec, (t4 - t0).as_nanos() as u64, min, workload.checksum())?,
+        None => Passes::default(),
+    };
     let after = CounterReading::after(device_stat.as_deref());
 
     if let Some(e) = workload.error() {
@@ -218,19 +223,83 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let in_loop_sync_ns = loop_syncs.0.get();
     let footprint = footprint_of(case, &order, spec, crate::system::page_size());
     Ok(ChildReport {
-        wall_ns: ((t2 - t1).as_nanos() as u64).saturating_sub(in_loop_sync_ns),
-        setup_ns: (t1 - t0).as_nanos() as u64,
+        wall_ns: ((t2 - t1).as_nanos() as u64).saturating_sub(in_loop_sync_ns) + more.wall_ns,
+        setup_ns: (t1 - t0).as_nanos() as u64 + more.setup_ns,
         sync_ns: (t3 - t2).as_nanos() as u64 + in_loop_sync_ns,
-        teardown_ns: (t4 - teardown_start).as_nanos() as u64,
-        bytes: counts.bytes,
-        syscalls: counts.syscalls,
-        ops: order.len(),
+        teardown_ns: (t4 - teardown_start).as_nanos() as u64 + more.teardown_ns,
+        bytes: counts.bytes + more.bytes,
+        syscalls: counts.syscalls + more.syscalls,
         checksum,
         latency: latency.and_then(|r| r.percentiles()),
         pss_kib,
+        passes: case.min_trial_ns.map(|_| 1 + more.count),
+        ops: order.len() * (1 + more.count as usize),
         footprint,
         ..ChildReport::counted(after.since(&before))
     })
+}
+
+/// What the passes after the first of a `--min-trial-time` trial took.
+#[derive(Debug, Default)]
+struct Passes {
+    count: u32,
+    setup_ns: u64,
+    wall_ns: u64,
+    teardown_ns: u64,
+    bytes: u64,
+    syscalls: u64,
+}
+
+/// Repeats a read trial's whole pass (a new method and workload: open,
+/// setup, main loop, teardown) while the passes so far, `elapsed_ns`,
+/// add up to less than `min_ns`. Every pass must deliver the whole order
+/// and the first pass's `checksum`, so the bytes counted are bytes moved.
+/// Only the opening of the file and the check between passes are outside
+/// the clocks.
+fn more_passes(
+    spec: &TrialSpec,
+    mut elapsed_ns: u64,
+    min_ns: u64,
+    checksum: u64,
+) -> Result<Passes> {
+    let case = &spec.case;
+    let mut passes = Passes::default();
+    while elapsed_ns < min_ns {
+        let file = File::open(&spec.path).map_err(|e| Error::io("open", &spec.path, e))?;
+        let (layout, order) = (case.layout(), case.block_order()?);
+        let mut workload = case.build_workload(crate::system::page_size());
+        let mut method = case.build_method(file, layout, Box::new(LoopSyncs::default()));
+        let t0 = Instant::now();
+        method.setup().map_err(|e| on_filesystem(e, &spec.path))?;
+        let t1 = Instant::now();
+        let counts = crate::trial::main_loop::run_main_loop(
+            method.as_mut(),
+            &order,
+            workload.as_mut(),
+            None,
+        )?;
+        let t2 = Instant::now();
+        method.teardown()?;
+        let t3 = Instant::now();
+        let pass_checksum = std::hint::black_box(workload.checksum());
+        if counts.bytes != order.bytes(layout) || pass_checksum != checksum {
+            return Err(Error::Trial(format!(
+                "{} pass {} delivered {} bytes with checksum {pass_checksum:#x}, not the first pass's {} bytes with {checksum:#x}",
+                case.method,
+                passes.count + 2,
+                counts.bytes,
+                order.bytes(layout)
+            )));
+        }
+        passes.count += 1;
+        passes.setup_ns += (t1 - t0).as_nanos() as u64;
+        passes.wall_ns += (t2 - t1).as_nanos() as u64;
+        passes.teardown_ns += (t3 - t2).as_nanos() as u64;
+        passes.bytes += counts.bytes;
+        passes.syscalls += counts.syscalls;
+        elapsed_ns += (t3 - t0).as_nanos() as u64;
+    }
+    Ok(passes)
 }
 
 /// Runs a case on its threads ([`crate::trial::threads`]): the whole of each

@@ -1,0 +1,176 @@
+//! The flags of `faultline run` that choose how precise its verdicts are:
+//! `--precision` with its budget (`--max-runs`, `--max-time`), `--fdr`, and
+//! `--min-trial-time`; and the default precision of the main job.
+use clap::Args;
+
+use faultline::plan::precision::{Adjustment, Precision, Statistics};
+use faultline::plan::{CacheState, Plan};
+
+/// Precision of the default comparison when no --runs, --precision,
+/// --max-runs or --max-time is given: ±5%, at most 20 runs per case and 30 s.
+pub const DEFAULT_PRECISION: Precision = Precision {
+    target: 0.05,
+    max_runs: 20,
+    max_time_s: Some(30.0),
+};
+
+/// Most runs per case under --precision when --max-runs is not given.
+pub const DEFAULT_MAX_RUNS: u32 = 30;
+
+/// How precise the verdicts must be, and how they are adjusted.
+#[derive(Debug, Default, Args)]
+#[command(next_help_heading = "Statistics")]
+pub struct PrecisionArgs {
+    /// Add alternating runs to each group until every comparison's 95% CI is within ±P
+    /// (e.g. 2%), or --max-runs or --max-time is reached [default comparison: 5%, 20 runs, 30 s].
+    #[arg(long, value_name = "P", value_parser = parse_precision)]
+    pub precision: Option<f64>,
+    /// With --precision: most measured runs per case [default: 30].
+    #[arg(long, value_name = "N", requires = "precision", value_parser = clap::value_parser!(u32).range(2..=10_000))]
+    pub max_runs: Option<u32>,
+    /// With --precision: most time for the whole run's trials (e.g. 90s, 5m); each group gets an
+    /// equal share, and what one leaves goes to the next.
+    #[arg(long, value_name = "TIME", requires = "precision", value_parser = parse_duration_s)]
+    pub max_time: Option<f64>,
+    /// How verdicts are adjusted across the run's comparisons: bh (Benjamini-Hochberg, false
+    /// discovery rate), holm (family-wise error rate) or none.
+    #[arg(long, value_enum, default_value_t = Adjustment::BenjaminiHochberg)]
+    pub fdr: Adjustment,
+    /// Repeat the pass over the file (setup, loop and teardown) inside one trial until the
+    /// trial lasts at least this long (e.g. 20ms); warm and as-is read trials only.
+    #[arg(long, value_name = "TIME", value_parser = parse_min_trial)]
+    pub min_trial_time: Option<f64>,
+}
+
+impl PrecisionArgs {
+    /// The statistics settings; `default_job` says the run is the default
+    /// comparison with no --runs, which then gets [`DEFAULT_PRECISION`].
+    pub fn statistics(&self, default_job: bool) -> Statistics {
+        let precision = match self.precision {
+            Some(target) => Some(Precision {
+                target,
+                max_runs: self.max_runs.unwrap_or(DEFAULT_MAX_RUNS),
+                max_time_s: self.max_time,
+            }),
+            None if default_job => Some(DEFAULT_PRECISION),
+            None => None,
+        };
+        Statistics {
+            precision,
+            adjustment: self.fdr,
+            min_trial_ns: self.min_trial_time.map(|s| (s * 1e9) as u64),
+        }
+    }
+
+    /// Checks the settings against `plan` and gives its cases the shortest
+    /// trial time; returns a note about the cases it does not apply to.
+    pub fn apply(
+        &self,
+        statistics: &Statistics,
+        plan: &mut Plan,
+    ) -> anyhow::Result<Option<String>> {
+        if let Some(p) = &statistics.precision {
+            if p.max_runs < plan.runs {
+                return Err(faultline::error::Error::Plan(format!(
+                    "--max-runs {} is below the {} planned runs per case (--runs); give at least {}",
+                    p.max_runs, plan.runs, plan.runs
+                ))
+                .into());
+            }
+        }
+        let Some(ns) = statistics.min_trial_ns else {
+            return Ok(None);
+        };
+        let mut skipped = 0;
+        for case in &mut plan.cases {
+            let repeatable = !case.method.writes()
+                && case.cache != CacheState::Cold
+                && case.threads.is_none()
+                && case.procs.is_none()
+                && case.duration_s.is_none()
+                && case.scale.is_none();
+            if repeatable {
+                case.min_trial_ns = Some(ns);
+            } else {
+                skipped += 1;
+            }
+        }
+        Ok((skipped > 0).then(|| {
+            format!(
+                "--min-trial-time applies to warm and as-is read trials on one thread; \
+                 {skipped} of {} case(s) (cold, write, threaded, timed or scale) run one pass",
+                plan.cases.len()
+            )
+        }))
+    }
+}
+
+/// `2%` or `0.02`: a precision between 0 and 100% (exclusive).
+fn parse_precision(s: &str) -> Result<f64, String> {
+    let (number, scale) = match s.trim().strip_suffix('%') {
+        Some(n) => (n, 100.0),
+        None => (s.trim(), 1.0),
+    };
+    let value =
+        number.trim().parse::<f64>().map_err(|_| {
+            format!("'{s}' is not a precision: give a percentage such as 2% (or 0.02)")
+        })? / scale;
+    if value.is_finite() && value > 0.0 && value < 1.0 {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{s} is out of range: give a precision above 0% and below 100%"
+        ))
+    }
+}
+
+/// `90`, `90s`, `500ms`, `5m` or `1h`: seconds, above 0.
+fn parse_duration_s(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (number, unit) = [("ms", 1e-3), ("s", 1.0), ("m", 60.0), ("h", 3600.0)]
+        .iter()
+        .find_map(|(suffix, unit)| t.strip_suffix(suffix).map(|n| (n, *unit)))
+        .unwrap_or((t, 1.0));
+    let value = number
+        .trim()
+        .parse::<f64>()
+        .map_err(|_| format!("'{s}' is not a time: give e.g. 500ms, 30s or 5m"))?
+        * unit;
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{s} is not a time above 0: give e.g. 500ms, 30s or 5m"
+        ))
+    }
+}
+
+/// A --min-trial-time: a time from 1 ms to 60 s.
+pub fn parse_min_trial(s: &str) -> Result<f64, String> {
+    let value = parse_duration_s(s)?;
+    if (1e-3..=60.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{s} is out of range: give a time from 1ms to 60s"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precision_and_times_parse() {
+        assert_eq!(parse_precision("2%"), Ok(0.02));
+        assert_eq!(parse_precision("0.05"), Ok(0.05));
+        assert!(parse_precision("0%").is_err());
+        assert!(parse_precision("100%").is_err());
+        assert!(parse_precision("two").is_err());
+        assert_eq!(parse_duration_s("500ms"), Ok(0.5));
+        assert_eq!(parse_duration_s("2m"), Ok(120.0));
+        assert_eq!(parse_duration_s("30"), Ok(30.0));
+        assert!(parse_duration_s("-1s").is_err());
+        assert!(parse_min_trial("0.1ms").is_err());
+        assert_eq!(parse_min_trial("20ms"), Ok(0.02));
+    }
+}

@@ -1,0 +1,98 @@
+//! What a run asks of its statistics beyond the cases: a precision target
+//! with its budget (`--precision`, `--max-runs`, `--max-time`), how its
+//! verdicts are adjusted for testing many comparisons at once (`--fdr`), and
+//! how long a trial must at least last (`--min-trial-time`).
+use serde::{Deserialize, Serialize};
+
+/// A precision target: alternating run pairs are added to a group until the
+/// 95% CI of each of its paired ratios is within `±target`, or the budget
+/// is spent.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Precision {
+    /// Target half-width in ratio terms (0.02 for ±2%).
+    pub target: f64,
+    /// Most measured runs per case (the planned runs are the fewest).
+    pub max_runs: u32,
+    /// Most seconds of trials for the whole run, if limited; each group may
+    /// use its share (see [`Precision::group_deadline_s`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_time_s: Option<f64>,
+}
+
+impl Precision {
+    /// Seconds from the start of the run until which group `group` (of
+    /// `groups`) may add runs: an equal share of the budget per group, and
+    /// time a group left unused goes to the groups after it.
+    pub fn group_deadline_s(&self, group: usize, groups: usize) -> Option<f64> {
+        self.max_time_s
+            .map(|t| t * (group + 1) as f64 / groups.max(1) as f64)
+    }
+}
+
+/// The run-wide statistical settings: precision target, adjustment,
+/// shortest trial.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Statistics {
+    /// `--precision` with its budget; absent: the planned runs only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<Precision>,
+    /// How the verdicts are adjusted across the run's comparisons.
+    #[serde(default)]
+    pub adjustment: Adjustment,
+    /// `--min-trial-time`, ns: a warm read trial repeats its pass until
+    /// setup + loop + teardown add up to at least this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_trial_ns: Option<u64>,
+}
+
+/// How the p-values of one run's comparisons are adjusted before verdicts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Adjustment {
+    /// Benjamini–Hochberg: controls the false discovery rate (the expected
+    /// share of false "faster"/"slower" verdicts among those given).
+    #[default]
+    #[value(name = "bh")]
+    #[serde(rename = "bh")]
+    BenjaminiHochberg,
+    /// Holm: controls the family-wise error rate (the chance of any false verdict).
+    Holm,
+    /// No adjustment: each comparison at 5% on its own.
+    None,
+}
+
+impl Adjustment {
+    /// The method's name in the output, e.g. `Benjamini-Hochberg`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Adjustment::BenjaminiHochberg => "Benjamini-Hochberg",
+            Adjustment::Holm => "Holm",
+            Adjustment::None => "none",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_group_gets_its_share_of_the_time() {
+        let p = Precision {
+            target: 0.02,
+            max_runs: 50,
+            max_time_s: Some(40.0),
+        };
+        assert_eq!(p.group_deadline_s(0, 4), Some(10.0));
+        assert_eq!(p.group_deadline_s(3, 4), Some(40.0));
+        let unlimited = Precision {
+            max_time_s: None,
+            ..p
+        };
+        assert_eq!(unlimited.group_deadline_s(0, 4), None);
+        assert_eq!(
+            serde_json::to_string(&Adjustment::BenjaminiHochberg).unwrap(),
+            "\"bh\""
+        );
+    }
+}

@@ -1,0 +1,145 @@
+//! The statistics lines under the verdicts: how the verdicts were adjusted
+//! for testing many comparisons at once, whether each group reached its
+//! precision target, and the short-trial warnings.
+use crate::plan::precision::Adjustment;
+use crate::stats::compare::Verdict;
+use crate::stats::stopping::StoppedBy;
+use crate::stats::RunResults;
+
+/// `±2%` or `±0.4%`.
+fn plus_minus(fraction: f64) -> String {
+    let pct = fraction * 100.0;
+    if !pct.is_finite() {
+        "unbounded".to_string()
+    } else if pct < 1.0 {
+        format!("±{pct:.2}%")
+    } else {
+        format!("±{pct:.1}%")
+    }
+}
+
+/// The adjustment line, one line per verdict the adjustment changed, and
+/// one line per group with a precision target.
+pub fn statistics_lines(results: &RunResults) -> Vec<String> {
+    let stats = &results.statistics;
+    let mut lines = Vec::new();
+    if !results.comparisons.is_empty() {
+        lines.push(match stats.adjustment {
+            Adjustment::None => format!(
+                "verdicts: each of {} comparison(s) at 5% on its own (--fdr none: no adjustment for many comparisons)",
+                stats.family
+            ),
+            Adjustment::BenjaminiHochberg => format!(
+                "verdicts: p-values adjusted across {} comparison(s) by Benjamini-Hochberg (false discovery rate 5%; --fdr holm|none to change)",
+                stats.family
+            ),
+            Adjustment::Holm => format!(
+                "verdicts: p-values adjusted across {} comparison(s) by Holm (family-wise error rate 5%; --fdr bh|none to change)",
+                stats.family
+            ),
+        });
+    }
+    for c in &results.comparisons {
+        if c.throughput_ratio.verdict() != Verdict::WithinNoise && c.verdict == Verdict::WithinNoise
+        {
+            let label = |id: usize| {
+                results
+                    .cases
+                    .iter()
+                    .find(|x| x.id == id)
+                    .map_or_else(|| format!("case {id}"), |x| x.label.clone())
+            };
+            lines.push(format!(
+                "{}: {} vs {}: the 95% CI excludes 1, but after {} it is within noise (p {:.3}, adjusted {:.3})",
+                c.group,
+                label(c.other),
+                label(c.baseline),
+                stats.adjustment.name(),
+                c.p_value.unwrap_or(f64::NAN),
+                c.p_adjusted.unwrap_or(f64::NAN)
+            ));
+        }
+    }
+    for g in &stats.precision {
+        let width = g.half_width.map_or("no CI".to_string(), plus_minus);
+        let how = match g.stopped_by {
+            StoppedBy::Precision => "reached".to_string(),
+            StoppedBy::MaxRuns => "NOT reached: --max-runs spent".to_string(),
+            StoppedBy::MaxTime => "NOT reached: its share of --max-time spent".to_string(),
+            StoppedBy::Unfinished => "NOT reached: the run did not finish".to_string(),
+        };
+        lines.push(format!(
+            "precision {}: {}: {how} (widest CI {width}, {} runs)",
+            plus_minus(g.target),
+            g.group,
+            g.pairs
+        ));
+    }
+    lines
+}
+
+/// One hyperfine-style warning per case whose trials were too short.
+pub fn short_trial_warnings(results: &RunResults) -> Vec<String> {
+    results
+        .statistics
+        .short_trials
+        .iter()
+        .map(|s| {
+            let case = results.cases.iter().find(|c| c.id == s.case);
+            let label = case.map_or_else(
+                || format!("case {}", s.case),
+                |c| format!("{} ({})", c.label, c.case.group_label()),
+            );
+            format!(
+                "{label}: the main loop took {:.1} ms (median), under {} ms. Results might be inaccurate: \
+                 clock and getrusage() jitter are a large share of a trial this short. \
+                 Use --min-trial-time {}ms to repeat the pass inside each trial, or a larger --size.",
+                s.median_loop_ns as f64 / 1e6,
+                s.threshold_ns / 1_000_000,
+                s.threshold_ns / 1_000_000
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::short_trials::ShortTrial;
+    use crate::stats::stopping::GroupPrecision;
+
+    #[test]
+    fn the_lines_say_the_method_the_target_and_the_short_trials() {
+        let mut results = crate::fixtures::results();
+        results.statistics.family = 1;
+        results.statistics.precision = vec![GroupPrecision {
+            group: "seq 16 KiB sum, warm".into(),
+            target: 0.02,
+            reached: false,
+            half_width: Some(0.031),
+            pairs: 30,
+            stopped_by: StoppedBy::MaxRuns,
+        }];
+        results.statistics.short_trials = vec![ShortTrial {
+            case: 1,
+            median_loop_ns: 4_100_000,
+            threshold_ns: 20_000_000,
+        }];
+        let lines = statistics_lines(&results);
+        assert!(lines[0].contains("Benjamini-Hochberg"), "{lines:?}");
+        assert!(
+            lines[1].contains("precision ±2.0%: seq 16 KiB sum, warm: NOT reached: --max-runs spent (widest CI ±3.1%, 30 runs)"),
+            "{lines:?}"
+        );
+        let warnings = short_trial_warnings(&results);
+        assert!(
+            warnings[0].starts_with("mmap (seq 16 KiB sum, warm): the main loop took 4.1 ms"),
+            "{warnings:?}"
+        );
+        assert!(warnings[0].contains("--min-trial-time 20ms"));
+        // A CI that excludes 1 but an adjusted verdict of noise is said.
+        results.comparisons[0].verdict = Verdict::WithinNoise;
+        results.comparisons[0].p_adjusted = Some(0.08);
+        assert!(statistics_lines(&results)[1].contains("within noise (p 0.001, adjusted 0.080)"));
+    }
+}
