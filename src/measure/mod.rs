@@ -1,11 +1,13 @@
 //! Measuring instruments: CPU and fault counters, /proc/vmstat, page-cache
 //! residency, block-device counters, per-second timelines, per-operation
-//! latency and the environment. Each is read outside the timed loop (the
-//! latency recorder, when asked for, is the one exception).
+//! latency, the CPU profile (`--profile`) and the environment. Each is read
+//! outside the timed loop (the latency recorder, when asked for, is the one
+//! exception; the profiler is switched on and off around it).
 
 pub mod device;
 pub mod environment;
 pub mod latency;
+pub mod profile;
 pub mod residency;
 pub mod rusage;
 pub mod timeline;
