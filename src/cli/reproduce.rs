@@ -66,6 +66,9 @@ pub struct ReproduceArgs {
     /// Seconds per trial, for presets that take it (crotty2022; default: 10 quick, 60 full).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub duration: Option<u32>,
+    /// The profile.
+    #[command(flatten)]
+    pub profile: super::ProfileArgs,
     /// Divides every file size (test-only).
     #[arg(long, hide = true, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub scale_down: u64,
@@ -87,6 +90,13 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let several = chosen.len() > 1;
+    // Decided once for every preset: the line saying why samples are
+    // user-only is printed once.
+    let profile = if args.dry_run {
+        None
+    } else {
+        args.profile.decide()?
+    };
     let mut outcomes = Vec::new();
     let mut code = ExitCode::SUCCESS;
     for preset in &mut chosen {
@@ -94,7 +104,8 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             preset: preset.name().to_string(),
             faithful: args.faithful,
         };
-        let config = session_config(args, preset.name(), several, &reproduction)?;
+        let mut config = session_config(args, preset.name(), several, &reproduction)?;
+        config.profile = profile.clone();
         let session = match &args.resume {
             Some(path) => {
                 check_resumable(path, &reproduction)?;

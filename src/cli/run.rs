@@ -158,6 +158,9 @@ pub struct RunArgs {
     /// The exports.
     #[command(flatten)]
     pub exports: super::ExportArgs,
+    /// The profile.
+    #[command(flatten)]
+    pub profile: super::ProfileArgs,
 }
 
 impl RunArgs {
@@ -218,6 +221,7 @@ impl RunArgs {
             journal: self.journal.clone(),
             exports: self.exports.exports(),
             reproduction: None,
+            profile: None,
         }
     }
 
@@ -241,12 +245,13 @@ impl RunArgs {
 /// Runs `faultline run`: a fresh plan from the flags, or the rest of one from
 /// its journal.
 pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
-    let config = args.session_config();
+    let mut config = args.session_config();
     let session = match &args.resume {
         Some(journal) => Session::resume(journal, &config)?,
         None => {
             let sizes = session::planned_file_sizes(&config, &args.sizes())?;
             let plan = args.factors().plan(&sizes)?;
+            config.profile = args.profile.decide()?;
             Session::fresh(plan, &config)?
         }
     };

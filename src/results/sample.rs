@@ -54,6 +54,13 @@ pub struct ChildReport {
     /// empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timeline: Vec<crate::measure::timeline::TimelinePoint>,
+    /// Where the main loop's CPU time went (`--profile`), named by the parent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::measure::profile::TrialProfile>,
+    /// The profile as the child sends it, before the parent names it (the
+    /// runner replaces it with `profile`; it is never journaled or exported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_profile: Option<crate::measure::profile::RawProfile>,
 }
 
 impl ChildReport {

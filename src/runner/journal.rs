@@ -48,6 +48,10 @@ pub struct Header {
     /// The study and mode of a `faultline reproduce` run; absent for `faultline run`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reproduction: Option<crate::results::Reproduction>,
+    /// `--profile`: the rate and mode its trials were sampled at (a resumed
+    /// run samples the same way, or refuses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::measure::profile::ProfileRequest>,
 }
 
 /// A file a journalled run measures.
@@ -281,6 +285,7 @@ pub(crate) mod tests {
             scratch_parent: None,
             keep: false,
             reproduction: None,
+            profile: None,
         }
     }
 

@@ -8,6 +8,12 @@
 //! ([`crate::files::readback::check_written`]); a difference fails the run. A trial
 //! that found the disk full also stops the run: it is recorded as a failed
 //! trial, its file is removed, and the error says why.
+//!
+//! With `--profile`, each child sends its main loop's samples as normalized
+//! addresses; the runner names them right after the trial, outside every
+//! clock, with one [`Namer`] for the whole run (kallsyms and each binary's
+//! debug information are parsed once), so that the sample it journals holds
+//! names, not addresses that mean nothing after a reboot.
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::io::Write;
@@ -30,6 +36,7 @@ use rand::SeedableRng;
 use crate::error::{Error, Result};
 use crate::files::dataset::Dataset;
 use crate::files::scratch::{Scratch, TargetFile};
+use crate::measure::profile::{Namer, ProfileRequest};
 use crate::measure::residency;
 use crate::plan::cache::reached;
 use crate::plan::{Case, OrderPolicy, Plan};
@@ -57,6 +64,8 @@ pub struct RunnerOptions {
     /// Where `scale` trials write their scaled image (`--keep-output`; the
     /// last trial's stays).
     pub keep_output: Option<PathBuf>,
+    /// Sample every trial's main loop (`--profile`), in the mode the session decided.
+    pub profile: Option<ProfileRequest>,
 }
 
 /// How often a cache state that was not reached is topped up before the
@@ -146,6 +155,7 @@ pub fn run_trials(
         .unwrap_or(0);
     let mut raw = resume.raw;
     raw.complete = false;
+    let mut namer: Option<Namer> = None;
     for group in schedule(plan) {
         for slot in group {
             if resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
@@ -200,6 +210,7 @@ pub fn run_trials(
                 keep_output: options.keep_output.clone(),
                 cgroup_usage: cgroup.as_ref().map(TrialCgroup::usage_file),
                 content_seed: dataset.seed,
+                profile: options.profile,
             };
             let outcome = match case.procs {
                 Some(n) if n > 1 => crate::runner::procs::run_together(&options.exe, &spec, n),
@@ -216,7 +227,11 @@ pub fn run_trials(
             sequence += 1;
             progress.inc(1);
             let entry = match outcome {
-                Ok(report) => {
+                Ok(mut report) => {
+                    if let Some(raw_profile) = report.raw_profile.take() {
+                        let namer = namer.get_or_insert_with(Namer::new);
+                        report.profile = Some(namer.name(&raw_profile));
+                    }
                     let checked = book.check(case, report.checksum);
                     if let Err(e) = checked.and_then(|()| file.verify(case, report.checksum)) {
                         after_group(&raw);

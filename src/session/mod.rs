@@ -17,7 +17,7 @@ use crate::files::scratch::Scratch;
 use crate::measure::environment;
 use crate::plan::Plan;
 use crate::report::Exports;
-use crate::results::{RawResults, Reproduction, Settings};
+use crate::results::{ProfileSettings, RawResults, Reproduction, Settings};
 use crate::runner::journal::Journal;
 use crate::runner::{self, RunnerOptions};
 use crate::stats::RunResults;
@@ -59,6 +59,9 @@ pub struct SessionConfig {
     pub exports: Exports,
     /// The study a `faultline reproduce` session replays, and how.
     pub reproduction: Option<Reproduction>,
+    /// Sample every trial's main loop (`--profile`), at this rate and in the
+    /// mode [`crate::measure::profile::probe`] decided.
+    pub profile: Option<ProfileSettings>,
 }
 
 /// A prepared run: its plan, files, scratch directory and journal.
@@ -74,6 +77,7 @@ pub struct Session {
     reproduction: Option<Reproduction>,
     trial_timeout: Option<Duration>,
     keep_output: Option<PathBuf>,
+    profile: Option<ProfileSettings>,
 }
 
 /// What a session produced.
@@ -124,6 +128,7 @@ impl Session {
             reproduction,
             trial_timeout,
             keep_output,
+            profile,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -150,6 +155,7 @@ impl Session {
             drop_caches: asked_drop_caches,
             seed: plan.seed,
             reproduction,
+            profile: profile.clone(),
         };
         let mut warnings = Vec::new();
         let mut drop_caches = asked_drop_caches;
@@ -189,6 +195,7 @@ impl Session {
             stop: Arc::clone(&stop),
             scratch: scratch.clone(),
             keep_output,
+            profile: profile.as_ref().map(|p| p.request),
         };
         let trials = plan.cases.len() as u64 * u64::from(plan.runs + plan.warmup);
         let progress = indicatif::ProgressBar::with_draw_target(

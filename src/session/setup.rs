@@ -88,6 +88,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         scratch_parent: config.scratch_parent.clone(),
         keep: config.keep,
         reproduction: config.reproduction.clone(),
+        profile: config.profile.as_ref().map(|p| p.request),
     };
     let journal = Journal::create(&journal_path(config)?, &header)?;
     Ok(Session {
@@ -102,6 +103,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         reproduction: config.reproduction.clone(),
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
+        profile: config.profile.clone(),
     })
 }
 
@@ -159,6 +161,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         eprintln!("warning: {warning}");
     }
     let header = replay.header;
+    let profile = header.profile.map(resumed_profile).transpose()?;
     let mut files = BTreeMap::new();
     for f in &header.files {
         let d = match f.seed {
@@ -219,6 +222,36 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         reproduction: header.reproduction.or_else(|| config.reproduction.clone()),
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
+        profile,
+    })
+}
+
+/// The profiling a resumed run continues with: the journal's, if this
+/// process can still sample that way (a run whose trials were profiled with
+/// kernel samples cannot go on user-only: its shares would mix), saying so
+/// in one line when it is user-only.
+fn resumed_profile(
+    request: crate::measure::profile::ProfileRequest,
+) -> Result<crate::results::ProfileSettings> {
+    let decision = crate::measure::profile::probe(request.frequency_hz)?;
+    if decision.mode != request.mode {
+        return Err(Error::Plan(format!(
+            "--resume: the journal's trials were profiled {}, and this process can take only {} samples ({}); \
+             resume it as the user who started it",
+            request.mode,
+            decision.mode,
+            decision
+                .note
+                .as_deref()
+                .unwrap_or("it runs as root or with kernel.perf_event_paranoid at most 1")
+        )));
+    }
+    if let Some(note) = &decision.note {
+        eprintln!("{note}");
+    }
+    Ok(crate::results::ProfileSettings {
+        request,
+        note: decision.note,
     })
 }
 

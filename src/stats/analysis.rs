@@ -66,6 +66,9 @@ pub struct CaseSummary {
     /// How the processes of its trials differed (`--procs`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub procs: Option<super::spread::Spread>,
+    /// Where its main loops' CPU time went (`--profile`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<super::profile::ProfileSummary>,
 }
 
 /// Mean counters per MiB delivered to the workload.
@@ -182,6 +185,7 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         latency: super::latency::summarize_latency(samples),
         threads: super::spread::thread_spread(samples),
         procs: super::spread::proc_spread(samples),
+        profile: super::profile::summarize_profile(samples),
     })
 }
 

@@ -6,6 +6,7 @@ pub mod compare;
 pub mod latency;
 pub mod moments;
 pub mod outliers;
+pub mod profile;
 pub mod run_results;
 pub mod spread;
 pub mod summary;

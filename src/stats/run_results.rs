@@ -43,7 +43,8 @@ pub struct CaseResult {
     pub label: String,
     /// Summary over the samples; `None` until a sample exists.
     pub summary: Option<CaseSummary>,
-    /// Every measured trial.
+    /// Every measured trial. With `--profile`, each keeps its category
+    /// counts; its folded stacks are merged into the summary's profile.
     pub samples: Vec<Sample>,
 }
 
@@ -85,12 +86,19 @@ impl RunResults {
             .iter()
             .enumerate()
             .map(|(id, case)| {
-                let samples = samples_of(id);
+                let mut samples = samples_of(id);
+                let summary = summarize_case(&samples, plan.metric);
+                // The case's flame graph has them all (summary.profile.stacks).
+                for s in &mut samples {
+                    if let Some(p) = s.child.profile.as_mut() {
+                        p.stacks.clear();
+                    }
+                }
                 CaseResult {
                     id,
                     case: case.clone(),
                     label: case.method_label(),
-                    summary: summarize_case(&samples, plan.metric),
+                    summary,
                     samples,
                 }
             })

@@ -138,17 +138,20 @@ pub fn check_rate(frequency_hz: u32) -> Result<(), String> {
 /// Decides the mode this process may profile in and checks that the kernel
 /// opens the events: the mode [`decide_mode`] allows, confirmed by opening
 /// (and closing) a sampler on this thread. Fails with one line when
-/// profiling is impossible (perf events disabled, `perf_event_paranoid` 3
-/// or more on kernels that refuse unprivileged users, a rate too high).
-pub fn probe(frequency_hz: u32) -> Result<ModeDecision, String> {
-    check_rate(frequency_hz)?;
+/// profiling is impossible: a rate above the kernel's limit (a usage error,
+/// [`Error::Plan`]), or perf events refused (`perf_event_paranoid` 3 or
+/// more on kernels that refuse unprivileged users, no perf events at all: a
+/// runtime failure, [`Error::Trial`]).
+pub fn probe(frequency_hz: u32) -> crate::error::Result<ModeDecision> {
+    use crate::error::Error;
+    check_rate(frequency_hz).map_err(Error::Plan)?;
     let decision = decide_mode(read_paranoid(), crate::system::current_uid());
     match sampler::Sampler::open(u64::from(frequency_hz), decision.mode) {
         Ok(s) => {
             drop(s);
             Ok(decision)
         }
-        Err(e) => Err(format!(
+        Err(e) => Err(Error::Trial(format!(
             "--profile: the kernel refused a {} cpu-clock sampler: {e} (kernel.perf_event_paranoid is {}{}); \
              run as root or lower kernel.perf_event_paranoid",
             decision.mode,
@@ -158,7 +161,7 @@ pub fn probe(frequency_hz: u32) -> Result<ModeDecision, String> {
             } else {
                 ", not root"
             }
-        )),
+        ))),
     }
 }
 
@@ -205,6 +208,14 @@ impl TrialProfile {
 pub struct Profiler {
     sampler: sampler::Sampler,
     request: ProfileRequest,
+}
+
+impl std::fmt::Debug for Profiler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Profiler")
+            .field("request", &self.request)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Profiler {

@@ -22,6 +22,22 @@ use super::{ProfileMode, TrialProfile};
 /// The name given to an address nothing could name.
 pub const UNKNOWN: &str = "[unknown]";
 
+/// Stacks are kept from the outermost frame of faultline's trial code down:
+/// the frames above it (the Rust runtime's start, a thread's start) are the
+/// same in every sample, say nothing, and would make every stack 1 KB longer.
+pub const ROOT_PREFIX: &str = "faultline::trial::";
+
+/// `leaf_first` without the frames above its outermost [`ROOT_PREFIX`] frame
+/// (all of it when it has none: a stack the unwinder cut short).
+pub fn trim_root(leaf_first: &mut Vec<Frame>) {
+    if let Some(root) = leaf_first
+        .iter()
+        .rposition(|f| !f.kernel && f.name.starts_with(ROOT_PREFIX))
+    {
+        leaf_first.truncate(root + 1);
+    }
+}
+
 /// Names addresses for a whole run, remembering every name it found.
 pub struct Namer {
     symbolizer: Symbolizer,
@@ -230,6 +246,7 @@ impl Namer {
                 }
             }
             *profile.categories.entry(classify(&frames)).or_default() += stack.count;
+            trim_root(&mut frames);
             *profile.stacks.entry(fold(&frames)).or_default() += stack.count;
         }
         profile
@@ -291,6 +308,22 @@ mod tests {
             "{profile:?}"
         );
         assert_eq!(profile.categories[&Category::Syscall], 1);
+    }
+
+    #[test]
+    fn stacks_start_at_the_trials_own_code() {
+        let mut frames = crate::measure::profile::categories::unfold(
+            "__libc_start_call_main;main;std::rt::lang_start_internal;faultline::trial::child_main;faultline::trial::run_trial;<faultline::method::read::ReadMethod as faultline::method::Method>::run;read;entry_SYSCALL_64_[k]",
+        );
+        trim_root(&mut frames);
+        assert_eq!(
+            fold(&frames),
+            "faultline::trial::child_main;faultline::trial::run_trial;<faultline::method::read::ReadMethod as faultline::method::Method>::run;read;entry_SYSCALL_64_[k]"
+        );
+        // No trial frame (the unwinder stopped early): kept whole.
+        let mut short = crate::measure::profile::categories::unfold("x;__memmove_avx_unaligned_erms");
+        trim_root(&mut short);
+        assert_eq!(short.len(), 2);
     }
 
     #[test]
