@@ -17,7 +17,8 @@ pub struct ReportArgs {
     /// Where to write the HTML report.
     #[arg(short, long, value_name = "FILE")]
     pub output: PathBuf,
-    /// Also write each plot as SVG and PNG into this directory.
+    /// Also write each plot as SVG and PNG into this directory, and each profiled case's
+    /// interactive flame graph as `flame-<case>.svg` (which the report then links).
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
 }
@@ -39,12 +40,18 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let results = report::read_json(&args.results)?;
-    report::write_html(&results, &args.output)?;
-    println!("wrote {}", args.output.display());
+    // The plots and flame graphs first, so that the page can link the
+    // interactive flame graphs it shows.
     if let Some(dir) = &args.plots {
-        for path in report::write_plots(&results, dir)? {
+        let graphs = report::flame::flame_graphs(&results);
+        for path in report::write_plots(&results, dir)?
+            .into_iter()
+            .chain(report::flame::write_flame_graphs(&graphs, dir)?)
+        {
             println!("wrote {}", path.display());
         }
     }
+    report::html::write_html_linking(&results, &args.output, args.plots.as_deref())?;
+    println!("wrote {}", args.output.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -11,7 +11,7 @@ use faultline::files::atomic::{write_atomically, SHARED_MODE};
 use faultline::report::Exports;
 use faultline::results::Reproduction;
 use faultline::session::{self, dry_run, Session, SessionConfig};
-use faultline::studies::html::render_preset_html;
+use faultline::studies::html::render_preset_html_linking;
 use faultline::studies::outcome::PresetOutcome;
 use faultline::studies::{self, Choices, Preset, Scope};
 
@@ -131,7 +131,12 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         println!("{}", outcome.render_text());
         if let Some(dir) = &args.plots {
             let written = faultline::report::plot::write_plot_files(&outcome.plots, dir)?;
-            eprintln!("plots: {} files in {}", written.len(), dir.display());
+            let flames = faultline::report::flame::write_flame_graphs(&outcome.flames, dir)?;
+            eprintln!(
+                "plots: {} files in {}",
+                written.len() + flames.len(),
+                dir.display()
+            );
         }
         outcomes.push(outcome);
         if c != ExitCode::SUCCESS {
@@ -149,7 +154,11 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if let Some(path) = &args.report {
-        let html = render_preset_html(&outcomes);
+        let link = args
+            .plots
+            .as_deref()
+            .map(|dir| faultline::report::html::relative_link(path, dir));
+        let html = render_preset_html_linking(&outcomes, link.as_deref());
         write_atomically(path, SHARED_MODE, |w| w.write_all(html.as_bytes()))?;
         eprintln!("report: {}", path.display());
     }

@@ -11,12 +11,14 @@ use crate::error::Result;
 use crate::stats::RunResults;
 
 pub mod csv;
+pub mod flame;
 mod fmt;
 mod groups;
 pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod plot;
+pub mod profile;
 mod spread;
 pub mod table;
 pub mod text_table;

@@ -234,6 +234,16 @@ pub fn render_table(results: &RunResults) -> String {
             out.push_str(&format!("  {line}\n"));
         }
     }
+    let cycles = super::profile::profile_lines(results);
+    if !cycles.is_empty() {
+        out.push_str(&format!("{}:\n", super::profile::TITLE));
+        if let Some(legend) = super::profile::legend(results) {
+            out.push_str(&format!("  ({legend})\n"));
+        }
+        for line in cycles {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     if !results.complete {
         out.push_str(
             "the run is incomplete (interrupted or still running): some cases may lack runs\n",

@@ -70,6 +70,23 @@ impl ProfileSummary {
     pub fn top(&self) -> Option<&CategoryShare> {
         self.shares.first()
     }
+
+    /// The kernel's share of all the samples of every trial together
+    /// (pooled: a trial too short to take many samples still counts its few).
+    pub fn pooled_kernel_share(&self) -> f64 {
+        let all: u64 = self.shares.iter().map(|s| s.samples).sum();
+        let kernel: u64 = self
+            .shares
+            .iter()
+            .filter(|s| s.category.in_kernel())
+            .map(|s| s.samples)
+            .sum();
+        if all == 0 {
+            0.0
+        } else {
+            kernel as f64 / all as f64
+        }
+    }
 }
 
 /// The profile of `samples` (those that were profiled, with at least one
@@ -115,7 +132,10 @@ pub fn summarize_profile(samples: &[Sample]) -> Option<ProfileSummary> {
     });
     let seconds = |s: &Sample| s.child.wall_ns as f64 / 1e9;
     Some(ProfileSummary {
-        mode: if profiled.iter().any(|(_, p)| p.mode == ProfileMode::UserOnly) {
+        mode: if profiled
+            .iter()
+            .any(|(_, p)| p.mode == ProfileMode::UserOnly)
+        {
             ProfileMode::UserOnly
         } else {
             first.mode

@@ -81,7 +81,9 @@ pub fn switch_profiler(profiler: Option<&Profiler>, on: bool) -> Result<()> {
 
 /// Finishes the profiler, if any, after every clock and counter: what the
 /// child sends the parent.
-fn finish_profiler(profiler: Option<Profiler>) -> Result<Option<crate::measure::profile::RawProfile>> {
+fn finish_profiler(
+    profiler: Option<Profiler>,
+) -> Result<Option<crate::measure::profile::RawProfile>> {
     profiler
         .map(Profiler::finish)
         .transpose()

@@ -47,9 +47,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A category of CPU time.
-#[derive(
-    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Category {
     /// TLB flushes and the inter-processor interrupts that carry them.
@@ -620,7 +618,9 @@ mod tests {
         assert_eq!(c(&s), PageCache);
         // The rest of filemap_read, not the copy: page cache too.
         assert_eq!(
-            c(&format!("{READ_ROOT};filemap_read_[k];folio_mark_accessed_[k]")),
+            c(&format!(
+                "{READ_ROOT};filemap_read_[k];folio_mark_accessed_[k]"
+            )),
             PageCache
         );
         assert_eq!(

@@ -119,7 +119,11 @@ impl RawProfile {
     /// address against this process's mappings (call it in the child, right
     /// after the loop, before anything is unmapped... or at least before any
     /// code is).
-    pub fn from_chains(chains: &Chains, mode: ProfileMode, frequency_hz: u32) -> io::Result<RawProfile> {
+    pub fn from_chains(
+        chains: &Chains,
+        mode: ProfileMode,
+        frequency_hz: u32,
+    ) -> io::Result<RawProfile> {
         let split: Vec<(Vec<u64>, Vec<u64>, u64)> = chains
             .chains
             .iter()

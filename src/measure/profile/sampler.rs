@@ -69,12 +69,8 @@ pub struct Sampler {
 /// The online CPUs, from sysfs (`0-3,6`).
 pub fn online_cpus() -> io::Result<Vec<usize>> {
     let text = std::fs::read_to_string("/sys/devices/system/cpu/online")?;
-    parse_cpu_list(text.trim()).ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("bad CPU list {text:?}"),
-        )
-    })
+    parse_cpu_list(text.trim())
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("bad CPU list {text:?}")))
 }
 
 fn parse_cpu_list(s: &str) -> Option<Vec<usize>> {
@@ -107,7 +103,12 @@ fn duplicate(fd: &impl AsRawFd) -> io::Result<OwnedFd> {
 }
 
 /// Opens one CPU's event, disabled, with a ring of `ring` data bytes.
-fn open_cpu(cpu: usize, hz: u64, mode: ProfileMode, ring: usize) -> io::Result<perf_event::Sampler> {
+fn open_cpu(
+    cpu: usize,
+    hz: u64,
+    mode: ProfileMode,
+    ring: usize,
+) -> io::Result<perf_event::Sampler> {
     let kernel = mode == ProfileMode::KernelUser;
     let mut builder = Builder::new(Software::CPU_CLOCK);
     builder
@@ -161,7 +162,10 @@ impl Sampler {
                 Err(_) => Ok(Chains::default()),
             })?;
         let opened = open_all(hz, mode).and_then(|rings| {
-            let control = rings.iter().map(duplicate).collect::<io::Result<Vec<_>>>()?;
+            let control = rings
+                .iter()
+                .map(duplicate)
+                .collect::<io::Result<Vec<_>>>()?;
             Ok((rings, control))
         });
         match opened {

@@ -288,7 +288,11 @@ mod tests {
             .and_then(|l| u64::from_str_radix(l.split(' ').next()?, 16).ok())
             .filter(|&a| a != 0);
         let Some(address) = address else {
-            assert_ne!(crate::system::current_uid(), 0, "root sees kallsyms addresses");
+            assert_ne!(
+                crate::system::current_uid(),
+                0,
+                "root sees kallsyms addresses"
+            );
             return;
         };
         let raw = RawProfile {
@@ -321,7 +325,8 @@ mod tests {
             "faultline::trial::child_main;faultline::trial::run_trial;<faultline::method::read::ReadMethod as faultline::method::Method>::run;read;entry_SYSCALL_64_[k]"
         );
         // No trial frame (the unwinder stopped early): kept whole.
-        let mut short = crate::measure::profile::categories::unfold("x;__memmove_avx_unaligned_erms");
+        let mut short =
+            crate::measure::profile::categories::unfold("x;__memmove_avx_unaligned_erms");
         trim_root(&mut short);
         assert_eq!(short.len(), 2);
     }
