@@ -96,6 +96,7 @@ pub(crate) fn profile_summary(
         samples_per_second: summary(996.0, 3.0, Some((990.0, 1002.0))),
         lost: 0,
         throttled: 0,
+        unnamed: 0,
         drain_cpu_share: summary(0.001, 0.0002, Some((0.0008, 0.0012))),
         kernel_share: summary(
             shares

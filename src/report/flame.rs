@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use inferno::flamegraph::{self, color::MultiPalette, Options, Palette};
 
 use super::groups::groups;
-use super::profile::shares_text;
+use super::profile::percent;
 use crate::error::{Error, Result};
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::stats::RunResults;
@@ -80,6 +80,13 @@ pub fn flame_graphs(results: &RunResults) -> Vec<FlameGraph> {
                 continue;
             }
             let title = format!("{} — {}", case.label, group.heading);
+            // Short enough to fit the graph's width: the three largest shares.
+            let largest: Vec<String> = p
+                .shares
+                .iter()
+                .take(3)
+                .map(|s| format!("{} {}", s.category, percent(s.share.mean)))
+                .collect();
             let subtitle = format!(
                 "{} samples in {} trial{} at {} Hz ({}): {}",
                 p.samples,
@@ -87,7 +94,7 @@ pub fn flame_graphs(results: &RunResults) -> Vec<FlameGraph> {
                 if p.trials == 1 { "" } else { "s" },
                 p.frequency_hz,
                 p.mode,
-                shares_text(p)
+                largest.join(", ")
             );
             let lines: Vec<String> = p.stacks.iter().map(|(k, v)| format!("{k} {v}")).collect();
             let name = format!("flame-{}", case.id);
@@ -188,7 +195,7 @@ mod tests {
             assert!(svg.contains("copy-to-user"), "every frame is drawn");
             assert!(svg.contains("faultline::trial::run_trial"));
             assert!(
-                svg.contains("3000 samples in 3 trials at 997 Hz (kernel+user): copy to user 60%")
+                svg.contains("3000 samples in 3 trials at 997 Hz (kernel+user): copy to user 60%, syscall entry/exit 15%, other kernel 15%<")
             );
         }
         assert!(flame_graphs(&fixtures::results()).is_empty());

@@ -32,12 +32,12 @@ fn share_cell(s: &crate::stats::Summary) -> String {
 pub(crate) fn legend(results: &RunResults) -> Option<String> {
     let p = results.settings.profile.as_ref()?;
     let mut text = format!(
-        "cpu-clock samples of each trial's main loop at {} Hz, {}; each category's share of a \
+        "cpu-clock samples of each trial's main loop at {} Hz, {}: each category's share of a \
          trial's samples, mean over the trials ±95% CI (points), then the samples and trials behind it",
         p.request.frequency_hz, p.request.mode
     );
     if let Some(note) = &p.note {
-        text.push_str(&format!(" ({note})"));
+        text.push_str(&format!(". {}", note.trim_start_matches("profile: ")));
     }
     Some(text)
 }
@@ -75,6 +75,12 @@ fn line(heading: &str, case: &CaseResult, p: &ProfileSummary) -> String {
     }
     if p.lost > 0 {
         text.push_str(&format!(", {} lost", p.lost));
+    }
+    if p.unnamed > 0 {
+        text.push_str(&format!(
+            ", {} with an unnamed leaf frame, counted as other",
+            p.unnamed
+        ));
     }
     text.push(')');
     text
@@ -218,6 +224,20 @@ mod tests {
         let mut results = fixtures::profiled_results();
         results.cases[0].summary.as_mut().unwrap().profile = Some(p);
         assert!(profile_lines(&results)[0].ends_with("in 3 trials, user time only)"));
+        let p = results.cases[0]
+            .summary
+            .as_mut()
+            .unwrap()
+            .profile
+            .as_mut()
+            .unwrap();
+        p.unnamed = 40;
+        assert!(
+            profile_lines(&results)[0]
+                .ends_with("user time only, 40 with an unnamed leaf frame, counted as other)"),
+            "{}",
+            profile_lines(&results)[0]
+        );
     }
 
     #[test]

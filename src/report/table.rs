@@ -238,7 +238,7 @@ pub fn render_table(results: &RunResults) -> String {
     if !cycles.is_empty() {
         out.push_str(&format!("{}:\n", super::profile::TITLE));
         if let Some(legend) = super::profile::legend(results) {
-            out.push_str(&format!("  ({legend})\n"));
+            out.push_str(&format!("  {legend}\n"));
         }
         for line in cycles {
             out.push_str(&format!("  {line}\n"));

@@ -44,6 +44,10 @@ pub struct ProfileSummary {
     pub lost: u64,
     /// Times the kernel throttled the rate, over every trial.
     pub throttled: u64,
+    /// Samples whose leaf frame could not be named, over every trial (they
+    /// are in "other kernel" or "other user").
+    #[serde(default)]
+    pub unnamed: u64,
     /// The sampler's drain thread's CPU time as a share of the main loop's
     /// wall time, per trial (what the drain adds to the trial's CPU time).
     pub drain_cpu_share: Summary,
@@ -147,6 +151,7 @@ pub fn summarize_profile(samples: &[Sample]) -> Option<ProfileSummary> {
         samples_per_second: of_trials(&|s, p| p.samples as f64 / seconds(s))?,
         lost: profiled.iter().map(|(_, p)| p.lost).sum(),
         throttled: profiled.iter().map(|(_, p)| p.throttled).sum(),
+        unnamed: profiled.iter().map(|(_, p)| p.unnamed).sum(),
         drain_cpu_share: of_trials(&|s, p| p.drain_cpu_ns as f64 / s.child.wall_ns as f64)?,
         kernel_share: of_trials(&|_, p| {
             let kernel: u64 = p

@@ -34,7 +34,8 @@ pub struct PresetOutcome {
     /// cycles go).
     #[serde(skip)]
     pub plots: Vec<Plot>,
-    /// `--profile`: one line per case on where its main loop's CPU time went.
+    /// `--profile`: one line per case on where its main loop's CPU time went
+    /// (the terminal has them in the results table's section already).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub cycles: Vec<String>,
     /// `--profile`: each profiled case's flame graph, named `<preset>-flame-<case>`.
@@ -123,12 +124,6 @@ impl PresetOutcome {
                 "  [{}] {}\n      {}\n",
                 c.verdict, c.claim, c.explanation
             ));
-        }
-        if !self.cycles.is_empty() {
-            out.push_str(&format!("{}:\n", crate::report::profile::TITLE));
-            for line in &self.cycles {
-                out.push_str(&format!("  {line}\n"));
-            }
         }
         out.push_str("Fidelity notes:\n");
         for n in &self.fidelity {

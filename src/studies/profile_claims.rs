@@ -47,6 +47,21 @@ fn unusable(label: &str, profile: Option<&ProfileSummary>) -> Option<String> {
     }
 }
 
+/// Below this many samples in a case, an inconclusive verdict says how to
+/// take more.
+const FEW_SAMPLES: u64 = 200;
+
+/// What to add to an inconclusive verdict when a case had few samples.
+fn more_samples_hint(profiles: &[&ProfileSummary]) -> String {
+    match profiles.iter().map(|p| p.samples).min() {
+        Some(n) if n < FEW_SAMPLES => format!(
+            " Only {n} samples in a case: a longer main loop (reproduce --full) or a higher \
+             --profile-hz (at a higher cost) would narrow the CI."
+        ),
+        _ => String::new(),
+    }
+}
+
 fn inconclusive(claim: &str, why: String) -> ClaimOutcome {
     ClaimOutcome {
         claim: claim.to_string(),
@@ -109,11 +124,17 @@ pub fn judge_dominates(
         ClaimVerdict::Reversed => "another category's CI lies wholly above it",
         ClaimVerdict::Inconclusive => "the CIs overlap",
     };
+    let hint = if verdict == ClaimVerdict::Inconclusive {
+        let profiles: Vec<&ProfileSummary> = cases.iter().filter_map(|c| c.2).collect();
+        more_samples_hint(&profiles)
+    } else {
+        String::new()
+    };
     ClaimOutcome {
         claim: claim.to_string(),
         verdict,
         explanation: format!(
-            "share of the main loop's samples, mean over trials [95% CI]: {how}; {}",
+            "share of the main loop's samples, mean over trials [95% CI]: {how}; {}.{hint}",
             words.join("; ")
         ),
     }
@@ -151,12 +172,17 @@ pub fn judge_within(
     } else {
         ClaimVerdict::Inconclusive
     };
+    let hint = if verdict == ClaimVerdict::Inconclusive {
+        more_samples_hint(&[p])
+    } else {
+        String::new()
+    };
     ClaimOutcome {
         claim: claim.to_string(),
         verdict,
         explanation: format!(
             "expected {:.0}–{:.0}% ({published}); measured {label}: {category} {} of the main \
-             loop's samples, mean over {} trials [95% CI] ({} samples)",
+             loop's samples, mean over {} trials [95% CI] ({} samples).{hint}",
             low * 100.0,
             high * 100.0,
             share_text(share),

@@ -243,7 +243,7 @@ impl Drop for Sampler {
 }
 
 /// CPU time of the calling thread, ns.
-fn thread_cpu_ns() -> u64 {
+pub(super) fn thread_cpu_ns() -> u64 {
     let mut t = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

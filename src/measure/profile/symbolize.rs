@@ -220,6 +220,7 @@ impl Namer {
             samples: raw.samples,
             lost: raw.lost,
             throttled: raw.throttled,
+            unnamed: 0,
             threads: raw.threads,
             drain_cpu_ns: raw.drain_cpu_ns,
             categories: BTreeMap::new(),
@@ -244,6 +245,9 @@ impl Namer {
                     Some(f) => frames.extend(f.iter().cloned()),
                     None => frames.push(unknown(false)),
                 }
+            }
+            if frames.first().is_none_or(|leaf| leaf.name.starts_with('[')) {
+                profile.unnamed += stack.count;
             }
             *profile.categories.entry(classify(&frames)).or_default() += stack.count;
             trim_root(&mut frames);
@@ -351,5 +355,8 @@ mod tests {
         let stack = profile.stacks.keys().next().unwrap();
         assert!(stack.ends_with("changed since the trial]"), "{stack}");
         assert!(stack.starts_with("[unknown]"), "{stack}");
+        // Counted, in a category, and said to be unnamed.
+        assert_eq!(profile.unnamed, 2);
+        assert_eq!(profile.categorised(), 2);
     }
 }
