@@ -67,6 +67,23 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// A signal stopped faultline before any trial ran (while it generated
+    /// a test file, say); what it was doing is cleaned up.
+    #[error("{0}")]
+    Interrupted(String),
+    /// An error after trials had started: the journal keeps what finished,
+    /// and the command that resumes the run is given.
+    #[error("{cause}; the journal {} keeps {kept} finished trial(s); resume with: {resume}", journal.display())]
+    AfterTrials {
+        /// What went wrong.
+        cause: Box<Error>,
+        /// The journal.
+        journal: PathBuf,
+        /// Trials the journal holds.
+        kept: usize,
+        /// The command that resumes the run, quoted for the shell.
+        resume: String,
+    },
     /// A written file, read back after its trial, is not what was written.
     #[error("read-back after {method}: {detail}")]
     ReadBack {
@@ -84,6 +101,17 @@ impl Error {
         match self {
             Error::Plan(_) | Error::Size { .. } | Error::BadFile { .. } => true,
             Error::Context { source, .. } => source.is_usage(),
+            Error::AfterTrials { cause, .. } => cause.is_usage(),
+            _ => false,
+        }
+    }
+
+    /// Whether a signal stopped faultline ([`Error::Interrupted`]).
+    pub fn is_interrupted(&self) -> bool {
+        match self {
+            Error::Interrupted(_) => true,
+            Error::Context { source, .. } => source.is_interrupted(),
+            Error::AfterTrials { cause, .. } => cause.is_interrupted(),
             _ => false,
         }
     }

@@ -17,7 +17,7 @@
 //! measure           rusage, vmstat, residency, device, timelines, latency, environment
 //! method            one file per I/O method, declared in a registry
 //! pattern, workload block orders | what is done with each block
-//! error, size, system
+//! error, size, system, os_path
 //! ```
 //!
 //! [`plan::Plan`] (a list of [`plan::Case`]s) --> [`session::Session`]
@@ -86,6 +86,7 @@ pub mod error;
 pub mod files;
 pub mod measure;
 pub mod method;
+pub mod os_path;
 pub mod pattern;
 pub mod plan;
 pub mod report;

@@ -1,5 +1,6 @@
 //! Parsing and printing byte sizes: `512`, `4k`, `4KiB`, `4KB` (1000-based),
-//! `16M`, `1G`, `1GiB`, `1.5M`.
+//! `16M`, `1G`, `1GiB`, `1.5M`; and the one checked parser of every flag
+//! given in seconds ([`parse_seconds`]).
 use crate::error::{Error, Result};
 
 /// Parses a size. Single letters and `*iB` suffixes are powers of 1024;
@@ -78,9 +79,79 @@ pub fn clap_size(s: &str) -> std::result::Result<u64, String> {
     parse_size(s).map_err(|e| e.to_string())
 }
 
+/// The shortest duration a flag in seconds accepts (1 ms).
+pub const MIN_SECONDS: f64 = 0.001;
+/// The longest duration a flag in seconds accepts (one year).
+pub const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// Parses a duration in seconds (`0.3`, `10`, `1e2`): a finite number from
+/// [`MIN_SECONDS`] to [`MAX_SECONDS`]. NaN, infinities, numbers too large
+/// for a float (`1e400`), negative numbers and 0 are refused with the reason.
+pub fn parse_seconds(input: &str) -> std::result::Result<std::time::Duration, String> {
+    let s = input.trim();
+    let value: f64 = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of seconds (e.g. 0.5, 10, 1e2)"))?;
+    if value.is_nan() {
+        return Err(format!("'{s}' is not a number of seconds"));
+    }
+    if value.is_sign_negative() && value != 0.0 {
+        return Err(format!("{s} seconds is negative; give a positive duration"));
+    }
+    if value == 0.0 {
+        return Err("0 seconds would end every trial at once; give a positive duration".into());
+    }
+    if value.is_infinite() || value > MAX_SECONDS {
+        return Err(format!(
+            "{s} seconds is more than the {MAX_SECONDS} (a year) this flag accepts"
+        ));
+    }
+    if value < MIN_SECONDS {
+        return Err(format!(
+            "{s} seconds is less than the {MIN_SECONDS} (1 ms) this flag accepts"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(value))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn seconds_are_finite_positive_and_bounded() {
+        assert_eq!(parse_seconds("0.3").unwrap().as_millis(), 300);
+        assert_eq!(parse_seconds("1e2").unwrap().as_secs(), 100);
+        for (bad, why) in [
+            ("NaN", "not a number"),
+            ("nan", "not a number"),
+            ("inf", "more than"),
+            ("-inf", "negative"),
+            ("infinity", "more than"),
+            ("1e400", "more than"),
+            ("-1", "negative"),
+            ("-0", "0 seconds"),
+            ("0", "0 seconds"),
+            ("0.0", "0 seconds"),
+            ("1e-9", "less than"),
+            ("", "not a number"),
+            ("ten", "not a number"),
+            ("31536001", "more than"),
+        ] {
+            let e = parse_seconds(bad).unwrap_err();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn no_text_panics_and_every_accepted_duration_is_in_range(s in "\\PC{0,12}", x in proptest::num::f64::ANY) {
+            let _ = parse_seconds(&s);
+            if let Ok(d) = parse_seconds(&x.to_string()) {
+                proptest::prop_assert!(d.as_secs_f64() >= MIN_SECONDS * 0.999 && d.as_secs_f64() <= MAX_SECONDS);
+            }
+        }
+    }
 
     #[test]
     fn accepts_the_usual_suffixes() {

@@ -1,5 +1,7 @@
-//! Facts about the running system that many layers ask for: the page size and
-//! the effective user id. Each is one system call, wrapped once here.
+//! Facts about the running system that many layers ask for: the page size,
+//! the effective user id, and whether a stop was asked for (SIGINT or
+//! SIGTERM, set by the session's handlers and read wherever long work can
+//! stop cleanly, such as generating a test file).
 
 /// The system's page size in bytes (4096 if sysconf cannot tell).
 pub fn page_size() -> usize {
@@ -12,6 +14,19 @@ pub fn page_size() -> usize {
 pub fn current_uid() -> u32 {
     // SAFETY: geteuid() has no preconditions and cannot fail.
     unsafe { libc::geteuid() }
+}
+
+/// The flag SIGINT and SIGTERM set: one per process, so that work done
+/// before the trials (generating a test file) sees a stop too.
+pub fn stop_flag() -> &'static std::sync::Arc<std::sync::atomic::AtomicBool> {
+    static FLAG: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
+        std::sync::OnceLock::new();
+    FLAG.get_or_init(Default::default)
+}
+
+/// Whether SIGINT or SIGTERM asked this process to stop.
+pub fn stop_requested() -> bool {
+    stop_flag().load(std::sync::atomic::Ordering::SeqCst)
 }
 
 #[cfg(test)]

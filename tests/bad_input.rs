@@ -155,11 +155,102 @@ fn a_missing_journal_is_named_once() {
         .args(["run", "--resume", "/nonexistent/run.journal"])
         .output()
         .unwrap();
-    let line = one_line(&out, 1, &[]);
+    let line = one_line(&out, 2, &[]);
     assert_eq!(
-        line.matches("No such file").count(),
+        line.matches("no such journal").count(),
         1,
         "the cause is not repeated: {line}"
+    );
+}
+
+#[test]
+fn trial_timeouts_that_are_not_durations_are_refused() {
+    for (bad, why) in [
+        ("NaN", "'NaN' is not a number of seconds"),
+        (
+            "inf",
+            "inf seconds is more than the 31536000 (a year) this flag accepts",
+        ),
+        ("1e400", "1e400 seconds is more than the 31536000 (a year)"),
+        ("-1", "-1 seconds is negative; give a positive duration"),
+        (
+            "0",
+            "0 seconds would end every trial at once; give a positive duration",
+        ),
+        (
+            "0.0000001",
+            "is less than the 0.001 (1 ms) this flag accepts",
+        ),
+        (
+            "ten",
+            "'ten' is not a number of seconds (e.g. 0.5, 10, 1e2)",
+        ),
+    ] {
+        Scratch::new().refused(
+            ["--size", "64k", "--trial-timeout", bad],
+            &["for '--trial-timeout <SECONDS>'", why],
+        );
+    }
+}
+
+#[test]
+fn warmups_are_bounded_like_runs() {
+    Scratch::new().refused(
+        ["--size", "64k", "--warmup", "10001"],
+        &["invalid value '10001' for '--warmup <WARMUP>': 10001 is not in 0..=10000"],
+    );
+    Scratch::new().refused(
+        ["--size", "64k", "--warmup", "-1"],
+        &["invalid value '-1' for '--warmup <WARMUP>'"],
+    );
+}
+
+#[test]
+fn a_plan_too_large_to_run_is_refused_before_it_is_expanded() {
+    let blocks: Vec<String> = (1..=400).map(|b| b.to_string()).collect();
+    let sizes: Vec<String> = (1..=300).map(|s| format!("{}k", s + 64)).collect();
+    Scratch::new().refused(
+        [
+            "--block".to_string(),
+            blocks.join(","),
+            "--size".to_string(),
+            sizes.join(","),
+        ],
+        &[
+            "multiply to as many as",
+            "more than the 100000 one run may have; sweep fewer values at once",
+        ],
+    );
+    Scratch::new().refused(
+        [
+            "--size",
+            "64k",
+            "--block",
+            "1k,2k,4k,8k,16k,32k",
+            "--method",
+            "read,pread,mmap",
+            "--runs",
+            "10000",
+            "--warmup",
+            "10000",
+            "--pattern",
+            "seq,random,random-replace",
+            "--cache",
+            "warm,cold",
+        ],
+        &["trials, more than the 1000000 one plan may have"],
+    );
+}
+
+#[test]
+fn a_missing_file_with_a_name_that_is_not_utf8_is_named_lossily() {
+    use std::os::unix::ffi::OsStrExt;
+    Scratch::new().refused(
+        [
+            std::ffi::OsStr::new("--file"),
+            std::ffi::OsStr::from_bytes(b"/nonexistent/\xff\xfe"),
+        ],
+        &["/nonexistent/\u{fffd}\u{fffd}: no such file"],
     );
 }
 

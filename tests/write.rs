@@ -271,8 +271,9 @@ fn dir_gets_a_private_directory_of_faultlines_own_and_is_left_as_it_was() {
         std::fs::read(dir.path().join("precious.txt")).unwrap(),
         b"mine"
     );
+    // The data directory holds the run's lock, and no test file.
     assert!(
-        !scratch.data_dir().exists(),
+        common::file_ending(&scratch.data_dir(), ".data").is_none(),
         "no test file generated for write methods"
     );
 }
@@ -711,5 +712,43 @@ fn a_full_disk_fails_a_direct_or_uring_write_trial_with_its_reason() {
             .as_str()
             .unwrap()
             .starts_with("disk full ("));
+    }
+}
+
+#[test]
+#[ignore = "needs root"]
+fn mmap_write_on_a_full_file_system_stops_the_run_as_write_does() {
+    // A 1 MiB tmpfs: write() gets ENOSPC; a store into a shared mapping of
+    // a sparse file gets SIGBUS, which the trial turns into the same line.
+    let mount = common::Mount::new("tmpfs", "size=1m");
+    for method in ["write", "mmap-write"] {
+        let scratch = Scratch::new();
+        let out = scratch
+            .run(
+                Flags::new()
+                    .method(method)
+                    .size("4M")
+                    .block("64k")
+                    .runs(2)
+                    .dir(mount.path()),
+            )
+            .output()
+            .unwrap();
+        let line = common::one_line_besides_damon(
+            &out,
+            1,
+            &[
+                &format!(
+                    "error: {method} (seq 64 KiB fill pattern, fresh file), run 0: disk full ("
+                ),
+                "the run stopped and removed its files",
+                "resume with: faultline run --resume",
+            ],
+        );
+        assert!(!line.contains("killed by SIGBUS"), "{line}");
+        assert!(
+            common::entries(mount.path()).is_empty(),
+            "{method} left files behind"
+        );
     }
 }

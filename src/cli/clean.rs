@@ -20,6 +20,17 @@ pub struct CleanArgs {
 /// directory, and the cgroups a killed faultline left behind.
 pub fn execute(args: &CleanArgs) -> anyhow::Result<ExitCode> {
     let dir = session::data_dir(args.data_dir.clone());
+    if std::fs::symlink_metadata(&dir).is_err() {
+        println!(
+            "0 file(s) removed from {} (it does not exist)",
+            dir.display()
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    // The same checks as a run's (a real directory of this user's, not a
+    // symbolic link), then the lock no run may hold while clean works.
+    faultline::files::dataset::ensure_private_dir(&dir)?;
+    let _lock = faultline::files::locks::lock_data_dir_exclusive(&dir)?;
     let removed = clean(&dir, &|path| journal::read(path).is_ok())?;
     for path in &removed {
         println!("removed {}", path.display());

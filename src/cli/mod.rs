@@ -130,7 +130,7 @@ pub fn print_finished(finished: &Finished) -> ExitCode {
     if finished.interrupted {
         eprintln!(
             "interrupted: {} sample(s) kept in the journal {journal} and the exports; \
-             resume with: {} {journal}",
+             resume with: {}",
             results.cases.iter().map(|c| c.samples.len()).sum::<usize>(),
             finished.resume_command
         );
@@ -143,10 +143,13 @@ pub fn print_finished(finished: &Finished) -> ExitCode {
 /// Prints `error` as one line and returns its exit code: [`EXIT_USAGE`] for
 /// bad usage or input, [`EXIT_FAILURE`] otherwise.
 pub fn report_error(error: &anyhow::Error) -> ExitCode {
+    let ours = || error.chain().filter_map(|c| c.downcast_ref::<Error>());
+    if ours().any(Error::is_interrupted) {
+        eprintln!("interrupted: {}", one_line(&chain_text(error)));
+        return ExitCode::from(EXIT_INTERRUPTED);
+    }
     eprintln!("error: {}", one_line(&chain_text(error)));
-    let usage = error
-        .chain()
-        .any(|c| c.downcast_ref::<Error>().is_some_and(Error::is_usage));
+    let usage = ours().any(Error::is_usage);
     ExitCode::from(if usage { EXIT_USAGE } else { EXIT_FAILURE })
 }
 

@@ -1,11 +1,12 @@
 //! `faultline report`: a run's JSON export rendered as one HTML file, and
 //! optionally its plots as SVG and PNG files. Nothing is measured.
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Args;
 
 use faultline::error::Error;
+use faultline::files::outputs::Files;
 use faultline::report;
 
 /// Flags of `faultline report`.
@@ -26,25 +27,45 @@ pub struct ReportArgs {
 /// Reads the results, writes the report (and the plots, into a directory
 /// created if missing, when asked), and prints each path written.
 pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
-    // A missing output directory is a usage error, found before any work.
-    let parent = match args.output.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    if !parent.is_dir() {
-        return Err(Error::Plan(format!(
-            "--output {}: the directory {} does not exist",
-            args.output.display(),
-            parent.display()
-        ))
-        .into());
-    }
+    // The report and the plots may clobber neither the results nor each
+    // other; a missing output directory is refused before any work.
+    let mut files = Files::new(&[]);
+    files.input("RESULTS.json", &args.results)?;
+    files.output("--output", &args.output)?;
     let results = report::read_json(&args.results)?;
     // The plots and flame graphs first, so that the page can link the
-    // interactive flame graphs it shows.
-    if let Some(dir) = &args.plots {
-        let graphs = report::flame::flame_graphs(&results);
-        for path in report::write_plots(&results, dir)?
+    // interactive flame graphs it shows; every file is checked before any
+    // is written.
+    let plots = match &args.plots {
+        Some(dir) => {
+            if dir.exists() && !dir.is_dir() {
+                return Err(
+                    Error::Plan(format!("--plots {}: is not a directory", dir.display())).into(),
+                );
+            }
+            let plots = report::plots(&results);
+            let graphs = report::flame::flame_graphs(&results);
+            let names = plots
+                .iter()
+                .flat_map(|plot| ["svg", "png"].map(|ext| format!("{}.{ext}", plot.name)))
+                .chain(graphs.iter().map(|g| format!("{}.svg", g.name)));
+            for name in names {
+                let path = dir.join(name);
+                files.output("--plots", &path).or_else(|e| {
+                    // The directory is made below when missing.
+                    if dir.exists() {
+                        Err(e)
+                    } else {
+                        Ok(())
+                    }
+                })?;
+            }
+            Some((dir, plots, graphs))
+        }
+        None => None,
+    };
+    if let Some((dir, plots, graphs)) = plots {
+        for path in report::plot::write_plot_files(&plots, dir)?
             .into_iter()
             .chain(report::flame::write_flame_graphs(&graphs, dir)?)
         {

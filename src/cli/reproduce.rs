@@ -8,6 +8,7 @@ use clap::Args;
 
 use faultline::error::Error;
 use faultline::files::atomic::{write_atomically, SHARED_MODE};
+use faultline::files::outputs::Files;
 use faultline::report::Exports;
 use faultline::results::Reproduction;
 use faultline::session::{self, dry_run, Session, SessionConfig};
@@ -97,6 +98,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.profile.decide()?
     };
+    let files = check_outputs(args, &chosen, several)?;
     let mut outcomes = Vec::new();
     let mut code = ExitCode::SUCCESS;
     for preset in &mut chosen {
@@ -130,6 +132,21 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         let outcome = PresetOutcome::build(preset.as_ref(), &finished.results);
         println!("{}", outcome.render_text());
         if let Some(dir) = &args.plots {
+            let mut these = files.clone();
+            for plot in &outcome.plots {
+                for ext in ["svg", "png"] {
+                    let path = dir.join(format!("{}.{ext}", plot.name));
+                    if dir.is_dir() {
+                        these.output("--plots", &path)?;
+                    }
+                }
+            }
+            for flame in &outcome.flames {
+                let path = dir.join(format!("{}.svg", flame.name));
+                if dir.is_dir() {
+                    these.output("--plots", &path)?;
+                }
+            }
             let written = faultline::report::plot::write_plot_files(&outcome.plots, dir)?;
             let flames = faultline::report::flame::write_flame_graphs(&outcome.flames, dir)?;
             eprintln!(
@@ -195,6 +212,60 @@ fn chosen_presets(name: &str, choices: &Choices) -> anyhow::Result<Vec<Box<dyn P
         }
     }
     Ok(chosen)
+}
+
+/// Refuses, before anything runs, an output of any chosen preset (its
+/// exports, named per preset with `all`, and `--report`) that is the same
+/// file as the journal resumed, another output or one of faultline's own
+/// files. Returns the checked set, against which the plots are checked
+/// before they are written.
+fn check_outputs(
+    args: &ReproduceArgs,
+    chosen: &[Box<dyn Preset>],
+    several: bool,
+) -> anyhow::Result<Files> {
+    let data_dir = session::data_dir(args.data_dir.clone());
+    let own = [
+        data_dir.clone(),
+        data_dir.join("runs"),
+        data_dir.join(faultline::files::scratch::SUBDIR),
+    ];
+    let mut files = Files::new(&own);
+    if let Some(journal) = &args.resume {
+        files.input("--resume", journal)?;
+    }
+    if let Some(report) = &args.report {
+        files.output("--report", report)?;
+    }
+    let given = &args.exports;
+    for preset in chosen {
+        let exports = [
+            ("--export-json", &given.export_json),
+            ("--export-csv", &given.export_csv),
+            ("--export-markdown", &given.export_markdown),
+        ];
+        for (flag, path) in exports {
+            let Some(path) = path else { continue };
+            let path = if several {
+                per_preset(path, preset.name())
+            } else {
+                path.clone()
+            };
+            files.output(flag, &path)?;
+        }
+        if let Some(csv) = &given.export_csv {
+            let csv = if several {
+                per_preset(csv, preset.name())
+            } else {
+                csv.clone()
+            };
+            if preset.name() == "crotty2022" {
+                let beside = faultline::report::timeline_csv::path_beside(&csv);
+                files.output("--export-csv (its timeline file)", &beside)?;
+            }
+        }
+    }
+    Ok(files)
 }
 
 /// Says which study is replayed, and how.

@@ -124,10 +124,10 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Measured runs per case [default: 10; 5 for the default comparison].
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(1..=faultline::plan::MAX_RUNS as i64))]
     pub runs: Option<u32>,
-    /// Discarded runs per case before measuring.
-    #[arg(long, default_value_t = 0)]
+    /// Discarded runs per case before measuring, 0 to 10000.
+    #[arg(long, default_value_t = 0, allow_negative_numbers = true, value_parser = clap::value_parser!(u32).range(0..=faultline::plan::MAX_WARMUP as i64))]
     pub warmup: u32,
     /// Trial order within each group.
     #[arg(long, value_enum, default_value_t = OrderPolicy::Alternating)]
@@ -138,9 +138,9 @@ pub struct RunArgs {
     /// For cold trials, write /proc/sys/vm/drop_caches (root) instead of evicting just the file.
     #[arg(long)]
     pub drop_caches: bool,
-    /// Kill a trial that runs longer than this many seconds.
-    #[arg(long, value_name = "SECONDS")]
-    pub trial_timeout: Option<f64>,
+    /// Kill a trial that runs longer than this many seconds (0.001 to a year).
+    #[arg(long, value_name = "SECONDS", value_parser = faultline::size::parse_seconds, allow_negative_numbers = true)]
+    pub trial_timeout: Option<Duration>,
     /// faultline's data directory [default: $XDG_CACHE_HOME/faultline].
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
@@ -217,7 +217,7 @@ impl RunArgs {
             keep: self.keep,
             keep_output: self.keep_output.clone(),
             drop_caches: self.drop_caches,
-            trial_timeout: self.trial_timeout.map(Duration::from_secs_f64),
+            trial_timeout: self.trial_timeout,
             journal: self.journal.clone(),
             exports: self.exports.exports(),
             reproduction: None,
@@ -293,6 +293,130 @@ mod tests {
             Factors::default(),
             "no flags: the default comparison"
         );
+    }
+
+    /// Every flag of `run` (and a few of its values), so that generated
+    /// argument lists reach every parser.
+    const FLAGS: &[&str] = &[
+        "--method",
+        "--pattern",
+        "--block",
+        "--size",
+        "--file",
+        "--workload",
+        "--fill",
+        "--sync",
+        "--sync-call",
+        "--target",
+        "--size-with",
+        "--dir",
+        "--keep",
+        "--cache",
+        "--warm-by",
+        "--populate",
+        "--advice",
+        "--share",
+        "--stdio-buffer",
+        "--iov",
+        "--depth",
+        "--uring-registered",
+        "--latency",
+        "--factor",
+        "--enlarge",
+        "--scale-unit",
+        "--image",
+        "--keep-output",
+        "--threads",
+        "--thread-mode",
+        "--procs",
+        "--seed",
+        "--runs",
+        "--warmup",
+        "--order",
+        "--metric",
+        "--drop-caches",
+        "--trial-timeout",
+        "--data-dir",
+        "--resume",
+        "--journal",
+        "--export-json",
+        "--export-csv",
+        "--export-markdown",
+    ];
+    const VALUES: &[&str] = &[
+        "read,mmap",
+        "write,mmap-write",
+        "seq,random",
+        "0",
+        "1",
+        "-1",
+        "4kk",
+        "64M",
+        "65M",
+        "1e400",
+        "NaN",
+        "inf",
+        "-0",
+        "0.0001",
+        "18446744073709551615",
+        "4294967296",
+        ",",
+        "2,3",
+        "-2",
+        "scale",
+        "fill",
+        "touch",
+        "10000",
+        "10001",
+        "1025",
+        "257",
+        "0x4",
+        "1280x1024",
+        "x",
+        "",
+        "warm,cold,as-is",
+        "./x",
+        "/dev/null",
+        "/proc/self/status",
+    ];
+
+    fn token() -> impl Strategy<Value = std::ffi::OsString> {
+        use std::os::unix::ffi::OsStringExt;
+        prop_oneof![
+            proptest::sample::select(FLAGS).prop_map(std::ffi::OsString::from),
+            proptest::sample::select(VALUES).prop_map(std::ffi::OsString::from),
+            "\\PC{0,6}".prop_map(std::ffi::OsString::from),
+            proptest::collection::vec(proptest::num::u8::ANY, 0..6).prop_map(|b| {
+                std::ffi::OsString::from_vec(b.into_iter().filter(|&c| c != 0).collect())
+            }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        /// Generated argument lists, non-UTF-8 bytes included, through the
+        /// real parser and plan building: an error or a plan, never a panic.
+        #[test]
+        fn no_generated_argument_list_panics(
+            pairs in proptest::collection::vec((proptest::sample::select(FLAGS), token()), 0..6),
+            loose in proptest::collection::vec(token(), 0..3),
+            size in 1u64..(1 << 34),
+        ) {
+            let mut argv = vec![std::ffi::OsString::from("faultline"), "run".into()];
+            for (flag, value) in pairs {
+                argv.push(flag.into());
+                argv.push(value);
+            }
+            argv.extend(loose);
+            if let Ok(Cli { command: Command::Run(args) }) = Cli::try_parse_from(argv) {
+                let config = args.session_config();
+                let _ = args.sizes();
+                if let Ok(plan) = args.factors().plan(&[size]) {
+                    prop_assert!(plan.check_bounds().is_ok());
+                    let _ = faultline::session::dry_run::describe("run", &plan, &config);
+                }
+            }
+        }
     }
 
     proptest! {

@@ -47,7 +47,12 @@ where
         .map_err(|e| Error::io("create", &tmp, e))?;
     let written = write_and_sync(file, fill)
         .map_err(|e| Error::io("write", &tmp, e))
-        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| Error::io("rename", path, e)));
+        .and_then(|()| {
+            // A device, FIFO, socket or directory that appeared at the
+            // destination since the run's checks is not replaced.
+            super::outputs::check_replaceable(path).map_err(|e| Error::io("replace", path, e))?;
+            std::fs::rename(&tmp, path).map_err(|e| Error::io("rename", path, e))
+        });
     if let Err(e) = written {
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
@@ -150,6 +155,25 @@ mod tests {
         write_atomically(&path, PRIVATE_MODE, |w| w.write_all(b"x")).unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn a_device_at_the_destination_is_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        let err = write_atomically(&fifo, SHARED_MODE, |w| w.write_all(b"x")).unwrap_err();
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo());
+        assert_eq!(
+            entries(dir.path()),
+            vec!["fifo".to_string()],
+            "no temporary left"
+        );
     }
 
     #[test]

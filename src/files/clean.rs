@@ -40,6 +40,50 @@ pub fn clean(dir: &Path, is_journal: &dyn Fn(&Path) -> bool) -> Result<Vec<PathB
     Ok(removed)
 }
 
+/// The pid in the name of a file a faultline process makes for itself
+/// (`.faultline-tmp-<pid>-…`, `faultline-fresh-<pid>-…`,
+/// `faultline-overwrite-<pid>-…`, `.faultline-probe-<pid>`).
+fn owner_pid(name: &str) -> Option<i32> {
+    let rest = [
+        TEMP_PREFIX,
+        "faultline-fresh-",
+        "faultline-overwrite-",
+        ".faultline-probe-",
+    ]
+    .iter()
+    .find_map(|p| name.strip_prefix(p))?;
+    let digits: &str = rest.split('-').next()?;
+    digits.parse().ok().filter(|&pid: &i32| pid > 0)
+}
+
+/// Whether process `pid` is gone (kill(pid, 0) says ESRCH).
+fn is_gone(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH)
+}
+
+/// Removes, from `dir`, `dir/runs` and `dir/scratch`, the temporary,
+/// probe and scratch files of faultline processes that are gone (killed
+/// with SIGKILL, or by a crash, before they could remove them): regular
+/// files of this user with one link whose name carries a pid that no
+/// longer runs. Files of live processes (another run) are left alone.
+/// Returns what was removed; a file that cannot be removed is left.
+pub fn remove_leftovers(dir: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let leftover = |_: &Path, name: &str| {
+        owner_pid(name).is_some_and(|pid| pid != std::process::id() as i32 && is_gone(pid))
+    };
+    for d in [
+        dir.to_path_buf(),
+        dir.join("runs"),
+        dir.join(super::scratch::SUBDIR),
+    ] {
+        let _ = remove_matching(&d, &leftover, &mut removed);
+    }
+    removed
+}
+
 /// The (size, seed) a generated file's name promises.
 fn parse_generated_name(name: &str) -> Option<(u64, u64)> {
     let middle = name.strip_prefix(PREFIX)?.strip_suffix(DATA_SUFFIX)?;

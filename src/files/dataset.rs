@@ -32,14 +32,20 @@ impl Dataset {
     }
 }
 
-/// `$XDG_CACHE_HOME/faultline`, else `~/.cache/faultline`.
+/// `$XDG_CACHE_HOME/faultline`, else `$HOME/.cache/faultline`, else (with
+/// neither set to an absolute path) `/tmp/faultline-<uid>`: a directory of
+/// this user's alone, never one shared `/tmp/faultline` another user could
+/// have made first. (It is created 0700 and checked like any data
+/// directory when used: [`ensure_private_dir`].)
 pub fn default_data_dir() -> PathBuf {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("faultline")
+    let absolute = |v: std::ffi::OsString| Some(PathBuf::from(v)).filter(|p| p.is_absolute());
+    if let Some(base) = std::env::var_os("XDG_CACHE_HOME").and_then(absolute) {
+        return base.join("faultline");
+    }
+    if let Some(home) = std::env::var_os("HOME").and_then(absolute) {
+        return home.join(".cache").join("faultline");
+    }
+    std::env::temp_dir().join(format!("faultline-{}", current_uid()))
 }
 
 /// Creates `dir` with mode 0700 if missing. An existing directory must be a
@@ -88,10 +94,27 @@ pub fn generated_name(size: u64, seed: u64) -> String {
 
 /// Writes the deterministic content of (`size`, `seed`) to `out`.
 pub fn write_content(out: &mut impl Write, size: u64, seed: u64) -> std::io::Result<()> {
+    write_content_unless(out, size, seed, &|| false)
+}
+
+/// [`write_content`], stopping with an [`std::io::ErrorKind::Interrupted`]
+/// error between two MiB when `stop` says so.
+pub fn write_content_unless(
+    out: &mut impl Write,
+    size: u64,
+    seed: u64,
+    stop: &dyn Fn() -> bool,
+) -> std::io::Result<()> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
     let mut chunk = vec![0u8; 1 << 20];
     let mut left = size;
     while left > 0 {
+        if stop() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::Interrupted,
+                "interrupted by a signal",
+            ));
+        }
         let n = left.min(chunk.len() as u64) as usize;
         rng.fill_bytes(&mut chunk[..n]);
         out.write_all(&chunk[..n])?;
@@ -147,8 +170,19 @@ pub fn ensure_generated(
         Err(_) => {}
     }
     on_generate(&path);
+    // A SIGINT or SIGTERM stops the writing; the atomic writer then removes
+    // its temporary file, so nothing partial is left.
     write_own_file(dir, &generated_name(size, seed), |mut file| {
-        write_content(&mut file, size, seed)
+        write_content_unless(&mut file, size, seed, &crate::system::stop_requested)
+    })
+    .map_err(|e| match e {
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::Interrupted => {
+            Error::Interrupted(format!(
+                "interrupted while generating {}; its temporary file was removed and nothing else was written",
+                path.display()
+            ))
+        }
+        other => other,
     })
     .map(|path| Dataset {
         path,
@@ -236,15 +270,89 @@ pub fn user_file(path: &Path) -> Result<Dataset> {
     if kind.is_socket() || !kind.is_file() {
         return Err(bad("is not a regular file"));
     }
+    // Opened read-only; a file faultline may not read is bad input, as a
+    // missing one is.
+    let file = File::open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::PermissionDenied => bad(
+            "permission denied (faultline opens it read-only: check its mode and the directories above it)",
+        ),
+        _ => bad(&format!("cannot be opened: {e}")),
+    })?;
+    if let Some(fs) = pseudo_filesystem(&file) {
+        check_pseudo_file(&file, meta.len(), fs).map_err(|why| bad(&why))?;
+    }
     if meta.len() == 0 {
         return Err(bad("is empty; there is nothing to read"));
     }
-    File::open(path).map_err(|e| Error::io("open", path, e))?;
     Ok(Dataset {
         path: path.to_path_buf(),
         size: meta.len(),
         seed: None,
     })
+}
+
+/// The name of the file system holding `file` when it is one whose files
+/// the kernel makes up as they are read (procfs, sysfs, debugfs and the
+/// like): their size is often not their length, and their pages are not
+/// cached, so they cannot be evicted.
+pub fn pseudo_filesystem(file: &File) -> Option<&'static str> {
+    use std::os::unix::io::AsRawFd;
+    // SAFETY: fstatfs fills the struct it is given, on a descriptor we own.
+    let mut stat: libc::statfs = unsafe { std::mem::zeroed() };
+    if unsafe { libc::fstatfs(file.as_raw_fd(), &mut stat) } != 0 {
+        return None;
+    }
+    #[allow(clippy::unnecessary_cast)]
+    Some(match stat.f_type as i64 {
+        0x9fa0 => "procfs",
+        0x6265_6572 => "sysfs",
+        0x6462_6720 => "debugfs",
+        0x7472_6163 => "tracefs",
+        0x2762_8d0e | 0x27e0eb => "cgroup",
+        0x6367_7270 => "cgroup2",
+        0x7363_6673 => "securityfs",
+        0xcafe_4a11 => "bpf",
+        0x6265_6570 => "configfs",
+        0xde5e_81e4 => "efivarfs",
+        _ => return None,
+    })
+}
+
+/// Refuses a pseudo file system's file whose size is not its length (a
+/// procfs file reports 0 bytes, a sysfs one 4096): faultline measures
+/// bytes that stay put. Reads the file once (up to 64 MiB) to compare.
+fn check_pseudo_file(file: &File, size: u64, fs: &str) -> std::result::Result<(), String> {
+    const LIMIT: u64 = 64 << 20;
+    if size > LIMIT {
+        return Ok(());
+    }
+    let mut length = 0u64;
+    let mut buf = vec![0u8; 1 << 16];
+    let mut reader = file;
+    loop {
+        match std::io::Read::read(&mut reader, &mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                length += n as u64;
+                if length > size {
+                    break;
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("is a {fs} file that cannot be read ({e})")),
+        }
+    }
+    if length == size {
+        return Ok(());
+    }
+    let held = if length > size {
+        "more".to_string()
+    } else {
+        length.to_string()
+    };
+    Err(format!(
+        "is a {fs} file that reports {size} bytes but holds {held}: the kernel makes its content up as it is read, so there are no fixed bytes to measure; copy it to a regular file first"
+    ))
 }
 
 #[cfg(test)]

@@ -2,11 +2,15 @@
 //! file ([`dataset`]), the PPM test image ([`image`]), the scratch directory
 //! write trials write in ([`scratch`]) and the read-back of what they wrote
 //! ([`readback`]), free disk space ([`disk_space`]), the one atomic writer
-//! ([`atomic`]), and `faultline clean` ([`clean`]).
+//! ([`atomic`]), the check that no output clobbers an input ([`outputs`]), the locks between
+//! faultline processes ([`locks`]), the fingerprint that shows a file changed ([`fingerprint`]), and `faultline clean` ([`clean`]).
 pub mod atomic;
 pub mod clean;
 pub mod dataset;
 pub mod disk_space;
+pub mod fingerprint;
 pub mod image;
+pub mod locks;
+pub mod outputs;
 pub mod readback;
 pub mod scratch;

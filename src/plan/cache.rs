@@ -69,3 +69,5 @@ pub fn reached(state: CacheState, residency: f64) -> bool {
         CacheState::AsIs => true,
     }
 }
+
+display_as_value_name!(CacheState, WarmBy);

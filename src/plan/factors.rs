@@ -271,6 +271,7 @@ impl Factors {
 
     /// Expands the factors into a plan over files of the given sizes.
     pub fn plan(&self, file_sizes: &[u64]) -> Result<Plan> {
+        self.check_size_of_product(file_sizes.len())?;
         self.check_combinations()?;
         self.check_scale(file_sizes)?;
         self.check_blocks(file_sizes)?;
@@ -375,14 +376,58 @@ impl Factors {
         }
         let mut seen = HashSet::new();
         cases.retain(|c| seen.insert(c.clone()));
-        Ok(Plan {
+        let plan = Plan {
             cases,
             runs: self.runs(),
             warmup: self.warmup,
             order: self.order,
             metric: self.metric,
             seed: self.seed,
-        })
+        };
+        plan.check_bounds().map_err(Error::Plan)?;
+        Ok(plan)
+    }
+
+    /// Refuses, before expanding anything, lists whose product could pass
+    /// [`super::MAX_CASES`]: the product of every list's length is an upper
+    /// bound of the cases (a list that does not apply to a method only
+    /// lowers it).
+    fn check_size_of_product(&self, sizes: usize) -> Result<()> {
+        let lengths = [
+            sizes,
+            self.methods.len(),
+            self.patterns.len(),
+            self.blocks.len(),
+            self.workloads.len(),
+            self.fills.len(),
+            self.syncs.len(),
+            self.sync_calls.len(),
+            self.targets.len(),
+            self.size_withs.len(),
+            self.caches.len(),
+            self.warm_bys.len(),
+            self.populates.len(),
+            self.advices.len(),
+            self.shares.len(),
+            self.stdio_buffers.len(),
+            self.iovs.len(),
+            self.depths.len(),
+            self.registered.len(),
+            self.latency.len(),
+            self.scale_factors.len(),
+            self.threads.len(),
+            self.thread_modes.len(),
+        ];
+        let product = lengths
+            .iter()
+            .fold(1u64, |p, &n| p.saturating_mul(n.max(1) as u64));
+        if product > super::MAX_CASES {
+            return Err(Error::Plan(format!(
+                "these lists multiply to as many as {product} cases, more than the {} one run may have; sweep fewer values at once",
+                super::MAX_CASES
+            )));
+        }
+        Ok(())
     }
 
     /// Multiplies each case by the options its method declares, each list in

@@ -20,6 +20,15 @@ pub use case::{Case, GroupKey};
 pub use target::Target;
 pub use threads::{ThreadMode, Threads};
 
+/// Most measured runs per case (`--runs`).
+pub const MAX_RUNS: u32 = 10_000;
+/// Most warm-up runs per case (`--warmup`).
+pub const MAX_WARMUP: u32 = 10_000;
+/// Most cases one plan may have (the product of the factor lists).
+pub const MAX_CASES: u64 = 100_000;
+/// Most trials one plan may have: cases × (runs + warm-ups).
+pub const MAX_TRIALS: u64 = 1_000_000;
+
 /// The order in which the trials of a group run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
@@ -60,6 +69,40 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Trials in the whole plan: cases × (runs + warm-ups).
+    pub fn trials(&self) -> u64 {
+        self.cases.len() as u64 * (u64::from(self.runs) + u64::from(self.warmup))
+    }
+
+    /// Refuses a plan past the bounds ([`MAX_RUNS`], [`MAX_WARMUP`],
+    /// [`MAX_CASES`], [`MAX_TRIALS`]) or without a case.
+    pub fn check_bounds(&self) -> std::result::Result<(), String> {
+        if self.cases.is_empty() {
+            return Err("the plan has no case".into());
+        }
+        if self.runs == 0 || self.runs > MAX_RUNS {
+            return Err(format!("runs {} is not in 1..={MAX_RUNS}", self.runs));
+        }
+        if self.warmup > MAX_WARMUP {
+            return Err(format!("warmup {} is not in 0..={MAX_WARMUP}", self.warmup));
+        }
+        if self.cases.len() as u64 > MAX_CASES {
+            return Err(format!(
+                "{} cases is more than the {MAX_CASES} one plan may have; sweep fewer values at once",
+                self.cases.len()
+            ));
+        }
+        if self.trials() > MAX_TRIALS {
+            return Err(format!(
+                "{} cases × {} runs and warm-ups is {} trials, more than the {MAX_TRIALS} one plan may have; use fewer cases or runs",
+                self.cases.len(),
+                u64::from(self.runs) + u64::from(self.warmup),
+                self.trials()
+            ));
+        }
+        Ok(())
+    }
+
     /// Groups of case indices that differ only in method (and its options),
     /// in the order their first case appears. The first case of each group
     /// is the baseline its others are compared with.

@@ -26,11 +26,4 @@ pub enum Target {
     Overwrite,
 }
 
-impl std::fmt::Display for Target {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Target::Fresh => "fresh",
-            Target::Overwrite => "overwrite",
-        })
-    }
-}
+display_as_value_name!(Target);

@@ -195,9 +195,30 @@ fn push_bullets(out: &mut String, lines: &[String]) {
     out.push('\n');
 }
 
-/// Keeps a cell on one line and its pipes from ending it.
+/// Keeps user-controlled text (file names, labels, messages) text: on one
+/// line, its pipes from ending a cell, and its HTML, links and code spans
+/// from being rendered (`<`, `>` and `&` become entities; the `]` of a
+/// `](` and every `` ` `` are backslash-escaped, so no inline link or code
+/// span forms).
 fn escape(s: &str) -> String {
-    s.replace('|', "\\|").replace(['\n', '\r'], " ")
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ']' if chars.peek() == Some(&'(') => out.push_str("\\]"),
+            '|' | '`' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A command-line word as a POSIX shell would need it.
@@ -207,6 +228,22 @@ pub(super) fn shell_word(w: &str) -> String {
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
     if plain {
         w.to_string()
+    } else if w.chars().any(char::is_control) {
+        // A newline or other control character would break the code
+        // fence: bash's ANSI-C quoting keeps the word on one line.
+        let mut out = String::from("$'");
+        for c in w.chars() {
+            match c {
+                '\'' | '\\' => {
+                    out.push('\\');
+                    out.push(c);
+                }
+                c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32 & 0xff)),
+                c => out.push(c),
+            }
+        }
+        out.push('\'');
+        out
     } else {
         format!("'{}'", w.replace('\'', r"'\''"))
     }
@@ -342,5 +379,26 @@ mod tests {
         assert_eq!(shell_word("a b"), "'a b'");
         assert_eq!(shell_word("it's"), r"'it'\''s'");
         assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("a\n```"), r"$'a\x0a```'");
+    }
+
+    #[test]
+    fn html_links_and_fences_in_user_text_stay_text() {
+        let mut results = fixtures::results();
+        results.settings.file = "/tmp/<img src=x onerror=alert(1)>&[a](javascript:x)`.bin".into();
+        results.cases[0].label = "<script>alert(1)</script>".to_string();
+        results.warnings.push("<b>warn</b> | [x](y)".to_string());
+        results.command_line = vec!["faultline".into(), "--file=a\n```\n<p>".into()];
+        let md = render_markdown(&results);
+        for raw in ["<img", "<script>", "<b>", "[a](", "[x](", "\n```\n<p>"] {
+            assert!(!md.contains(raw), "{raw} rendered raw in {md}");
+        }
+        assert!(
+            md.contains("&lt;img src=x onerror=alert(1)&gt;&amp;[a\\](javascript:x)\\`.bin"),
+            "{md}"
+        );
+        assert!(md.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{md}");
+        let fences = md.lines().filter(|l| l.starts_with("```")).count();
+        assert_eq!(fences, 2, "one fence, opened and closed: {md}");
     }
 }

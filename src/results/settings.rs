@@ -8,11 +8,12 @@ use crate::plan::{Metric, OrderPolicy};
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Settings {
     /// The file measured (for a run of write methods only: the scratch directory).
+    #[serde(with = "crate::os_path")]
     pub file: std::path::PathBuf,
     /// Whether faultline generated it.
     pub generated: bool,
     /// Where write methods wrote; `None` when no write method ran.
-    #[serde(default)]
+    #[serde(default, with = "crate::os_path::option")]
     pub scratch_dir: Option<std::path::PathBuf>,
     /// Measured runs per case.
     pub runs: u32,

@@ -140,8 +140,6 @@ fn rewrite(dataset: &Dataset) -> Result<()> {
     file.sync_all().map_err(io("fsync"))
 }
 
-display_as_value_name!(CacheState, WarmBy);
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -31,16 +31,16 @@ pub struct Header {
     /// The command line that started the run.
     pub command_line: Vec<String>,
     /// The exports the run writes (used again by `--resume` unless new ones are given).
-    #[serde(default)]
+    #[serde(default, with = "crate::os_path::option")]
     pub export_json: Option<PathBuf>,
     /// CSV export.
-    #[serde(default)]
+    #[serde(default, with = "crate::os_path::option")]
     pub export_csv: Option<PathBuf>,
     /// Markdown export.
-    #[serde(default)]
+    #[serde(default, with = "crate::os_path::option")]
     pub export_markdown: Option<PathBuf>,
     /// `--dir`: where write trials' scratch directory was made.
-    #[serde(default)]
+    #[serde(default, with = "crate::os_path::option")]
     pub scratch_parent: Option<PathBuf>,
     /// `--keep`: keep the written files.
     #[serde(default)]
@@ -58,11 +58,16 @@ pub struct Header {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JournalFile {
     /// Where it is.
+    #[serde(with = "crate::os_path")]
     pub path: PathBuf,
     /// Its size.
     pub size: u64,
     /// Its content seed, if faultline generated it.
     pub seed: Option<u64>,
+    /// Its fingerprint when the run started (journals written before it
+    /// have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<crate::files::fingerprint::Fingerprint>,
 }
 
 /// One finished trial.
@@ -104,6 +109,7 @@ impl Journal {
     /// Creates a new journal at `path` (which must not exist) and writes its header.
     pub fn create(path: &Path, header: &Header) -> Result<Journal> {
         let file = crate::files::dataset::create_new(path)?;
+        crate::files::locks::lock_exclusive(&file, path)?;
         let mut journal = Journal {
             path: path.to_path_buf(),
             file,
@@ -112,27 +118,42 @@ impl Journal {
         Ok(journal)
     }
 
-    /// Opens an existing journal to append to it (for `--resume`). A torn
-    /// last line (no newline) is cut off first, so the next entry starts on
-    /// a line of its own.
-    pub fn append_to(path: &Path) -> Result<Journal> {
-        let io = |op| move |e| Error::io(op, path, e);
+    /// Opens an existing journal to append to it (for `--resume`) and locks
+    /// it, so that no other faultline appends to it at the same time (a
+    /// second `--resume` of it refuses); read it ([`read`]) only once it is
+    /// locked, then cut its torn line ([`Journal::cut_torn_tail`]).
+    pub fn open_locked(path: &Path) -> Result<Journal> {
         let file = OpenOptions::new()
             .read(true)
             .append(true)
             .custom_flags_nofollow()
             .open(path)
-            .map_err(io("open journal"))?;
-        let bytes = std::fs::read(path).map_err(io("read journal"))?;
-        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if keep < bytes.len() {
-            file.set_len(keep as u64)
-                .map_err(io("cut the torn line of"))?;
+            .map_err(|e| open_error(path, e))?;
+        if !file.metadata().is_ok_and(|m| m.is_file()) {
+            return Err(Error::BadFile {
+                path: path.to_path_buf(),
+                why: "is not a regular file, so not a faultline journal".into(),
+            });
         }
+        crate::files::locks::lock_exclusive(&file, path)?;
         Ok(Journal {
             path: path.to_path_buf(),
             file,
         })
+    }
+
+    /// Cuts a torn last line (no newline), so the next entry starts on a
+    /// line of its own.
+    pub fn cut_torn_tail(&self) -> Result<()> {
+        let io = |op| move |e| Error::io(op, &self.path, e);
+        let bytes = std::fs::read(&self.path).map_err(io("read journal"))?;
+        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        if keep < bytes.len() {
+            self.file
+                .set_len(keep as u64)
+                .map_err(io("cut the torn line of"))?;
+        }
+        Ok(())
     }
 
     /// Where the journal is.
@@ -184,7 +205,13 @@ pub struct Replay {
 /// Reads a journal. A header that cannot be read is an error; a torn last
 /// line or a corrupted line is skipped with a warning.
 pub fn read(path: &Path) -> Result<Replay> {
-    let file = File::open(path).map_err(|e| Error::io("open journal", path, e))?;
+    let file = File::open(path).map_err(|e| open_error(path, e))?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(Error::BadFile {
+            path: path.to_path_buf(),
+            why: "is not a regular file, so not a faultline journal".into(),
+        });
+    }
     read_from(BufReader::new(file), path)
 }
 
@@ -216,15 +243,26 @@ pub fn read_from(mut reader: impl BufRead, path: &Path) -> Result<Replay> {
             header.faultline_journal
         )));
     }
+    check_header(&header)
+        .map_err(|why| bad(format!("line 1: {why}; the journal was edited or damaged")))?;
     let mut entries = Vec::new();
     let mut warnings = Vec::new();
     let mut torn_tail = false;
+    let mut seen = std::collections::HashMap::new();
     let count = lines.len();
     for (i, line) in lines.iter().enumerate().skip(1) {
         let last = i + 1 == count;
         let complete = line.ends_with(b"\n");
         match serde_json::from_slice::<Entry>(line) {
-            Ok(entry) if complete => entries.push(entry),
+            Ok(entry) if complete => {
+                check_entry(&header.plan, &entry, i + 1, &mut seen).map_err(|why| {
+                    bad(format!(
+                        "line {}: {why}; the journal was edited or damaged, so it cannot be resumed",
+                        i + 1
+                    ))
+                })?;
+                entries.push(entry);
+            }
             _ if last => {
                 torn_tail = true;
                 warnings.push(format!(
@@ -246,6 +284,91 @@ pub fn read_from(mut reader: impl BufRead, path: &Path) -> Result<Replay> {
         warnings,
         torn_tail,
     })
+}
+
+/// A journal that cannot be opened: missing, unreadable or a symbolic link
+/// is bad input (exit 2), as a missing `--file` is; anything else is an
+/// I/O failure.
+fn open_error(path: &Path, e: std::io::Error) -> Error {
+    let why = match (e.kind(), e.raw_os_error()) {
+        (std::io::ErrorKind::NotFound, _) => "no such journal",
+        (std::io::ErrorKind::PermissionDenied, _) => "permission denied",
+        (_, Some(libc::ELOOP)) => "is a symbolic link; give the journal itself",
+        _ => return Error::io("open journal", path, e),
+    };
+    Error::BadFile {
+        path: path.to_path_buf(),
+        why: why.to_string(),
+    }
+}
+
+/// Checks what a header promises: a plan within faultline's bounds, with
+/// a file for the size of every case that reads one.
+fn check_header(header: &Header) -> std::result::Result<(), String> {
+    header.plan.check_bounds()?;
+    if let Some(f) = header.files.iter().find(|f| f.size == 0) {
+        return Err(format!(
+            "the file {} is listed with 0 bytes",
+            f.path.display()
+        ));
+    }
+    for (i, case) in header.plan.cases.iter().enumerate() {
+        if case.file_size == 0 || case.block_size == 0 {
+            return Err(format!(
+                "case {i} has a {} of 0 bytes",
+                if case.file_size == 0 { "file" } else { "block" }
+            ));
+        }
+        let has_file = header.files.iter().any(|f| f.size == case.file_size);
+        if !case.method.writes() && !has_file {
+            return Err(format!(
+                "case {i} reads a file of {} bytes, and the journal lists none of that size",
+                case.file_size
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks one entry against the plan: its case is in the plan, its run
+/// below the plan's runs (or warm-ups), and its (case, run, warm-up) slot
+/// not already filled by the entry on the line `seen` records for it.
+fn check_entry(
+    plan: &Plan,
+    entry: &Entry,
+    line: usize,
+    seen: &mut std::collections::HashMap<(usize, u32, bool), usize>,
+) -> std::result::Result<(), String> {
+    let (case, run, warmup) = entry.slot();
+    if case >= plan.cases.len() {
+        return Err(format!(
+            "case {case} is not in the journal's plan (it has {} case(s))",
+            plan.cases.len()
+        ));
+    }
+    let (limit, what) = if warmup {
+        (plan.warmup, "warm-up")
+    } else {
+        (plan.runs, "measured")
+    };
+    if run >= limit {
+        return Err(format!(
+            "run {run} of case {case} is past the plan's {limit} {what} run(s)"
+        ));
+    }
+    if let Entry::Sample(s) = entry {
+        if s.child.bytes == 0 {
+            return Err(format!(
+                "the sample of case {case}, run {run} delivered 0 bytes"
+            ));
+        }
+    }
+    if let Some(first) = seen.insert((case, run, warmup), line) {
+        return Err(format!(
+            "case {case}, {what} run {run} is already recorded on line {first} (two runs appended to this journal at once?)"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -276,6 +399,7 @@ pub(crate) mod tests {
                 path: "/x".into(),
                 size: 8192,
                 seed: Some(1),
+                fingerprint: None,
             }],
             drop_caches: false,
             command_line: vec!["faultline".into(), "run".into()],
@@ -375,6 +499,146 @@ pub(crate) mod tests {
             .unwrap_err()
             .to_string()
             .contains("not a faultline journal"));
+    }
+
+    fn journal_with(entries: &[Entry]) -> Vec<u8> {
+        let mut bytes = serde_json::to_vec(&header()).unwrap();
+        bytes.push(b'\n');
+        for e in entries {
+            bytes.extend(serde_json::to_vec(e).unwrap());
+            bytes.push(b'\n');
+        }
+        bytes
+    }
+
+    fn refusal(entries: &[Entry]) -> String {
+        read_from(std::io::Cursor::new(journal_with(entries)), Path::new("j"))
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn entries_outside_the_plan_or_twice_are_refused_by_line() {
+        let mut far = sample(0);
+        far.case = 99;
+        let e = refusal(&[
+            Entry::Sample(Box::new(sample(0))),
+            Entry::Sample(Box::new(far)),
+        ]);
+        assert!(
+            e.contains("line 3: case 99 is not in the journal's plan (it has 1 case(s))"),
+            "{e}"
+        );
+        let e = refusal(&[Entry::Sample(Box::new(sample(2)))]);
+        assert!(
+            e.contains("line 2: run 2 of case 0 is past the plan's 2 measured run(s)"),
+            "{e}"
+        );
+        let e = refusal(&[Entry::Warmup { case: 0, run: 0 }]);
+        assert!(e.contains("past the plan's 0 warm-up run(s)"), "{e}");
+        let e = refusal(&[
+            Entry::Sample(Box::new(sample(1))),
+            Entry::Failure(TrialFailure {
+                case: 0,
+                run: 1,
+                warmup: false,
+                reason: "x".into(),
+            }),
+        ]);
+        assert!(
+            e.contains("line 3: case 0, measured run 1 is already recorded on line 2"),
+            "{e}"
+        );
+        let mut empty = sample(0);
+        empty.child.bytes = 0;
+        assert!(refusal(&[Entry::Sample(Box::new(empty))]).contains("0 bytes"));
+    }
+
+    #[test]
+    fn a_header_outside_faultline_s_bounds_is_refused() {
+        let cases = [
+            (|h: &mut Header| h.plan.runs = 0) as fn(&mut Header),
+            |h| h.plan.warmup = u32::MAX,
+            |h| h.plan.cases.clear(),
+            |h| h.plan.cases[0].block_size = 0,
+            |h| h.files.clear(),
+            |h| h.files[0].size = 0,
+        ];
+        for (i, damage) in cases.iter().enumerate() {
+            let mut h = header();
+            damage(&mut h);
+            let mut bytes = serde_json::to_vec(&h).unwrap();
+            bytes.push(b'\n');
+            let e = read_from(std::io::Cursor::new(bytes), Path::new("j"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("j: line 1: "), "damage {i}: {e}");
+        }
+    }
+
+    fn any_entry() -> impl proptest::strategy::Strategy<Value = Entry> {
+        use proptest::prelude::*;
+        (0usize..3, 0u32..4, any::<bool>(), 0u8..3, any::<u64>()).prop_map(
+            |(case, run, warmup, kind, bytes)| match kind {
+                0 => {
+                    let mut s = sample(run);
+                    s.case = case;
+                    s.child.bytes = bytes;
+                    s.child.wall_ns = bytes.rotate_left(7);
+                    Entry::Sample(Box::new(s))
+                }
+                1 => Entry::Warmup { case, run },
+                _ => Entry::Failure(TrialFailure {
+                    case,
+                    run,
+                    warmup,
+                    reason: "r".into(),
+                }),
+            },
+        )
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+        /// Generated entries (cases, runs, kinds in and out of the plan,
+        /// duplicates), damaged bytes and a cut anywhere: reading never
+        /// panics, and whatever it accepts is a plan the runner and the
+        /// statistics take without panicking either.
+        #[test]
+        fn never_panics_on_generated_or_damaged_journals(
+            entries in proptest::collection::vec(any_entry(), 0..8),
+            flips in proptest::collection::vec((0usize..4000, proptest::num::u8::ANY), 0..4),
+            cut in 0usize..4000,
+        ) {
+            let mut bytes = journal_with(&entries);
+            for (at, byte) in flips {
+                let n = bytes.len();
+                bytes[at % n] = byte;
+            }
+            bytes.truncate(cut.max(1).min(bytes.len()));
+            if let Ok(replay) = read_from(std::io::Cursor::new(bytes), Path::new("j")) {
+                let plan = &replay.header.plan;
+                let mut raw = crate::results::RawResults::default();
+                for e in replay.entries {
+                    proptest::prop_assert!(e.slot().0 < plan.cases.len());
+                    match e {
+                        Entry::Sample(s) => raw.samples.push(*s),
+                        Entry::Failure(f) => raw.failures.push(f),
+                        Entry::Warmup { .. } => {}
+                    }
+                }
+                let _ = crate::runner::schedule(plan);
+                let results = crate::stats::RunResults::assemble(
+                    plan,
+                    &raw,
+                    Default::default(),
+                    crate::fixtures::results().settings,
+                    Vec::new(),
+                );
+                let _ = crate::report::render_table(&results);
+                let _ = crate::report::verdict_lines(&results);
+            }
+        }
     }
 
     proptest::proptest! {

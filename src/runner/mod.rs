@@ -35,6 +35,7 @@ use rand::SeedableRng;
 
 use crate::error::{Error, Result};
 use crate::files::dataset::Dataset;
+use crate::files::fingerprint::{check_unchanged, Fingerprint};
 use crate::files::scratch::{Scratch, TargetFile};
 use crate::measure::profile::{Namer, ProfileRequest};
 use crate::measure::residency;
@@ -66,6 +67,13 @@ pub struct RunnerOptions {
     pub keep_output: Option<PathBuf>,
     /// Sample every trial's main loop (`--profile`), in the mode the session decided.
     pub profile: Option<ProfileRequest>,
+    /// This run's mark in its data directory, to see other faultline runs
+    /// active there (they contaminate each other's numbers).
+    pub activity: Option<Arc<crate::files::locks::Activity>>,
+    /// The files read, with their fingerprints when the run started,
+    /// checked after every group; `true` for a user's file (whose times
+    /// count too).
+    pub fingerprints: Vec<(PathBuf, Fingerprint, bool)>,
 }
 
 /// How often a cache state that was not reached is topped up before the
@@ -144,7 +152,15 @@ pub fn run_trials(
     };
     let mut book = ChecksumBook::default();
     for sample in &resume.raw.samples {
-        book.check(&plan.cases[sample.case], sample.child.checksum)?;
+        // The journal reader checked every case index; a caller that did
+        // not gets an error, not a panic.
+        let case = plan.cases.get(sample.case).ok_or_else(|| {
+            Error::Plan(format!(
+                "a resumed sample names case {}, which is not in the plan",
+                sample.case
+            ))
+        })?;
+        book.check(case, sample.child.checksum)?;
     }
     let mut sequence = resume
         .raw
@@ -156,6 +172,25 @@ pub fn run_trials(
     let mut raw = resume.raw;
     raw.complete = false;
     let mut namer: Option<Namer> = None;
+    let mut others_seen = false;
+    // Another faultline run in the same data directory competes for the
+    // same CPUs, caches and device: said once, the first time it is seen.
+    let mut watch_others = |raw: &mut RawResults, case: &Case, run: u32| {
+        let Some(activity) = &options.activity else {
+            return;
+        };
+        let n = activity.others();
+        if n > 0 && !std::mem::replace(&mut others_seen, true) {
+            let warning = format!(
+                "{n} other faultline run(s) were active in {} during this run's trials (first seen at {} ({}), run {run}); runs at the same time contaminate each other's numbers",
+                activity.dir().display(),
+                case.method_label(),
+                case.group_label(),
+            );
+            progress.suspend(|| eprintln!("warning: {warning}"));
+            raw.warnings.push(warning);
+        }
+    };
     for group in schedule(plan) {
         for slot in group {
             if resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
@@ -204,6 +239,7 @@ pub fn run_trials(
                 Some(Ok(cgroup)) => cgroup,
                 None => None,
             };
+            watch_others(&mut raw, case, slot.run);
             let spec = TrialSpec {
                 path: dataset.path.clone(),
                 case: case.clone(),
@@ -224,6 +260,7 @@ pub fn run_trials(
                 return Ok(raw);
             }
             let after = measure_residency(dataset)?;
+            watch_others(&mut raw, case, slot.run);
             sequence += 1;
             progress.inc(1);
             let entry = match outcome {
@@ -235,6 +272,9 @@ pub fn run_trials(
                     let checked = book.check(case, report.checksum);
                     if let Err(e) = checked.and_then(|()| file.verify(case, report.checksum)) {
                         after_group(&raw);
+                        // Two methods disagree because the file changed
+                        // under them: say that, not "read gave X but mmap gave Y".
+                        check_inputs(options)?;
                         return Err(e);
                     }
                     if slot.warmup {
@@ -308,9 +348,18 @@ pub fn run_trials(
             }
         }
         after_group(&raw);
+        check_inputs(options)?;
     }
     raw.complete = true;
     Ok(raw)
+}
+
+/// The files read are what they were when the run started.
+fn check_inputs(options: &RunnerOptions) -> Result<()> {
+    for (path, then, times) in &options.fingerprints {
+        check_unchanged(path, then, *times)?;
+    }
+    Ok(())
 }
 
 /// The file one trial works on.
@@ -372,6 +421,36 @@ fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
     residency::measure(&file).map_err(|e| Error::io("measure residency of", &dataset.path, e))
 }
 
+/// `exe __trial`, set up to die with this process: the child asks the
+/// kernel for SIGKILL when its parent dies (PR_SET_PDEATHSIG), then checks
+/// that its parent is still the process that forked it, since the parent
+/// may have died before the request took effect. So a SIGKILLed faultline
+/// leaves no trial running, and a later resume is never measured beside an
+/// orphan. (The signal is tied to the thread that spawns the child: trials
+/// are spawned from the thread that runs the whole plan.)
+pub fn trial_command(exe: &std::path::Path) -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(exe);
+    command.arg(SUBCOMMAND);
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: prctl and getppid are async-signal-safe, and the closure
+    // allocates nothing.
+    unsafe {
+        command.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                return Err(std::io::Error::other(
+                    "faultline ended before its trial started",
+                ));
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
 /// Runs one trial child (in `cgroup`, when given, which it joins before it
 /// is sent its spec); `Err` holds the reason it produced no sample.
 fn spawn_trial(
@@ -379,8 +458,7 @@ fn spawn_trial(
     spec: &TrialSpec,
     cgroup: Option<&TrialCgroup>,
 ) -> std::result::Result<ChildReport, String> {
-    let mut child = Command::new(&options.exe)
-        .arg(SUBCOMMAND)
+    let mut child = trial_command(&options.exe)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -410,11 +488,17 @@ fn spawn_trial(
     let stop = Arc::clone(&options.stop);
     // The watchdog kills the child when it outlives --trial-timeout, or when
     // a stop is asked for (a signal sent to faultline alone must still end
-    // the running trial). It wakes every 50 ms and never touches the child otherwise.
+    // the running trial). It wakes every 50 ms, or when the limit is due if
+    // that is sooner (so a limit shorter than 50 ms holds for every trial),
+    // and never touches the child otherwise.
     let watchdog = std::thread::spawn(move || {
         let started = std::time::Instant::now();
         loop {
-            match watch.recv_timeout(Duration::from_millis(50)) {
+            let tick = limit.map_or(Duration::from_millis(50), |l| {
+                l.saturating_sub(started.elapsed())
+                    .min(Duration::from_millis(50))
+            });
+            match watch.recv_timeout(tick) {
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     let expired = limit.is_some_and(|l| started.elapsed() >= l);
                     if expired || stop.load(Ordering::SeqCst) {

@@ -20,11 +20,11 @@
 //! `--trial-timeout` does not apply to these trials (the runner waits for
 //! all N).
 use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use crate::results::{ChildReport, ProcStat};
 use crate::trial::procs::READY;
-use crate::trial::{TrialSpec, SUBCOMMAND};
+use crate::trial::TrialSpec;
 
 /// Most processes a case may run at once.
 pub const MAX_PROCS: u32 = 64;
@@ -47,8 +47,7 @@ pub fn run_together(
         }
     };
     for _ in 0..n {
-        let child = Command::new(exe)
-            .arg(SUBCOMMAND)
+        let child = super::trial_command(exe)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -142,7 +142,7 @@ pub fn passes(case: &Case) -> u64 {
 pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
     use crate::size::format_size;
     let need = DiskNeed::of(plan, config);
-    let per_case = u64::from(plan.runs + plan.warmup);
+    let per_case = u64::from(plan.runs) + u64::from(plan.warmup);
     let sizes: Vec<String> = need.files.iter().map(TestFile::describe).collect();
     let mut lines = vec![
         format!(

@@ -7,7 +7,7 @@
 //! `faultline run` and `faultline reproduce` both come here with a plan: the
 //! run's from its flags ([`crate::plan::factors`]), a study's from its preset.
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -66,6 +66,7 @@ pub struct SessionConfig {
 
 /// A prepared run: its plan, files, scratch directory and journal.
 pub struct Session {
+    guard: setup::Guard,
     plan: Plan,
     files: std::collections::BTreeMap<u64, Dataset>,
     drop_caches: bool,
@@ -78,6 +79,8 @@ pub struct Session {
     trial_timeout: Option<Duration>,
     keep_output: Option<PathBuf>,
     profile: Option<ProfileSettings>,
+    fingerprints: Vec<(PathBuf, crate::files::fingerprint::Fingerprint, bool)>,
+    warnings: Vec<String>,
 }
 
 /// What a session produced.
@@ -88,7 +91,8 @@ pub struct Finished {
     pub interrupted: bool,
     /// The journal the trials were recorded in.
     pub journal: PathBuf,
-    /// The command that continues the run from its journal.
+    /// The command that continues the run from its journal (the journal
+    /// included, quoted for the shell).
     pub resume_command: String,
 }
 
@@ -97,6 +101,7 @@ impl Session {
     /// generates (or checks) the files it reads, prepares the scratch
     /// directory of its write cases and creates its journal.
     pub fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
+        install_signal_handlers()?;
         setup::fresh(plan, config)
     }
 
@@ -104,6 +109,7 @@ impl Session {
     /// files and exports are the journal's (exports given in `config`
     /// replace them), and only the missing trials will run.
     pub fn resume(journal: &Path, config: &SessionConfig) -> Result<Session> {
+        install_signal_handlers()?;
         setup::resumed(journal, config)
     }
 
@@ -117,6 +123,7 @@ impl Session {
     /// after the running trial (which is stopped too); a second exits at once.
     pub fn run(self) -> Result<Finished> {
         let Session {
+            guard,
             plan,
             files,
             drop_caches: asked_drop_caches,
@@ -129,6 +136,8 @@ impl Session {
             trial_timeout,
             keep_output,
             profile,
+            fingerprints,
+            warnings: setup_warnings,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -137,13 +146,7 @@ impl Session {
         };
         // What continues this run after an interruption: a preset's run is
         // continued by `reproduce`, which gives the published tables and verdicts.
-        let resume_command = match &reproduction {
-            Some(r) if r.faithful => {
-                format!("faultline reproduce {} --faithful --resume", r.preset)
-            }
-            Some(r) => format!("faultline reproduce {} --resume", r.preset),
-            None => "faultline run --resume".to_string(),
-        };
+        let resume_command = resume_command(reproduction.as_ref(), journal.path());
         let settings = Settings {
             file: measured.clone(),
             generated,
@@ -157,7 +160,7 @@ impl Session {
             reproduction,
             profile: profile.clone(),
         };
-        let mut warnings = Vec::new();
+        let mut warnings = setup_warnings;
         let mut drop_caches = asked_drop_caches;
         if drop_caches && crate::system::current_uid() != 0 {
             let w = "--drop-caches needs root; falling back to evicting the file with posix_fadvise(DONTNEED)".to_string();
@@ -175,17 +178,8 @@ impl Session {
             warnings.push(w);
         }
 
-        let stop = Arc::new(AtomicBool::new(false));
-        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            // A second signal while stopping exits at once.
-            let registered = signal_hook::flag::register_conditional_shutdown(
-                signal,
-                i32::from(EXIT_INTERRUPTED),
-                Arc::clone(&stop),
-            )
-            .and_then(|_| signal_hook::flag::register(signal, Arc::clone(&stop)));
-            registered.map_err(|e| Error::Trial(format!("installing a signal handler: {e}")))?;
-        }
+        install_signal_handlers()?;
+        let stop = Arc::clone(crate::system::stop_flag());
         let exe = std::env::current_exe()
             .map_err(|e| Error::Trial(format!("finding faultline's own binary: {e}")))?;
         let options = RunnerOptions {
@@ -196,8 +190,10 @@ impl Session {
             scratch: scratch.clone(),
             keep_output,
             profile: profile.as_ref().map(|p| p.request),
+            activity: Some(Arc::clone(&guard.activity)),
+            fingerprints,
         };
-        let trials = plan.cases.len() as u64 * u64::from(plan.runs + plan.warmup);
+        let trials = plan.trials();
         let progress = indicatif::ProgressBar::with_draw_target(
             Some(trials),
             indicatif::ProgressDrawTarget::stderr(),
@@ -220,13 +216,18 @@ impl Session {
             )
         };
         let mut export_warned = false;
+        let mut kept = resume.done.len();
         let outcome = runner::run_trials(
             &plan,
             &files,
             &options,
             &progress,
             resume,
-            |entry| journal.append(entry),
+            |entry| {
+                journal.append(entry)?;
+                kept += 1;
+                Ok(())
+            },
             |raw| {
                 if let Err(e) = exports.write_all(&assemble(raw)) {
                     if !std::mem::replace(&mut export_warned, true) {
@@ -236,9 +237,20 @@ impl Session {
             },
         );
         progress.finish_and_clear();
-        let raw = outcome?;
+        // Every exit once trials have run says where they are kept and how
+        // to go on: the journal and the exact command, quoted for the shell.
+        let after_trials = |e: Error| Error::AfterTrials {
+            cause: Box::new(e),
+            journal: journal.path().to_path_buf(),
+            kept,
+            resume: resume_command.clone(),
+        };
+        let raw = outcome.map_err(after_trials)?;
         let results = assemble(&raw);
-        exports.write_all(&results).context("writing the exports")?;
+        exports
+            .write_all(&results)
+            .context("writing the exports")
+            .map_err(after_trials)?;
         setup::finish_scratch(scratch.as_deref());
         Ok(Finished {
             interrupted: stop.load(Ordering::SeqCst) && !raw.complete,
@@ -247,6 +259,68 @@ impl Session {
             resume_command,
         })
     }
+}
+
+/// Makes SIGINT and SIGTERM set [`crate::system::stop_flag`] (once per
+/// process): the running trial is stopped, or the test file being generated
+/// is abandoned and its temporary file removed. A second signal while
+/// stopping exits at once with [`EXIT_INTERRUPTED`].
+pub fn install_signal_handlers() -> Result<()> {
+    static INSTALLED: std::sync::OnceLock<std::result::Result<(), String>> =
+        std::sync::OnceLock::new();
+    INSTALLED
+        .get_or_init(|| {
+            let stop = crate::system::stop_flag();
+            for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+                signal_hook::flag::register_conditional_shutdown(
+                    signal,
+                    i32::from(EXIT_INTERRUPTED),
+                    Arc::clone(stop),
+                )
+                .and_then(|_| signal_hook::flag::register(signal, Arc::clone(stop)))
+                .map_err(|e| e.to_string())?;
+            }
+            Ok(())
+        })
+        .clone()
+        .map_err(|e| Error::Trial(format!("installing a signal handler: {e}")))
+}
+
+/// The command that continues a run from `journal`, quoted for the shell
+/// (a path with spaces or quotes pastes and works; one that is not UTF-8
+/// is written as bash's `$'...'`). A preset's run is continued by
+/// `reproduce`, which gives the published tables and verdicts.
+pub fn resume_command(reproduction: Option<&Reproduction>, journal: &Path) -> String {
+    let start = match reproduction {
+        Some(r) if r.faithful => format!("faultline reproduce {} --faithful --resume", r.preset),
+        Some(r) => format!("faultline reproduce {} --resume", r.preset),
+        None => "faultline run --resume".to_string(),
+    };
+    format!("{start} {}", shell_quote(journal))
+}
+
+/// `path` as one shell word.
+pub fn shell_quote(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    if let Some(text) = path.to_str() {
+        if let Ok(quoted) = shlex::try_quote(text) {
+            return quoted.into_owned();
+        }
+    }
+    // Not UTF-8 (or holding a NUL, which no path does): bash's ANSI-C quoting.
+    let mut out = String::from("$'");
+    for &b in path.as_os_str().as_bytes() {
+        match b {
+            b'\'' | b'\\' => {
+                out.push('\\');
+                out.push(b as char);
+            }
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// The data directory: the one given, else `$XDG_CACHE_HOME/faultline`.

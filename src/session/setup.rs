@@ -9,6 +9,7 @@ use super::{Session, SessionConfig};
 use crate::error::{Context, Error, Result};
 use crate::files::dataset::{self, Dataset};
 use crate::files::image;
+use crate::files::outputs::Files;
 use crate::files::scratch::{Needs, Scratch};
 use crate::plan::{preflight, CacheState, Plan, WarmBy};
 use crate::report::Exports;
@@ -34,12 +35,36 @@ pub fn planned_file_sizes(config: &SessionConfig, generated: &[u64]) -> Result<V
 
 /// [`Session::fresh`].
 pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
-    check_output_dirs(config)?;
     let dir = &config.data_dir;
+    let journal_at = journal_path(config);
+    let runs_dir = dir.join("runs");
+    let inputs: Vec<(&str, &Path)> = config
+        .file
+        .iter()
+        .map(|f| ("--file", f.as_path()))
+        .collect();
+    // A journal the user named is checked as any output; the one faultline
+    // names in its runs/ directory (a reproduction's) carries its own name.
+    let journal_flag = if config.journal.is_some() && journal_at.parent() != Some(&runs_dir) {
+        "--journal"
+    } else {
+        "the journal"
+    };
+    let timelines = plan.cases.iter().any(|c| c.duration_s.is_some());
+    check_outputs(
+        config,
+        &inputs,
+        &config.exports,
+        Some((journal_flag, &journal_at)),
+        timelines,
+    )?;
     // Check the file and the plan before generating anything.
     let user_file = config.file.as_deref().map(dataset::user_file).transpose()?;
     if let (Some(_), Some(d)) = (config.image, &user_file) {
         image::check_user_image(&d.path)?;
+    }
+    if let Some(d) = &user_file {
+        check_cacheable(&plan, &d.path)?;
     }
     let target = user_file
         .as_ref()
@@ -61,10 +86,15 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         )));
     }
     super::dry_run::check_disk_space(&plan, config)?;
+    dataset::ensure_private_dir(dir).context("preparing the data directory")?;
+    let guard = Guard::take(dir)?;
     let scratch = prepare_scratch(config.scratch_parent.as_deref(), config.keep, &plan, dir)?;
     let files = prepare_files(&plan, config, user_file)?;
     let paths: BTreeMap<u64, &Path> = files.iter().map(|(&s, d)| (s, d.path.as_path())).collect();
     preflight::check_files(&plan, &paths)?;
+    let fingerprints = fingerprints(&files)?;
+    let mut warnings = cache_warnings(&plan, &files);
+    warnings.extend(operation_count_warnings(&plan));
     let command_line: Vec<String> = std::env::args_os()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
@@ -78,6 +108,10 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
                 path: d.path.clone(),
                 size: d.size,
                 seed: d.seed,
+                fingerprint: fingerprints
+                    .iter()
+                    .find(|(p, _, _)| *p == d.path)
+                    .map(|(_, f, _)| f.clone()),
             })
             .collect(),
         drop_caches: config.drop_caches,
@@ -90,8 +124,12 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         reproduction: config.reproduction.clone(),
         profile: config.profile.as_ref().map(|p| p.request),
     };
-    let journal = Journal::create(&journal_path(config)?, &header)?;
+    if journal_at.parent() == Some(&runs_dir) {
+        dataset::ensure_private_dir(&runs_dir)?;
+    }
+    let journal = Journal::create(&journal_at, &header)?;
     Ok(Session {
+        guard,
         plan,
         files,
         drop_caches: config.drop_caches,
@@ -104,7 +142,128 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
         profile: config.profile.clone(),
+        fingerprints,
+        warnings,
     })
+}
+
+/// Refuses a warm or cold cache for a file of a pseudo file system
+/// (procfs, sysfs...): the kernel makes its bytes up on each read and does
+/// not cache them, so there is nothing to evict or warm (eviction fails
+/// with EINVAL on a compressed procfs file such as /proc/config.gz).
+fn check_cacheable(plan: &Plan, path: &Path) -> Result<()> {
+    let Some(state) = plan
+        .cases
+        .iter()
+        .map(|c| c.cache)
+        .find(|&c| c != CacheState::AsIs)
+    else {
+        return Ok(());
+    };
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    if let Some(fs) = dataset::pseudo_filesystem(&file) {
+        return Err(Error::BadFile {
+            path: path.to_path_buf(),
+            why: format!(
+                "is a {fs} file: the kernel makes its bytes as they are read and keeps none in the page cache, so it cannot be evicted (posix_fadvise(DONTNEED) fails or does nothing) and --cache {state} cannot be reached; use --cache as-is"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Warnings about cold trials that cannot be what they say: a file on a
+/// file system that keeps every page in memory (tmpfs, ramfs) cannot be
+/// evicted and has no device to read from; a sparse file's holes read as
+/// zeros without the device. Each is printed and kept in the results.
+fn cache_warnings(plan: &Plan, files: &BTreeMap<u64, Dataset>) -> Vec<String> {
+    use std::os::unix::fs::MetadataExt;
+    let mut warnings = Vec::new();
+    for d in files.values() {
+        let cold = plan
+            .cases
+            .iter()
+            .any(|c| c.cache == CacheState::Cold && c.file_size == d.size && !c.method.writes());
+        if !cold {
+            continue;
+        }
+        let fs = crate::measure::environment::filesystem_of(&d.path);
+        if let Some(fs @ ("tmpfs" | "ramfs" | "devtmpfs" | "hugetlbfs")) = fs.as_deref() {
+            warnings.push(format!(
+                "{} is on {fs}, which keeps every page in memory: it cannot be evicted, so cold trials run warm, and there is no device to read from (no device figures are shown)",
+                d.path.display()
+            ));
+        } else if let Ok(meta) = std::fs::metadata(&d.path) {
+            let allocated = meta.blocks().saturating_mul(512);
+            if allocated < meta.len() {
+                warnings.push(format!(
+                    "{} is sparse ({} of its {} are on the disk): its holes read as zeros without the device, so cold trials read less from the device than the file holds",
+                    d.path.display(),
+                    crate::size::format_size(allocated),
+                    crate::size::format_size(meta.len())
+                ));
+            }
+        }
+    }
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    warnings
+}
+
+/// A system call per block costs about this much, at the least.
+const NS_PER_SYSCALL: u64 = 500;
+/// A case whose trial would take longer than this, at that cost, is warned about.
+const WARN_TRIAL_NS: u64 = 10_000_000_000;
+
+/// Warns, up front, about a case whose every trial makes so many system
+/// calls (`--block 1` over a large file, say) that it will take minutes:
+/// its operation count, the trial count and an estimate at
+/// [`NS_PER_SYSCALL`] each (a trial shows no progress while it runs).
+fn operation_count_warnings(plan: &Plan) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for case in &plan.cases {
+        if case.method.maps_file() || case.duration_s.is_some() || case.block_size == 0 {
+            continue;
+        }
+        let ops = case.file_size.div_ceil(case.block_size);
+        let trial_ns = ops.saturating_mul(NS_PER_SYSCALL);
+        if trial_ns < WARN_TRIAL_NS {
+            continue;
+        }
+        let trials = u64::from(plan.runs) + u64::from(plan.warmup);
+        let minutes = |ns: u64| ns as f64 / 60e9;
+        warnings.push(format!(
+            "{} ({}) makes {ops} system calls per trial (--block {} over {}): at about {} µs each, at least {:.1} min per trial and {:.1} min for its {trials} trials; use a larger --block, or --trial-timeout to bound each trial",
+            case.method_label(),
+            case.group_label(),
+            crate::size::format_size(case.block_size),
+            crate::size::format_size(case.file_size),
+            NS_PER_SYSCALL as f64 / 1000.0,
+            minutes(trial_ns),
+            minutes(trial_ns.saturating_mul(trials)),
+        ));
+    }
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    warnings
+}
+
+/// The fingerprint of every file a session reads, taken now; `true` marks
+/// a user's file.
+fn fingerprints(
+    files: &BTreeMap<u64, Dataset>,
+) -> Result<Vec<(PathBuf, crate::files::fingerprint::Fingerprint, bool)>> {
+    files
+        .values()
+        .map(|d| {
+            let f = crate::files::fingerprint::Fingerprint::of(&d.path)?;
+            Ok((d.path.clone(), f, !d.generated()))
+        })
+        .collect()
 }
 
 /// The files `plan` reads, by size: the user's file, the generated image of
@@ -155,8 +314,10 @@ fn prepare_files(
 
 /// [`Session::resume`].
 pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
-    check_output_dirs(config)?;
+    // Locked before it is read: a second --resume of it refuses here.
+    let journal = Journal::open_locked(path)?;
     let replay = journal::read(path)?;
+    dataset::ensure_private_dir(&config.data_dir).context("preparing the data directory")?;
     for warning in &replay.warnings {
         eprintln!("warning: {warning}");
     }
@@ -173,10 +334,23 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
                     return Err(Error::BadFile {
                         path: f.path.clone(),
                         why: format!(
-                            "is {} bytes now, not the {} the journal measured",
+                            "is {} bytes now, not the {} the journal measured; the file changed since the run started, so it cannot be resumed (start a new run)",
                             d.size, f.size
                         ),
                     });
+                }
+                if let Some(then) = &f.fingerprint {
+                    let now = crate::files::fingerprint::Fingerprint::of(&f.path)?;
+                    let changed = then.differences(&now, true);
+                    if !changed.is_empty() {
+                        return Err(Error::BadFile {
+                            path: f.path.clone(),
+                            why: format!(
+                                "changed since the journal's run started (its {} differ), so new samples would not measure the bytes the kept ones did; restore it, or start a new run",
+                                changed.join(", ")
+                            ),
+                        });
+                    }
                 }
                 d
             }
@@ -199,30 +373,47 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         csv: given.csv.clone().or(header.export_csv),
         markdown: given.markdown.clone().or(header.export_markdown),
     };
+    let mut inputs: Vec<(&str, &Path)> = vec![("--resume", path)];
+    inputs.extend(
+        header
+            .files
+            .iter()
+            .filter(|f| f.seed.is_none())
+            .map(|f| ("--file", f.path.as_path())),
+    );
+    let timelines = header.plan.cases.iter().any(|c| c.duration_s.is_some());
+    check_outputs(config, &inputs, &exports, None, timelines)?;
     eprintln!(
         "resuming {}: {} trial(s) already done",
         path.display(),
         resume.done.len()
     );
+    let guard = Guard::take(&config.data_dir)?;
     let scratch = prepare_scratch(
         header.scratch_parent.as_deref(),
         header.keep,
         &header.plan,
         &config.data_dir,
     )?;
+    journal.cut_torn_tail()?;
+    let fingerprints = fingerprints(&files)?;
+    let warnings = cache_warnings(&header.plan, &files);
     Ok(Session {
+        guard,
         scratch,
         plan: header.plan,
         files,
         drop_caches: header.drop_caches,
         command_line: header.command_line,
-        journal: Journal::append_to(path)?,
+        journal,
         resume,
         exports,
         reproduction: header.reproduction.or_else(|| config.reproduction.clone()),
         trial_timeout: config.trial_timeout,
         keep_output: config.keep_output.clone(),
         profile,
+        fingerprints,
+        warnings,
     })
 }
 
@@ -255,54 +446,104 @@ fn resumed_profile(
     })
 }
 
-/// Refuses, before anything runs, an export or journal whose directory is missing.
-fn check_output_dirs(config: &SessionConfig) -> Result<()> {
+/// Refuses, before anything runs or is generated, an output that would
+/// clobber an input, another output or one of faultline's own files, or
+/// that exists and is not a regular file ([`crate::files::outputs`]).
+/// `inputs` are the files read (`--file`, the journal resumed); `exports`
+/// the exports this session writes, and `journal` the journal it writes.
+fn check_outputs(
+    config: &SessionConfig,
+    inputs: &[(&str, &Path)],
+    exports: &Exports,
+    journal: Option<(&str, &Path)>,
+    timelines: bool,
+) -> Result<()> {
+    let dir = &config.data_dir;
+    let own = [
+        dir.clone(),
+        dir.join("runs"),
+        dir.join(crate::files::scratch::SUBDIR),
+    ];
+    let mut files = Files::new(&own);
+    for (flag, path) in inputs {
+        files.input(flag, path)?;
+    }
+    match journal {
+        // The journal named by --journal is the user's choice, checked as
+        // any output; the default one carries faultline's own name.
+        Some((flag @ "--journal", path)) => files.output(flag, path)?,
+        Some((flag, path)) => files.own_output(flag, path)?,
+        None => {}
+    }
     let outputs = [
-        ("--export-json", &config.exports.json),
-        ("--export-csv", &config.exports.csv),
-        ("--export-markdown", &config.exports.markdown),
-        ("--journal", &config.journal),
+        ("--export-json", exports.json.clone()),
+        ("--export-csv", exports.csv.clone()),
+        (
+            "--export-csv (its timeline file)",
+            exports
+                .csv
+                .as_deref()
+                .filter(|_| timelines)
+                .map(crate::report::timeline_csv::path_beside),
+        ),
+        ("--export-markdown", exports.markdown.clone()),
+        ("--keep-output", config.keep_output.clone()),
     ];
     for (flag, path) in outputs {
-        let Some(path) = path else { continue };
-        let parent = match path.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        if !parent.is_dir() {
-            return Err(Error::Plan(format!(
-                "{flag} {}: the directory {} does not exist",
-                path.display(),
-                parent.display()
-            )));
+        if let Some(path) = path {
+            files.output(flag, &path)?;
         }
     }
     Ok(())
 }
 
+/// What a session holds in its data directory while it runs: the shared
+/// lock that keeps `faultline clean` out, and its mark that other runs count
+/// ([`crate::files::locks`]). Taking it also removes what killed runs left.
+pub(super) struct Guard {
+    _lock: crate::files::locks::DataDirLock,
+    pub(super) activity: Arc<crate::files::locks::Activity>,
+}
+
+impl Guard {
+    fn take(dir: &Path) -> Result<Guard> {
+        let lock = crate::files::locks::lock_data_dir_shared(dir)?;
+        let activity = Arc::new(crate::files::locks::Activity::register(dir)?);
+        let removed = crate::files::clean::remove_leftovers(dir);
+        if let Some((first, n)) = removed.first().map(|p| (p, removed.len())) {
+            eprintln!(
+                "note: removed {n} file(s) left by a faultline that was killed ({}{})",
+                first.display(),
+                if n > 1 { ", ..." } else { "" }
+            );
+        }
+        Ok(Guard {
+            _lock: lock,
+            activity,
+        })
+    }
+}
+
 /// The journal goes where the config says, else beside the JSON export,
 /// else into `<data-dir>/runs/`.
-fn journal_path(config: &SessionConfig) -> Result<PathBuf> {
+/// (`<data-dir>/runs/` is made, private, just before the journal is.)
+fn journal_path(config: &SessionConfig) -> PathBuf {
     if let Some(path) = &config.journal {
-        return Ok(path.clone());
+        return path.clone();
     }
     let runs = match config.exports.json.as_deref().and_then(Path::parent) {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         Some(_) => PathBuf::from("."),
-        None => {
-            let runs = config.data_dir.join("runs");
-            dataset::ensure_private_dir(&runs)?;
-            runs
-        }
+        None => config.data_dir.join("runs"),
     };
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    Ok(runs.join(format!(
+    runs.join(format!(
         "faultline-run-{stamp}-{}.journal",
         std::process::id()
-    )))
+    ))
 }
 
 /// The generated data file of `size` bytes from `seed` in `dir`, made if missing.

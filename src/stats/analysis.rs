@@ -116,8 +116,10 @@ pub fn throughput_bps(sample: &Sample, metric: Metric) -> f64 {
 /// non-finite residency. The runner never records such samples.
 ///
 /// `read_amplification` is the mean of `pgpgin · 1024 / bytes` over the
-/// samples that carry a vmstat `pgpgin` delta (it counts KiB), and `None`
-/// when none does.
+/// samples that carry a vmstat `pgpgin` delta (it counts KiB) and whose
+/// file has a block device, and `None` when none does: a file on tmpfs,
+/// procfs or sysfs has no device, and its device figures are not 0.00 but
+/// absent.
 pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary> {
     if samples.is_empty() {
         return None;
@@ -139,8 +141,12 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         nvcsw: per_mib_mean(&|s| s.child.rusage.nvcsw as f64)?,
         nivcsw: per_mib_mean(&|s| s.child.rusage.nivcsw as f64)?,
     };
+    // pgpgin is system-wide: it says something about this file only when
+    // the file sits on a block device (on tmpfs, procfs or sysfs there is
+    // no device to read from, and a 0.00 would look measured).
     let amplification: Vec<f64> = samples
         .iter()
+        .filter(|s| s.child.device.is_some())
         .filter_map(|s| {
             let pgpgin = *s.child.vmstat.get("pgpgin")?;
             Some(pgpgin as f64 * 1024.0 / s.child.bytes as f64)
@@ -295,6 +301,9 @@ mod tests {
             };
             s.residency_before = [0.0, 0.02, 0.01][i];
         }
+        for s in &mut samples {
+            s.child.device = Some(Default::default());
+        }
         samples[0].child.vmstat.insert("pgpgin".into(), 2048);
         samples[1].child.vmstat.insert("pgpgin".into(), 1024);
         samples[2].child.vmstat.insert("pgmajfault".into(), 7);
@@ -348,6 +357,17 @@ mod tests {
         assert_eq!(c.read_amplification, Some(1.5));
         assert!(close(c.residency_before, 0.01, 1e-12));
         assert_eq!(c.residency_after, 1.0);
+    }
+
+    #[test]
+    fn a_file_without_a_device_has_no_device_figures() {
+        let mut samples = three_samples();
+        for s in &mut samples {
+            s.child.device = None;
+        }
+        let c = summarize_case(&samples, Metric::Total).unwrap();
+        assert_eq!(c.read_amplification, None);
+        assert_eq!(c.device_reads_per_mib, None);
     }
 
     #[test]

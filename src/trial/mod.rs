@@ -43,16 +43,25 @@ pub const DISK_FULL_EXIT: i32 = 3;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct TrialSpec {
     /// The file to read, or for a write method the scratch file to write.
+    #[serde(with = "crate::os_path")]
     pub path: PathBuf,
     /// The case to run.
     pub case: Case,
     /// Where to write the scaled image (`scale` only, `--keep-output`),
     /// after the timed section.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::os_path::option"
+    )]
     pub keep_output: Option<PathBuf>,
     /// The file holding the memory charged to the trial's cgroup (a case
     /// with a memory budget), read each second of a timed trial.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::os_path::option"
+    )]
     pub cgroup_usage: Option<PathBuf>,
     /// The seed a generated file was made from (checks a timed trial's checksum).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -179,6 +188,9 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     if case.threads.is_some() {
         drop(file);
         return run_threaded_trial(spec);
+    }
+    if case.method == crate::method::MethodKind::MmapWrite {
+        disk_full_on_sigbus(&spec.path);
     }
     let (layout, order) = (case.layout(), case.block_order()?);
     let mut workload = case.build_workload(crate::system::page_size());
@@ -308,6 +320,49 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
         raw_profile,
         ..ChildReport::counted(after.since(&before))
     })
+}
+
+/// The line the SIGBUS handler writes: made before the trial, since the
+/// handler may only call async-signal-safe functions.
+static SIGBUS_LINE: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+
+extern "C" fn on_sigbus(_: libc::c_int) {
+    if let Some(line) = SIGBUS_LINE.get() {
+        // SAFETY: write(2) and _exit(2) are async-signal-safe; the buffer
+        // was made before the handler was installed and is never changed.
+        unsafe {
+            libc::write(2, line.as_ptr().cast(), line.len());
+        }
+    }
+    // SAFETY: as above.
+    unsafe { libc::_exit(DISK_FULL_EXIT) }
+}
+
+/// Makes a SIGBUS in this trial (a store into the shared mapping of a file
+/// whose pages the file system cannot back: it is full, or over quota)
+/// end the trial as a write that finds the disk full does: one line
+/// starting `disk full (` on stderr and [`DISK_FULL_EXIT`], so the runner
+/// stops the run with the same message and removes the file, instead of
+/// reporting a failed trial and going on into the same wall.
+///
+/// Chosen over reserving the space first (fallocate), which would change
+/// what `--size-with truncate` measures: a sparse file filled by faults.
+fn disk_full_on_sigbus(path: &Path) {
+    let fs = crate::measure::environment::filesystem_of(path.parent().unwrap_or(path))
+        .map(|fs| format!(" (file system: {fs})"))
+        .unwrap_or_default();
+    let line = format!(
+        "disk full (a store into the shared mapping of {} raised SIGBUS: the file system could not back the page, it is full or over quota){fs}\n",
+        path.display()
+    );
+    let _ = SIGBUS_LINE.set(line.into_bytes());
+    // SAFETY: installs a handler that only calls async-signal-safe functions.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_sigbus as *const () as usize;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
+    }
 }
 
 /// Adds the file system's name to a method's refusal (mmap on sysfs, say).

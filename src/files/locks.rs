@@ -1,0 +1,258 @@
+//! Locks, not luck: what keeps two faultline processes from trampling on
+//! each other's files, and tells a run that another one measured beside it.
+//!
+//! - A run holds a shared `flock` on `<data-dir>/.faultline-lock` from its
+//!   start to its end; `faultline clean` takes it exclusively, so it refuses
+//!   while a run is in progress (and a run refuses while clean works).
+//! - A run also holds an exclusive `flock` on a file of its own,
+//!   `<data-dir>/.faultline-active-<pid>`, removed when it ends. Another run
+//!   counts the ones it cannot lock ([`Activity::others`]): those are held by
+//!   live runs. One it can lock was left by a run that was killed (the
+//!   kernel drops a dead process's locks), and is removed.
+//! - The journal of a run is locked exclusively by the run writing it
+//!   ([`lock_exclusive`]), so a second `--resume` of it refuses.
+//!
+//! All locks are `flock(2)` locks on descriptors opened close-on-exec: they
+//! end with the process, however it ends, and trial children do not inherit
+//! them.
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// The name of a data directory's lock file.
+pub const DATA_DIR_LOCK: &str = ".faultline-lock";
+/// The name prefix of the file each running run holds locked.
+pub const ACTIVE_PREFIX: &str = ".faultline-active-";
+
+/// `flock(fd, op | LOCK_NB)`: `Ok(false)` when another process holds a
+/// conflicting lock.
+fn try_flock(file: &File, op: libc::c_int) -> std::io::Result<bool> {
+    // SAFETY: flock on a descriptor this File owns.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), op | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(false)
+    } else {
+        Err(e)
+    }
+}
+
+/// Opens (creating it, mode 0600, never through a symbolic link) a lock file.
+fn open_lock_file(path: &Path) -> Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| Error::io("open the lock file", path, e))
+}
+
+/// Takes an exclusive lock on an open file (a journal), or says which
+/// file is in use by another faultline.
+pub fn lock_exclusive(file: &File, path: &Path) -> Result<()> {
+    match try_flock(file, libc::LOCK_EX) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(Error::BadFile {
+            path: path.to_path_buf(),
+            why: "is in use by another faultline run (it holds the journal's lock); wait for that run to end".into(),
+        }),
+        Err(e) => Err(Error::io("lock", path, e)),
+    }
+}
+
+/// A data directory's lock, held until dropped.
+#[derive(Debug)]
+pub struct DataDirLock {
+    _file: File,
+}
+
+/// Takes the data directory's lock shared (a run), or refuses while
+/// `faultline clean` holds it.
+pub fn lock_data_dir_shared(dir: &Path) -> Result<DataDirLock> {
+    let path = dir.join(DATA_DIR_LOCK);
+    let file = open_lock_file(&path)?;
+    match try_flock(&file, libc::LOCK_SH) {
+        Ok(true) => Ok(DataDirLock { _file: file }),
+        Ok(false) => Err(Error::BadFile {
+            path: dir.to_path_buf(),
+            why: "is being cleaned by `faultline clean` right now; run again when it is done"
+                .into(),
+        }),
+        Err(e) => Err(Error::io("lock", &path, e)),
+    }
+}
+
+/// Takes the data directory's lock exclusively (`faultline clean`), or
+/// refuses while a run holds it.
+pub fn lock_data_dir_exclusive(dir: &Path) -> Result<DataDirLock> {
+    let path = dir.join(DATA_DIR_LOCK);
+    let file = open_lock_file(&path)?;
+    match try_flock(&file, libc::LOCK_EX) {
+        Ok(true) => Ok(DataDirLock { _file: file }),
+        Ok(false) => Err(Error::BadFile {
+            path: dir.to_path_buf(),
+            why: "is in use by a faultline run in progress; clean refuses to remove files under it (run clean when it has ended)".into(),
+        }),
+        Err(e) => Err(Error::io("lock", &path, e)),
+    }
+}
+
+/// This run's mark in its data directory: an exclusively locked file,
+/// removed when dropped (and unlocked by the kernel if the run is killed).
+#[derive(Debug)]
+pub struct Activity {
+    dir: PathBuf,
+    path: PathBuf,
+    _file: File,
+}
+
+impl Activity {
+    /// Marks this process as running in `dir`.
+    pub fn register(dir: &Path) -> Result<Activity> {
+        let path = dir.join(format!("{ACTIVE_PREFIX}{}", std::process::id()));
+        // A leftover of a killed run with this pid may be there, and another
+        // run may be removing it as stale right now: lock, then make sure
+        // the name still leads to the file locked.
+        for _ in 0..100 {
+            let file = open_lock_file(&path)?;
+            if !try_flock(&file, libc::LOCK_EX).map_err(|e| Error::io("lock", &path, e))? {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                continue;
+            }
+            let same = match (file.metadata(), std::fs::symlink_metadata(&path)) {
+                (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+                _ => false,
+            };
+            if same {
+                return Ok(Activity {
+                    dir: dir.to_path_buf(),
+                    path,
+                    _file: file,
+                });
+            }
+        }
+        Err(Error::Trial(format!(
+            "could not mark this run as active in {}",
+            dir.display()
+        )))
+    }
+
+    /// How many other faultline runs are active in this data directory now.
+    /// Marks left by killed runs are removed on the way.
+    pub fn others(&self) -> u32 {
+        other_runs_active(&self.dir, Some(&self.path))
+    }
+
+    /// The data directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Activity {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// How many faultline runs hold their mark in `dir` (other than `own`):
+/// each mark that cannot be locked belongs to a live run. A mark that can
+/// be locked was left by a killed run, and is removed.
+pub fn other_runs_active(dir: &Path, own: Option<&Path>) -> u32 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut active = 0;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        let is_mark = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(ACTIVE_PREFIX))
+            .is_some_and(|pid| pid.parse::<u32>().is_ok());
+        if !is_mark || Some(path.as_path()) == own {
+            continue;
+        }
+        let Ok(file) = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&path)
+        else {
+            continue;
+        };
+        match try_flock(&file, libc::LOCK_EX) {
+            Ok(false) => active += 1,
+            Ok(true) => {
+                // Stale: its run is gone. Removed while locked, so a run
+                // registering the same name re-checks and makes a new one.
+                let _ = std::fs::remove_file(&path);
+            }
+            Err(_) => {}
+        }
+    }
+    active
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_runs_exclude_clean_and_clean_excludes_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = lock_data_dir_shared(dir.path()).unwrap();
+        let b = lock_data_dir_shared(dir.path()).unwrap();
+        let e = lock_data_dir_exclusive(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("in use by a faultline run in progress"), "{e}");
+        drop((a, b));
+        let clean = lock_data_dir_exclusive(dir.path()).unwrap();
+        let e = lock_data_dir_shared(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("being cleaned"), "{e}");
+        drop(clean);
+    }
+
+    #[test]
+    fn a_journal_is_locked_by_one_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        std::fs::write(&path, b"x").unwrap();
+        let first = File::open(&path).unwrap();
+        lock_exclusive(&first, &path).unwrap();
+        let second = File::open(&path).unwrap();
+        let e = lock_exclusive(&second, &path).unwrap_err().to_string();
+        assert!(e.contains("in use by another faultline run"), "{e}");
+        drop(first);
+        lock_exclusive(&second, &path).unwrap();
+    }
+
+    #[test]
+    fn stale_marks_are_removed_and_not_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let stale = dir.path().join(format!("{ACTIVE_PREFIX}999999999"));
+        std::fs::write(&stale, b"").unwrap();
+        let me = Activity::register(dir.path()).unwrap();
+        assert_eq!(me.others(), 0);
+        assert!(!stale.exists(), "a mark nobody holds is removed");
+        // A mark held by another open file description counts, as another
+        // process's would.
+        let held = dir.path().join(format!("{ACTIVE_PREFIX}999999998"));
+        let holder = open_lock_file(&held).unwrap();
+        assert!(try_flock(&holder, libc::LOCK_EX).unwrap());
+        assert_eq!(me.others(), 1);
+        assert_eq!(other_runs_active(dir.path(), None), 2);
+        drop(holder);
+        assert_eq!(me.others(), 0);
+        let mine = me.path.clone();
+        drop(me);
+        assert!(!mine.exists());
+    }
+}

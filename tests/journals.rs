@@ -1,0 +1,147 @@
+//! A journal is fully validated before a run resumes from it: every damaged
+//! or edited line is refused by its line number, in one line, exit 2,
+//! never a panic, and nothing is run or appended.
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{faultline, one_line, succeeded, Flags, Scratch};
+use serde_json::Value;
+
+/// A finished run of 2 cases × 2 runs, and its journal.
+fn journal(scratch: &Scratch) -> PathBuf {
+    let journal = scratch.path("run.journal");
+    succeeded(
+        &mut scratch.run(
+            Flags::new()
+                .size("64k")
+                .method("read,mmap")
+                .block("16k")
+                .cache("as-is")
+                .runs(2)
+                .journal(&journal),
+        ),
+    );
+    journal
+}
+
+fn lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn write(path: &Path, lines: &[Value]) {
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(path, text).unwrap();
+}
+
+/// `--resume` of the journal after `edit`, expected refused in one line.
+#[track_caller]
+fn refused_after(edit: impl FnOnce(&mut Vec<Value>), needles: &[&str]) -> String {
+    let scratch = Scratch::new();
+    let path = journal(&scratch);
+    let mut l = lines(&path);
+    edit(&mut l);
+    write(&path, &l);
+    let before = std::fs::read(&path).unwrap();
+    let out = faultline()
+        .args(["run", "--data-dir"])
+        .arg(scratch.data_dir())
+        .arg("--resume")
+        .arg(&path)
+        .output()
+        .unwrap();
+    let line = one_line(&out, 2, needles);
+    assert_eq!(std::fs::read(&path).unwrap(), before, "nothing appended");
+    line
+}
+
+#[test]
+fn a_sample_whose_case_is_not_in_the_plan_is_refused_by_line() {
+    refused_after(
+        |l| l[2]["sample"]["case"] = 99.into(),
+        &[
+            "run.journal: line 3: case 99 is not in the journal's plan (it has 2 case(s))",
+            "cannot be resumed",
+        ],
+    );
+}
+
+#[test]
+fn a_run_past_the_plan_s_runs_is_refused_by_line() {
+    refused_after(
+        |l| l[1]["sample"]["run"] = 7.into(),
+        &["line 2: run 7 of case", "past the plan's 2 measured run(s)"],
+    );
+}
+
+#[test]
+fn a_trial_recorded_twice_is_refused_by_line() {
+    refused_after(
+        |l| {
+            let again = l[1].clone();
+            l.push(again);
+        },
+        &["line 6: case", "is already recorded on line 2"],
+    );
+}
+
+#[test]
+fn a_header_outside_faultline_s_bounds_is_refused() {
+    refused_after(
+        |l| l[0]["plan"]["runs"] = 0.into(),
+        &["line 1: runs 0 is not in 1..=10000"],
+    );
+    refused_after(
+        |l| l[0]["plan"]["warmup"] = 4_000_000_000u64.into(),
+        &["line 1: warmup 4000000000 is not in 0..=10000"],
+    );
+    refused_after(
+        |l| l[0]["plan"]["cases"][1]["block_size"] = 0.into(),
+        &["line 1: case 1 has a block of 0 bytes"],
+    );
+}
+
+#[test]
+fn a_journal_that_is_not_a_regular_file_or_missing_is_bad_input() {
+    let out = faultline()
+        .args(["run", "--resume", "/dev/zero"])
+        .output()
+        .unwrap();
+    one_line(
+        &out,
+        2,
+        &["/dev/zero: is not a regular file, so not a faultline journal"],
+    );
+    let out = faultline()
+        .args(["run", "--resume", "/nonexistent/run.journal"])
+        .output()
+        .unwrap();
+    one_line(&out, 2, &["/nonexistent/run.journal: no such journal"]);
+}
+
+#[test]
+fn a_corrupted_middle_line_is_skipped_and_its_trial_runs_again() {
+    let scratch = Scratch::new();
+    let path = journal(&scratch);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    let second = text.find('\n').unwrap() + 1;
+    text.replace_range(second..second + 5, "#####");
+    std::fs::write(&path, text).unwrap();
+    let json = scratch.path("out.json");
+    let out = succeeded(
+        faultline()
+            .args(["run", "--data-dir"])
+            .arg(scratch.data_dir())
+            .arg("--resume")
+            .arg(&path)
+            .arg("--export-json")
+            .arg(&json),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("skipped corrupted line 2"), "{stderr}");
+    assert_eq!(common::samples(&common::read_json(&json)).len(), 4);
+}
