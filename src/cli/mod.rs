@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use faultline::error::Error;
+use faultline::measure::profile;
 use faultline::report::Exports;
+use faultline::results::ProfileSettings;
 use faultline::session::{Finished, EXIT_INTERRUPTED};
 
 pub mod calibrate;
@@ -85,6 +87,45 @@ pub struct ExportArgs {
     /// Write a Markdown report (rewritten after every group).
     #[arg(long, value_name = "FILE")]
     pub export_markdown: Option<PathBuf>,
+}
+
+/// The profile flags, shared by `run` and `reproduce`.
+#[derive(Debug, Default, Args)]
+pub struct ProfileArgs {
+    /// Sample each trial's main loop with a cpu-clock profile (kernel and user call chains) and
+    /// report where its CPU time went, by category, per case, with flame graphs; see
+    /// docs/profile.md. Without root and with kernel.perf_event_paranoid above 1 the samples are
+    /// user-only (one line says so). A resumed run profiles as its journal says.
+    #[arg(long, conflicts_with = "resume")]
+    pub profile: bool,
+    /// --profile's rate: samples per CPU second of each thread, 1 to 10000 [default: 997].
+    #[arg(long, value_name = "HZ", requires = "profile",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(profile::MAX_HZ)))]
+    pub profile_hz: Option<u32>,
+}
+
+impl ProfileArgs {
+    /// What the trials will sample, decided once for the whole run: checks
+    /// the rate against the kernel's limit and opens a sampler in the mode
+    /// this process may take; prints the one line that says why when it is
+    /// user-only. `None` without `--profile`.
+    pub fn decide(&self) -> Result<Option<ProfileSettings>, Error> {
+        if !self.profile {
+            return Ok(None);
+        }
+        let frequency_hz = self.profile_hz.unwrap_or(profile::DEFAULT_HZ);
+        let decision = profile::probe(frequency_hz)?;
+        if let Some(note) = &decision.note {
+            eprintln!("{note}");
+        }
+        Ok(Some(ProfileSettings {
+            request: profile::ProfileRequest {
+                frequency_hz,
+                mode: decision.mode,
+            },
+            note: decision.note,
+        }))
+    }
 }
 
 impl ExportArgs {

@@ -24,7 +24,8 @@ pub struct ReportArgs {
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Also write each plot as SVG and PNG into this directory (with several
-    /// exports, each run's plots named after its letter: `A-throughput.svg`, …).
+    /// exports, each run's plots named after its letter: `A-throughput.svg`, …),
+    /// and each profiled case's interactive flame graph as `flame-<case>.svg`.
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
 }
@@ -64,6 +65,9 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
+    // The plots and flame graphs first, so that the page can link the
+    // interactive flame graphs it shows; every file is checked before any
+    // is written.
     let plots = match &args.plots {
         Some(dir) => {
             if dir.exists() && !dir.is_dir() {
@@ -93,8 +97,19 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                         }
                     })?;
                 }
+            let graphs: Vec<_> = runs.iter().flat_map(report::flame::flame_graphs).collect();
+            for graph in &graphs {
+                let path = dir.join(format!("{}.svg", graph.name));
+                files.output("--plots", &path).or_else(|e| {
+                    if dir.exists() {
+                        Err(e)
+                    } else {
+                        Ok(())
+                    }
+                })?;
             }
-            Some((dir, plots))
+            }
+            Some((dir, plots, graphs))
         }
         None => None,
     };
@@ -110,11 +125,16 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         None => report::write_html(&runs[0], &output)?,
     }
     println!("wrote {}", output.display());
-    if let Some((dir, plots)) = plots {
-        for path in report::plot::write_plot_files(&plots, dir)? {
+    if let Some((dir, plots, graphs)) = plots {
+        for path in report::plot::write_plot_files(&plots, dir)?
+            .into_iter()
+            .chain(report::flame::write_flame_graphs(&graphs, dir)?)
+        {
             println!("wrote {}", path.display());
         }
     }
+    report::html::write_html_linking(&results, &args.output, args.plots.as_deref())?;
+    println!("wrote {}", args.output.display());
     Ok(ExitCode::SUCCESS)
 }
 

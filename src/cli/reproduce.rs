@@ -12,7 +12,7 @@ use faultline::files::outputs::Files;
 use faultline::report::Exports;
 use faultline::results::Reproduction;
 use faultline::session::{self, dry_run, Session, SessionConfig};
-use faultline::studies::html::render_preset_html;
+use faultline::studies::html::render_preset_html_linking;
 use faultline::studies::outcome::PresetOutcome;
 use faultline::studies::{self, Choices, Preset, Scope};
 
@@ -77,6 +77,9 @@ pub struct ReproduceArgs {
     /// Output flags.
     #[command(flatten)]
     pub output: super::output_args::OutputArgs,
+    /// The profile.
+    #[command(flatten)]
+    pub profile: super::ProfileArgs,
     /// Divides every file size (test-only).
     #[arg(long, hide = true, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub scale_down: u64,
@@ -98,6 +101,13 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         .into());
     }
     let several = chosen.len() > 1;
+    // Decided once for every preset: the line saying why samples are
+    // user-only is printed once.
+    let profile = if args.dry_run {
+        None
+    } else {
+        args.profile.decide()?
+    };
     let files = check_outputs(args, &chosen, several)?;
     let mut outcomes = Vec::new();
     let mut code = ExitCode::SUCCESS;
@@ -106,7 +116,8 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             preset: preset.name().to_string(),
             faithful: args.faithful,
         };
-        let config = session_config(args, preset.name(), several, &reproduction)?;
+        let mut config = session_config(args, preset.name(), several, &reproduction)?;
+        config.profile = profile.clone();
         let session = match &args.resume {
             Some(path) => {
                 check_resumable(path, &reproduction)?;
@@ -146,8 +157,19 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                     }
                 }
             }
+            for flame in &outcome.flames {
+                let path = dir.join(format!("{}.svg", flame.name));
+                if dir.is_dir() {
+                    these.output("--plots", &path)?;
+                }
+            }
             let written = faultline::report::plot::write_plot_files(&outcome.plots, dir)?;
-            eprintln!("plots: {} files in {}", written.len(), dir.display());
+            let flames = faultline::report::flame::write_flame_graphs(&outcome.flames, dir)?;
+            eprintln!(
+                "plots: {} files in {}",
+                written.len() + flames.len(),
+                dir.display()
+            );
         }
         outcomes.push(outcome);
         if c != ExitCode::SUCCESS {
@@ -171,7 +193,11 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     }
     args.output.print(&verdicts);
     if let Some(path) = &args.report {
-        let html = render_preset_html(&outcomes);
+        let link = args
+            .plots
+            .as_deref()
+            .map(|dir| faultline::report::html::relative_link(path, dir));
+        let html = render_preset_html_linking(&outcomes, link.as_deref());
         write_atomically(path, SHARED_MODE, |w| w.write_all(html.as_bytes()))?;
         eprintln!("report: {}", path.display());
     }

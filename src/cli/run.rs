@@ -205,6 +205,9 @@ pub struct RunArgs {
     /// Precision, verdict adjustment and trial length.
     #[command(flatten)]
     pub statistics: super::precision_args::PrecisionArgs,
+    /// The profile.
+    #[command(flatten)]
+    pub profile: super::ProfileArgs,
 }
 
 impl RunArgs {
@@ -301,6 +304,7 @@ impl RunArgs {
                     && self.runs.is_none()
                     && self.factors().is_default_comparison(),
             ),
+            profile: None,
         }
     }
 
@@ -328,7 +332,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
         print!("{toml}");
         return Ok(ExitCode::SUCCESS);
     }
-    let config = args.session_config();
+    let mut config = args.session_config();
     // A bad baseline is refused before anything runs.
     let baseline = match &args.output.baseline {
         Some(path) => {
@@ -371,6 +375,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
             if args.plan.dry_run {
                 return Ok(super::plan_args::print_dry_run(&plan, &config));
             }
+            config.profile = args.profile.decide()?;
             let session = Session::fresh(plan, &config)?;
             // Once the plan passed every check, so that a refusal is one line.
             if let Some(t) = &factors.trace {

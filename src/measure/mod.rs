@@ -1,7 +1,8 @@
 //! Measuring instruments: CPU and fault counters, /proc/vmstat, page-cache
 //! residency, block-device counters, per-second timelines, per-operation
-//! latency and the environment. Each is read outside the timed loop (the
-//! latency recorder, when asked for, is the one exception). The
+//! latency, the CPU profile (`--profile`) and the environment. Each is read
+//! outside the timed loop (the latency recorder, when asked for, is the one
+//! exception; the profiler is switched on and off around it). The
 //! interference probe ([`interference`]) is read by the runner around each
 //! trial, from /proc/stat, /proc/pressure, the whole disk's counters, its
 //! own and its reaped children's rusage, and the registry of active runs.
@@ -14,6 +15,7 @@ pub mod interference;
 pub mod latency;
 pub mod procio;
 pub mod procstat;
+pub mod profile;
 pub mod psi;
 pub mod residency;
 pub mod rusage;

@@ -68,11 +68,25 @@ ul.lines li { margin: 0.35rem 0; }
 figure.plot { margin: 1rem 0 1.5rem; }
 figure.plot svg { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
 figcaption { color: var(--muted); font-size: 0.875rem; margin-top: 0.35rem; }
+figure.flame { margin: 1rem 0 1.5rem; }
+figure.flame svg { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
+figure.flame svg text { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 12px; }
+figure.flame svg text[id$="-title"] { text-anchor: middle; font-size: 17px; }
+figure.flame svg text[id$="-subtitle"] { text-anchor: middle; }
+figure.flame svg text[id$="-details"], figure.flame svg text[id$="-search"], figure.flame svg text[id$="-matched"], figure.flame svg .hide { display: none; }
+figure.flame svg g:hover > rect { stroke: #000; stroke-width: 0.5; }
 footer { margin-top: 2.5rem; color: var(--muted); font-size: 0.8rem; }
 "#;
 
 /// Renders the whole report as one HTML document.
 pub fn render_html(results: &RunResults) -> String {
+    render_html_linking(results, None)
+}
+
+/// [`render_html`], with each case's flame graph also linked to its
+/// interactive SVG in the directory `--plots` wrote it to (a path relative
+/// to the page), when there is one.
+pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> String {
     let plots = plots(results);
     let verdicts = verdict_lines(results);
     let failures = failure_lines(results);
@@ -86,6 +100,10 @@ pub fn render_html(results: &RunResults) -> String {
     nav.push(("results", "Results"));
     if !spreads.is_empty() {
         nav.push(("spread", super::spread::TITLE));
+    }
+    let cycles = super::profile::profile_lines(results);
+    if !cycles.is_empty() {
+        nav.push(("cycles", super::profile::TITLE));
     }
     if !failures.is_empty() {
         nav.push(("failures", "Failures"));
@@ -126,6 +144,9 @@ pub fn render_html(results: &RunResults) -> String {
     if !spreads.is_empty() {
         push_lines(&mut out, "spread", super::spread::TITLE, &spreads);
     }
+    if !cycles.is_empty() {
+        push_cycles(&mut out, results, &cycles, flame_dir);
+    }
     if !failures.is_empty() {
         push_lines(&mut out, "failures", "Failures", &failures);
     }
@@ -143,8 +164,134 @@ pub fn render_html(results: &RunResults) -> String {
 
 /// Writes [`render_html`] to `path`, atomically.
 pub fn write_html(results: &RunResults, path: &Path) -> Result<()> {
-    let html = render_html(results);
+    write_html_linking(results, path, None)
+}
+
+/// Writes [`render_html_linking`] to `path`, atomically, linking the flame
+/// graphs written into `flame_dir` (made relative to the page's directory).
+pub fn write_html_linking(
+    results: &RunResults,
+    path: &Path,
+    flame_dir: Option<&Path>,
+) -> Result<()> {
+    let link = flame_dir.map(|dir| relative_link(path, dir));
+    let html = render_html_linking(results, link.as_deref());
     write_atomically(path, SHARED_MODE, |w| w.write_all(html.as_bytes()))
+}
+
+/// `dir` as a URL path relative to the directory of the page at `page`
+/// (each component percent-encoded), or an absolute `file://` URL when the
+/// two share no directory.
+pub fn relative_link(page: &Path, dir: &Path) -> String {
+    let absolute = |p: &Path| {
+        let p = if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            std::env::current_dir().unwrap_or_default().join(p)
+        };
+        // Lexically: `..` and `.` resolved, no symbolic link followed.
+        let mut out = std::path::PathBuf::new();
+        for c in p.components() {
+            match c {
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                std::path::Component::CurDir => {}
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    let from = absolute(page.parent().unwrap_or(Path::new(".")));
+    let to = absolute(dir);
+    let common = from
+        .components()
+        .zip(to.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let encode = |c: std::path::Component| -> String {
+        c.as_os_str()
+            .to_string_lossy()
+            .bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                    (b as char).to_string()
+                }
+                b => format!("%{b:02X}"),
+            })
+            .collect()
+    };
+    if common <= 1 {
+        let parts: Vec<String> = to.components().skip(1).map(encode).collect();
+        return format!("file:///{}", parts.join("/"));
+    }
+    let mut parts: Vec<String> = vec!["..".to_string(); from.components().count() - common];
+    parts.extend(to.components().skip(common).map(encode));
+    if parts.is_empty() {
+        ".".to_string()
+    } else {
+        parts.join("/")
+    }
+}
+
+/// The "Where the cycles go" section: the lines, then each profiled case's
+/// flame graph (the static copy), linked to its interactive file when
+/// `flame_dir` says where `--plots` wrote it.
+pub fn push_cycles(
+    out: &mut String,
+    results: &RunResults,
+    lines: &[String],
+    flame_dir: Option<&str>,
+) {
+    out.push_str(&format!(
+        "<section id=\"cycles\">\n<h2>{}</h2>\n",
+        super::profile::TITLE
+    ));
+    if let Some(legend) = super::profile::legend(results) {
+        out.push_str(&format!("<p class=\"lede\">{}.</p>\n", escape(&legend)));
+    }
+    out.push_str("<ul class=\"lines\">\n");
+    for line in lines {
+        out.push_str(&format!("<li>{}</li>\n", escape(line)));
+    }
+    out.push_str("</ul>\n");
+    for graph in super::flame::flame_graphs(results) {
+        push_flame(out, &graph, flame_dir);
+    }
+    out.push_str("</section>\n");
+}
+
+/// One flame graph, inline, in a figure with its caption (and its link).
+pub fn push_flame(out: &mut String, graph: &super::flame::FlameGraph, flame_dir: Option<&str>) {
+    out.push_str(&format!(
+        "<figure class=\"flame\" id=\"{}\">\n",
+        escape(&graph.name)
+    ));
+    match graph.inline_svg.strip_prefix("<svg") {
+        Some(rest) => {
+            out.push_str(&format!(
+                "<svg role=\"img\" aria-label=\"{}\"",
+                escape(&format!("flame graph: {}", graph.title))
+            ));
+            out.push_str(rest);
+        }
+        None => out.push_str(&graph.inline_svg),
+    }
+    out.push_str(&format!(
+        "\n<figcaption><strong>Flame graph: {}.</strong> Each box is a function, as wide as \
+         its share of the main loop's samples, above the function that called it; kernel \
+         frames (<code>_[k]</code>) orange, inlined ones (<code>_[i]</code>) aqua. Hover a box \
+         for its name and samples.",
+        escape(&graph.title)
+    ));
+    if let Some(dir) = flame_dir {
+        let href = format!("{dir}/{}.svg", graph.name);
+        out.push_str(&format!(
+            " <a class=\"flame-link\" href=\"{}\">The interactive flame graph</a> (click to zoom, search).",
+            escape(&href)
+        ));
+    }
+    out.push_str("</figcaption>\n</figure>\n");
 }
 
 /// `text` safe inside an element or a quoted attribute value.
@@ -627,6 +774,64 @@ mod tests {
         assert!(html.contains(
             "<li class=\"verdict within-noise\"><span class=\"badge\">within noise</span>"
         ));
+    }
+
+    #[test]
+    fn a_profiled_run_has_the_cycles_section_with_inline_flame_graphs() {
+        let results = fixtures::profiled_results();
+        let html = render_html(&results);
+        assert!(html.contains("<section id=\"cycles\">\n<h2>Where the cycles go</h2>"));
+        assert!(html.contains("<a href=\"#cycles\">Where the cycles go</a>"));
+        for line in super::super::profile::profile_lines(&results) {
+            assert!(
+                html.contains(&format!("<li>{}</li>", escape(&line))),
+                "{line}"
+            );
+        }
+        assert_eq!(html.matches("<figure class=\"flame\"").count(), 2);
+        assert!(html.contains("<figure class=\"flame\" id=\"flame-0\">"));
+        assert!(html.contains("<svg role=\"img\" aria-label=\"flame graph: read — seq 16 KiB sum"));
+        // The cycles plot sits right after the time plot.
+        let time = html.find("id=\"plot-time\"").unwrap();
+        let cycles = html.find("id=\"plot-cycles\"").unwrap();
+        assert!(cycles > time);
+        // Still self-contained: no script, no reference, no link out.
+        for forbidden in ["<script", "<link", "<img", "url(", "onload", "<style type"] {
+            assert!(!html.contains(forbidden), "{forbidden}");
+        }
+        for value in attribute_values(&html, "href") {
+            assert!(value.starts_with('#'), "href={value}");
+        }
+        let urls = html.matches("http://").count() + html.matches("https://").count();
+        assert_eq!(
+            urls,
+            html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count()
+        );
+        // Ids stay unique with two graphs on the page.
+        let ids = attribute_values(&html, "id");
+        let mut unique = ids.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), ids.len(), "duplicate ids");
+    }
+
+    #[test]
+    fn flame_graphs_written_with_plots_are_linked() {
+        let results = fixtures::profiled_results();
+        let html = render_html_linking(&results, Some("plots"));
+        let links: Vec<&str> = attribute_values(&html, "href")
+            .into_iter()
+            .filter(|h| !h.starts_with('#'))
+            .collect();
+        assert_eq!(links, ["plots/flame-0.svg", "plots/flame-1.svg"]);
+        let page = Path::new("/tmp/out/report.html");
+        assert_eq!(relative_link(page, Path::new("/tmp/out/plots")), "plots");
+        assert_eq!(relative_link(page, Path::new("/tmp/out")), ".");
+        assert_eq!(relative_link(page, Path::new("/tmp/p l/x")), "../p%20l/x");
+        assert_eq!(
+            relative_link(page, Path::new("/var/../srv/plots")),
+            "file:///srv/plots"
+        );
     }
 
     #[test]

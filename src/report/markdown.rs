@@ -109,6 +109,15 @@ pub fn render_markdown(results: &RunResults) -> String {
         push_bullets(&mut out, &spreads);
     }
 
+    let cycles = super::profile::profile_lines(results);
+    if !cycles.is_empty() {
+        out.push_str(&format!("## {}\n\n", super::profile::TITLE));
+        if let Some(legend) = super::profile::legend(results) {
+            out.push_str(&format!("{}.\n\n", escape(&legend)));
+        }
+        push_bullets(&mut out, &cycles);
+    }
+
     out.push_str("## Verdicts\n\n");
     let verdicts = verdict_lines(results);
     if verdicts.is_empty() {

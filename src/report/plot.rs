@@ -9,6 +9,8 @@
 //!   verdict, with a dashed line at 1;
 //! - `time`: per case, the mean user and sys CPU time and the rest of the
 //!   wall time stacked into one bar, with a tick where the main loop alone ends.
+//! - `cycles` (`--profile`): per profiled case, one bar of 100% stacked by
+//!   category (each category's mean share of the main loop's samples).
 //!
 //! [`series_plot`] is the generic x/y plot a preset uses to put a published
 //! series beside a measured one (say, a ratio against a scale factor, or time
@@ -174,11 +176,13 @@ const WALL: RGBColor = RGBColor(90, 90, 90);
 /// a case recorded them (`latency`), and, when the cases' times span more
 /// than [`strip::LOG_SPAN`] times, one time plot per group (`time-1`, …)
 /// instead of one whose slow cases leave the fast ones as slivers.
+/// `cycles` beside the time plots when a case was profiled.
 pub fn plots(results: &RunResults) -> Vec<Plot> {
     let mut out: Vec<Plot> = [
         throughput_plot(results),
         strip::sample_plot(results),
         ratio_plot(results),
+        cycles_plot(results),
     ]
     .into_iter()
     .flatten()
@@ -595,6 +599,90 @@ fn time_plot_of(results: &RunResults, only: Option<&str>, name: &str, title: &st
                    granularity) the bar ends at the CPU time."
         .to_string();
     Some(row_plot(name, title, caption, &chart))
+}
+
+/// The colour of each profile category: kernel copies and faults warm,
+/// user-space work cool, the rest grey.
+fn category_color(c: crate::measure::profile::Category) -> RGBColor {
+    use crate::measure::profile::Category::*;
+    match c {
+        CopyToUser => RGBColor(213, 94, 0),
+        CopyFromUser => RGBColor(204, 121, 167),
+        PageFault => RGBColor(230, 159, 0),
+        PageCache => RGBColor(240, 228, 66),
+        Readahead => RGBColor(136, 34, 85),
+        Syscall => RGBColor(153, 153, 51),
+        Tlb => RGBColor(0, 0, 0),
+        UserMemcpy => RGBColor(0, 114, 178),
+        Workload => RGBColor(0, 158, 115),
+        OtherKernel => RGBColor(170, 170, 170),
+        OtherUser => RGBColor(86, 180, 233),
+    }
+}
+
+/// Where each profiled case's main-loop samples fall, stacked by category
+/// to 100%; `None` when no case was profiled.
+pub fn cycles_plot(results: &RunResults) -> Option<Plot> {
+    use crate::measure::profile::Category;
+    let profile_of =
+        |c: &crate::stats::CaseResult| c.summary.as_ref().and_then(|s| s.profile.as_ref()).cloned();
+    if results.cases.iter().all(|c| profile_of(c).is_none()) {
+        return None;
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut rows = Vec::new();
+    for group in groups(results) {
+        let profiled: Vec<_> = group
+            .cases
+            .iter()
+            .filter_map(|c| profile_of(c).map(|p| (c, p)))
+            .collect();
+        if profiled.is_empty() {
+            continue;
+        }
+        rows.push(ChartRow::Heading(group.heading.clone()));
+        for (case, p) in profiled {
+            // In table order, so that the same category sits in the same
+            // place in every bar.
+            let mut marks = Vec::new();
+            let mut at = 0.0;
+            for category in Category::ALL {
+                let share = p.mean_share(category) * 100.0;
+                if share > 0.0 {
+                    seen.insert(category);
+                    marks.push(Mark::Bar {
+                        from: at,
+                        to: at + share,
+                        color: category_color(category),
+                    });
+                    at += share;
+                }
+            }
+            rows.push(ChartRow::Item {
+                label: case.label.clone(),
+                marks,
+                note: Some(format!("{} samples", p.samples)),
+            });
+        }
+    }
+    let legend = seen
+        .into_iter()
+        .map(|c| LegendEntry {
+            label: c.label().to_string(),
+            swatch: Swatch::Fill(category_color(c)),
+        })
+        .collect();
+    let chart = RowChart {
+        x_label: "share of the main loop's CPU samples, % (mean over the trials)".to_string(),
+        x_scale: AxisScale::Linear,
+        x_range: (0.0, 100.0),
+        rows,
+        legend,
+        reference: None,
+    };
+    let caption = "Each bar is one case's main loop, sampled with the cpu-clock event (--profile):                    each category's share of a trial's samples, averaged over the trials, in the                    order of faultline's category table (kernel copies and faults warm colours, user                    space cool). The note is the samples behind the bar. The flame graphs show the                    functions inside each category."
+        .to_string();
+    Some(row_plot("cycles", "Where the cycles go", caption, &chart))
 }
 
 /// Renders a row chart into a [`Plot`].

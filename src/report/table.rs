@@ -245,6 +245,16 @@ pub fn render_table(results: &RunResults) -> String {
     if !timelines.is_empty() {
         out.push_str(&format!("{}:\n{timelines}", super::access::TIMELINE_TITLE));
     }
+    let cycles = super::profile::profile_lines(results);
+    if !cycles.is_empty() {
+        out.push_str(&format!("{}:\n", super::profile::TITLE));
+        if let Some(legend) = super::profile::legend(results) {
+            out.push_str(&format!("  {legend}\n"));
+        }
+        for line in cycles {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     if !results.complete {
         out.push_str(
             "the run is incomplete (interrupted or still running): some cases may lack runs\n",

@@ -3,8 +3,10 @@
 //! A line names the ratio the statistics computed and its 95% CI, then the
 //! evidence from the two cases' summaries (always `other vs baseline`), then
 //! at most one explanatory clause chosen by small data-driven rules
-//! ([`explain`]). Nothing is computed here beyond inverting a ratio and
-//! comparing counters that are already in the results.
+//! ([`explain`]). With `--profile`, the line ends by citing where each
+//! side's main loop spent its CPU time (its telling categories' shares).
+//! Nothing is computed here beyond inverting a ratio and comparing counters
+//! that are already in the results.
 use super::fmt::{num, opt_num, ratio};
 use crate::plan::Metric;
 use crate::stats::analysis::CaseSummary;
@@ -116,6 +118,13 @@ pub fn verdict_line(cmp: &ComparisonResult, results: &RunResults) -> String {
             if let Some(clause) = clause {
                 line.push_str("; ");
                 line.push_str(&clause);
+            }
+            if let (Some(op), Some(bp)) = (&o.profile, &b.profile) {
+                line.push_str("; ");
+                line.push_str(&super::profile::verdict_clause(
+                    (&base_label, bp),
+                    (&other_label, op),
+                ));
             }
         }
         (o, _) => {
@@ -376,6 +385,23 @@ mod tests {
                     .to_string()
             ]
         );
+    }
+
+    #[test]
+    fn a_profiled_verdict_cites_where_each_side_spent_its_time() {
+        let lines = verdict_lines(&fixtures::profiled_results());
+        assert!(
+            lines[0].ends_with(
+                "syscall cost dominates; profile: read spends 60% copying to user, 15% in syscall \
+                 entry/exit and 10% in page-cache lookup; mmap 55% in user memcpy and 30% in page faults"
+            ),
+            "{}",
+            lines[0]
+        );
+        // Only when both sides were profiled.
+        let mut one = fixtures::profiled_results();
+        one.cases[1].summary.as_mut().unwrap().profile = None;
+        assert!(!verdict_lines(&one)[0].contains("profile"));
     }
 
     #[test]

@@ -8,4 +8,4 @@ mod settings;
 
 pub use raw::RawResults;
 pub use sample::{ChildReport, ProcStat, Sample, TrialFailure};
-pub use settings::{mode_line, InterferenceSettings, Reproduction, Settings};
+pub use settings::{mode_line, InterferenceSettings, ProfileSettings, Reproduction, Settings};

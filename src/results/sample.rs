@@ -66,6 +66,13 @@ pub struct ChildReport {
     /// clocks, bytes and syscalls are those of all of them. Absent: one pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passes: Option<u32>,
+    /// Where the main loop's CPU time went (`--profile`), named by the parent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::measure::profile::TrialProfile>,
+    /// The profile as the child sends it, before the parent names it (the
+    /// runner replaces it with `profile`; it is never journaled or exported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_profile: Option<crate::measure::profile::RawProfile>,
 }
 
 impl ChildReport {

@@ -37,6 +37,9 @@ pub struct Settings {
     /// Precision target, verdict adjustment and shortest trial.
     #[serde(default)]
     pub statistics: crate::plan::precision::Statistics,
+    /// How every trial's main loop was sampled (`--profile`); absent without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileSettings>,
 }
 
 /// How a run judges and handles interference (`--interference-threshold`,
@@ -62,6 +65,19 @@ impl Default for InterferenceSettings {
             exclude: false,
         }
     }
+}
+}
+
+/// How a run sampled its trials' main loops (`--profile`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileSettings {
+    /// The rate and mode asked of every trial.
+    #[serde(flatten)]
+    pub request: crate::measure::profile::ProfileRequest,
+    /// Why the samples are user-only (the line printed at the start); absent
+    /// for kernel and user samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// What a `faultline reproduce` run replayed: recorded in the journal and

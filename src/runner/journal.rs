@@ -52,6 +52,10 @@ pub struct Header {
     /// the flags are given again); absent in journals written before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interference: Option<crate::results::InterferenceSettings>,
+    /// `--profile`: the rate and mode its trials were sampled at (a resumed
+    /// run samples the same way, or refuses).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::measure::profile::ProfileRequest>,
 }
 
 /// A file a journalled run measures.
@@ -418,6 +422,7 @@ pub(crate) mod tests {
             keep: false,
             reproduction: None,
             interference: None,
+            profile: None,
         }
     }
 

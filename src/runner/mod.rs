@@ -8,6 +8,12 @@
 //! ([`crate::files::readback::check_written`]); a difference fails the run. A trial
 //! that found the disk full also stops the run: it is recorded as a failed
 //! trial, its file is removed, and the error says why.
+//!
+//! With `--profile`, each child sends its main loop's samples as normalized
+//! addresses; the runner names them right after the trial, outside every
+//! clock, with one [`Namer`] for the whole run (kallsyms and each binary's
+//! debug information are parsed once), so that the sample it journals holds
+//! names, not addresses that mean nothing after a reboot.
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
 use std::io::Write;
@@ -33,6 +39,7 @@ use crate::files::dataset::Dataset;
 use crate::files::fingerprint::{check_unchanged, Fingerprint};
 use crate::files::scratch::{Scratch, TargetFile};
 use crate::measure::interference::{self, Probe, Rule};
+use crate::measure::profile::{Namer, ProfileRequest};
 use crate::measure::residency;
 use crate::plan::cache::reached;
 use crate::plan::{Case, OrderPolicy, Plan};
@@ -65,6 +72,8 @@ pub struct RunnerOptions {
     pub interference: InterferenceSettings,
     /// This run's entry among the active faultline runs (to see the others).
     pub active_runs: Option<Arc<crate::measure::active_runs::Registration>>,
+    /// Sample every trial's main loop (`--profile`), in the mode the session decided.
+    pub profile: Option<ProfileRequest>,
     /// This run's mark in its data directory, to see other faultline runs
     /// active there (they contaminate each other's numbers).
     pub activity: Option<Arc<crate::files::locks::Activity>>,
@@ -217,6 +226,7 @@ pub fn run_trials(
     let mut eta = eta::Eta::new(plan);
     progress.set_prefix(eta.text());
     let rule = options.interference.threshold.map(Rule::with_threshold);
+    let mut namer: Option<Namer> = None;
     let mut others_seen = false;
     // Another faultline run in the same data directory competes for the
     // same CPUs, caches and device: said once, the first time it is seen.
@@ -309,6 +319,7 @@ pub fn run_trials(
                 keep_output: options.keep_output.clone(),
                 cgroup_usage: cgroup.as_ref().map(TrialCgroup::usage_file),
                 content_seed: dataset.seed,
+                profile: options.profile,
             };
             // The interference window: from just before the spawn to just
             // after the reap (nothing runs between the probe and the spawn).
@@ -341,7 +352,11 @@ pub fn run_trials(
             progress.set_prefix(eta.text());
             progress.inc(1);
             let entry = match outcome {
-                Ok(report) => {
+                Ok(mut report) => {
+                    if let Some(raw_profile) = report.raw_profile.take() {
+                        let namer = namer.get_or_insert_with(Namer::new);
+                        report.profile = Some(namer.name(&raw_profile));
+                    }
                     let checked = book.check(case, report.checksum);
                     if let Err(e) = checked.and_then(|()| file.verify(case, report.checksum)) {
                         after_group(&raw);

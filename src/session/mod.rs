@@ -17,7 +17,7 @@ use crate::files::scratch::Scratch;
 use crate::measure::environment;
 use crate::plan::Plan;
 use crate::report::Exports;
-use crate::results::{InterferenceSettings, RawResults, Reproduction, Settings};
+use crate::results::{InterferenceSettings, ProfileSettings, RawResults, Reproduction, Settings};
 use crate::runner::journal::Journal;
 use crate::runner::{self, RunnerOptions};
 use crate::stats::RunResults;
@@ -69,6 +69,9 @@ pub struct SessionConfig {
     pub interference: Option<InterferenceSettings>,
     /// Precision target, verdict adjustment and shortest trial.
     pub statistics: crate::plan::precision::Statistics,
+    /// Sample every trial's main loop (`--profile`), at this rate and in the
+    /// mode [`crate::measure::profile::probe`] decided.
+    pub profile: Option<ProfileSettings>,
 }
 
 /// A prepared run: its plan, files, scratch directory and journal.
@@ -87,6 +90,7 @@ pub struct Session {
     keep_output: Option<PathBuf>,
     keep_journal: bool,
     interference: InterferenceSettings,
+    profile: Option<ProfileSettings>,
     fingerprints: Vec<(PathBuf, crate::files::fingerprint::Fingerprint, bool)>,
     warnings: Vec<String>,
     quiet: bool,
@@ -150,6 +154,7 @@ impl Session {
             keep_output,
             keep_journal,
             interference,
+            profile,
             fingerprints,
             warnings: setup_warnings,
             quiet,
@@ -176,6 +181,7 @@ impl Session {
             reproduction,
             interference: Some(interference),
             statistics,
+            profile: profile.clone(),
         };
         let mut warnings = setup_warnings;
         let mut drop_caches = asked_drop_caches;
@@ -212,6 +218,7 @@ impl Session {
             keep_output,
             interference,
             active_runs: active_runs(interference, &mut warnings),
+            profile: profile.as_ref().map(|p| p.request),
             activity: Some(Arc::clone(&guard.activity)),
             fingerprints,
         };

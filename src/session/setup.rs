@@ -123,6 +123,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         keep: config.keep,
         reproduction: config.reproduction.clone(),
         interference: Some(config.interference.unwrap_or_default()),
+        profile: config.profile.as_ref().map(|p| p.request),
     };
     if journal_at.parent() == Some(&runs_dir) {
         dataset::ensure_private_dir(&runs_dir)?;
@@ -143,6 +144,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         keep_output: config.keep_output.clone(),
         keep_journal: config.keep_journal,
         interference: config.interference.unwrap_or_default(),
+        profile: config.profile.clone(),
         fingerprints,
         warnings,
         quiet: config.quiet,
@@ -325,6 +327,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         eprintln!("warning: {warning}");
     }
     let header = replay.header;
+    let profile = header.profile.map(resumed_profile).transpose()?;
     let mut files = BTreeMap::new();
     for f in &header.files {
         let d = match f.seed {
@@ -418,10 +421,40 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
             .interference
             .or(header.interference)
             .unwrap_or_default(),
+        profile,
         fingerprints,
         warnings,
         quiet: config.quiet,
         statistics: config.statistics,
+    })
+}
+
+/// The profiling a resumed run continues with: the journal's, if this
+/// process can still sample that way (a run whose trials were profiled with
+/// kernel samples cannot go on user-only: its shares would mix), saying so
+/// in one line when it is user-only.
+fn resumed_profile(
+    request: crate::measure::profile::ProfileRequest,
+) -> Result<crate::results::ProfileSettings> {
+    let decision = crate::measure::profile::probe(request.frequency_hz)?;
+    if decision.mode != request.mode {
+        return Err(Error::Plan(format!(
+            "--resume: the journal's trials were profiled {}, and this process can take only {} samples ({}); \
+             resume it as the user who started it",
+            request.mode,
+            decision.mode,
+            decision
+                .note
+                .as_deref()
+                .unwrap_or("it runs as root or with kernel.perf_event_paranoid at most 1")
+        )));
+    }
+    if let Some(note) = &decision.note {
+        eprintln!("{note}");
+    }
+    Ok(crate::results::ProfileSettings {
+        request,
+        note: decision.note,
     })
 }
 

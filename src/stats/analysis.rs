@@ -85,6 +85,9 @@ pub struct CaseSummary {
     /// (every process's reads count): context, never the trial's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_wide_read_amplification: Option<f64>,
+    /// Where its main loops' CPU time went (`--profile`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<super::profile::ProfileSummary>,
 }
 
 /// Where a trial's own storage bytes come from.
@@ -244,6 +247,7 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         timeline: super::access::timeline(samples),
         read_bytes_source: Some(OWN_BYTES_SOURCE.to_string()),
         device_wide_read_amplification,
+        profile: super::profile::summarize_profile(samples),
     })
 }
 

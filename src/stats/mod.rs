@@ -13,6 +13,7 @@ pub mod latency;
 pub mod log_ratios;
 pub mod moments;
 pub mod outliers;
+pub mod profile;
 pub mod run_results;
 pub mod short_trials;
 pub mod spread;

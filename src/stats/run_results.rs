@@ -66,7 +66,8 @@ pub struct CaseResult {
     /// Summary over the samples; `None` until a sample exists.
     pub summary: Option<CaseSummary>,
     /// Every measured trial; those the statistics leave out are marked
-    /// (`excluded`).
+    /// (`excluded`). With `--profile`, each keeps its category counts; its
+    /// folded stacks are merged into the summary's profile.
     pub samples: Vec<Sample>,
     /// How interference touched its trials; `None` when none was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,11 +125,18 @@ impl RunResults {
             .map(|(id, case)| {
                 let mut samples = samples_of(id);
                 interference::mark_excluded(&mut samples, exclude_interfered);
+                let summary = summarize_case(&interference::counted(&samples), plan.metric);
+                // The case's flame graph has them all (summary.profile.stacks).
+                for s in &mut samples {
+                    if let Some(p) = s.child.profile.as_mut() {
+                        p.stacks.clear();
+                    }
+                }
                 CaseResult {
                     id,
                     case: case.clone(),
                     label: case.method_label(),
-                    summary: summarize_case(&interference::counted(&samples), plan.metric),
+                    summary,
                     interference: interference::tally(&samples),
                     samples,
                 }

@@ -1,9 +1,10 @@
 //! dillon2004: md5 of a large file, read() into an 8–64 KiB buffer against a
 //! whole-file mmap (freebsd-current thread, M. Dillon's reply, June 2004).
 use super::{
-    measured_time_split, ratio_cell, ratio_of, read_case, secs, summary_of, time_split_bars,
-    time_split_keys, time_unit, Preset, Scope, Table,
+    measured_time_split, profile_of, ratio_cell, ratio_of, read_case, secs, share_cell, summary_of,
+    time_split_bars, time_split_keys, time_unit, Preset, Scope, Table,
 };
+use crate::measure::profile::Category;
 use crate::method::{Advice, MethodKind, Populate};
 use crate::pattern::Pattern;
 use crate::plan::CacheState;
@@ -77,6 +78,38 @@ fn published_read_speedup(mmap_case: &Case) -> String {
 fn io_bound_ratio() -> f64 {
     let (_, read, mmap, _, _) = PUBLISHED[2];
     read[2] / mmap[2]
+}
+
+/// With `--profile`: the share of each case's main loop in page-fault
+/// handling (the cost Dillon blamed), beside the digest's own share and
+/// read()'s copy, mean over trials [95% CI].
+fn fault_share_table(results: &RunResults, cases: &[Case], size: u64) -> Table {
+    let rows = cases
+        .iter()
+        .map(|c| {
+            let p = profile_of(results, c);
+            vec![
+                format!(
+                    "{}, {} buffer",
+                    c.cache,
+                    crate::size::format_size(c.block_size)
+                ),
+                c.method_label(),
+                share_cell(p, Category::PageFault),
+                share_cell(p, Category::Workload),
+                share_cell(p, Category::CopyToUser),
+                p.map_or("-".to_string(), |p| p.samples.to_string()),
+            ]
+        })
+        .collect();
+    Table::new(
+        &format!(
+            "Profile (--profile): where md5's main loop over a {} file spends its CPU time, share of the samples, mean over trials [95% CI]",
+            crate::size::format_size(size)
+        ),
+        &["case", "version", "page faults", "md5", "copy to user", "samples"],
+        rows,
+    )
 }
 
 /// The counts the poster gave beside a machine's times, as bar notes:
@@ -308,14 +341,40 @@ impl Preset for Dillon2004 {
                 published_read_speedup(c),
             ]);
         }
-        vec![Table::new(
+        let mut tables = vec![Table::new(
             &format!(
                 "Measured: md5 of a {} file, user/sys/elapsed and faults; speedup of read over mmap with 95% CI; published: the claim's figure as a read speedup",
                 crate::size::format_size(size)
             ),
             &["case", "read", "mmap variant", "mmap", "read speedup [95% CI]", "published"],
             rows,
-        )]
+        )];
+        if results.settings.profile.is_some() {
+            tables.push(fault_share_table(results, &cases, size));
+        }
+        tables
+    }
+
+    fn explain(&self, claim: &Claim, results: &RunResults) -> Option<String> {
+        // With --profile: the share of fault handling on each side of the
+        // claim's first comparison, the cost Dillon blamed.
+        results.settings.profile.as_ref()?;
+        let (base, other) = claim.pairs.first()?;
+        let side = |c: &Case| {
+            format!(
+                "{} {} in page faults, {} in md5",
+                c.method_label(),
+                share_cell(profile_of(results, c), Category::PageFault),
+                share_cell(profile_of(results, c), Category::Workload)
+            )
+        };
+        Some(format!(
+            "Profile ({}, {} buffer): {}; {}.",
+            other.cache,
+            crate::size::format_size(other.block_size),
+            side(other),
+            side(base)
+        ))
     }
 
     fn plots(&self, results: &RunResults) -> Vec<Plot> {

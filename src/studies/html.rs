@@ -3,10 +3,16 @@
 //! verdict, the fidelity and machine notes, and the plots), drawn with the
 //! report's page pieces ([`crate::report::html`]).
 use super::outcome::PresetOutcome;
-use crate::report::html::{escape, page_end, page_start, push_plot, push_text_table};
+use crate::report::html::{escape, page_end, page_start, push_flame, push_plot, push_text_table};
 
 /// Renders the page for `outcomes`, one section each.
 pub fn render_preset_html(outcomes: &[PresetOutcome]) -> String {
+    render_preset_html_linking(outcomes, None)
+}
+
+/// [`render_preset_html`], linking each flame graph to its interactive SVG
+/// in `flame_dir` (where `--plots` wrote it, relative to the page).
+pub fn render_preset_html_linking(outcomes: &[PresetOutcome], flame_dir: Option<&str>) -> String {
     let nav: Vec<(String, String)> = outcomes
         .iter()
         .map(|o| (format!("preset-{}", o.name), o.name.clone()))
@@ -54,6 +60,19 @@ pub fn render_preset_html(outcomes: &[PresetOutcome]) -> String {
         out.push_str("</ul>\n");
         for plot in &o.plots {
             push_plot(&mut out, plot);
+        }
+        if !o.cycles.is_empty() {
+            out.push_str(&format!(
+                "<h3>{}</h3>\n<ul class=\"lines\">\n",
+                crate::report::profile::TITLE
+            ));
+            for line in &o.cycles {
+                out.push_str(&format!("<li>{}</li>\n", escape(line)));
+            }
+            out.push_str("</ul>\n");
+            for graph in &o.flames {
+                push_flame(&mut out, graph, flame_dir);
+            }
         }
         out.push_str("</section>\n");
     }

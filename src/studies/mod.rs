@@ -23,6 +23,7 @@ pub mod fedorova2019;
 pub mod html;
 pub mod liege2018;
 pub mod outcome;
+pub mod profile_claims;
 pub mod sun2002;
 pub mod write2020;
 
@@ -106,6 +107,13 @@ pub trait Preset {
     fn measured(&self, results: &RunResults) -> Vec<Table>;
     /// Plots with the published series beside the measured ones.
     fn plots(&self, results: &RunResults) -> Vec<Plot>;
+    /// Its claims about where the CPU time goes, judged from the run's
+    /// profile (`--profile`; [`profile_claims`]); none by default, and none
+    /// when the run was not profiled.
+    fn profile_claims(&self, results: &RunResults) -> Vec<crate::studies::claims::ClaimOutcome> {
+        let _ = results;
+        Vec::new()
+    }
     /// More explanation of `claim`'s verdict from the preset's own counters
     /// (appended to the checker's); `None` by default.
     fn explain(&self, claim: &Claim, results: &RunResults) -> Option<String> {
@@ -283,6 +291,28 @@ pub fn secs_pm(mean: f64, half: f64) -> String {
     let (m, h) = (mean / per, half / per);
     let d = crate::report::units::decimals3(m);
     format!("{m:.d$} ± {h:.d$} {name}")
+}
+
+/// The profile of the case equal to `case` (`--profile`).
+pub fn profile_of<'a>(
+    results: &'a RunResults,
+    case: &Case,
+) -> Option<&'a crate::stats::profile::ProfileSummary> {
+    summary_of(results, case)?.profile.as_ref()
+}
+
+/// A category's share of a case's profile with its CI (`31% [27–35]`), `0%`
+/// when none of its samples fell there, or `-` without a profile.
+pub fn share_cell(
+    profile: Option<&crate::stats::profile::ProfileSummary>,
+    category: crate::measure::profile::Category,
+) -> String {
+    match profile {
+        None => "-".to_string(),
+        Some(p) => p
+            .share(category)
+            .map_or("0%".to_string(), |s| profile_claims::share_text(&s.share)),
+    }
 }
 
 /// The summary of the case equal to `case`.

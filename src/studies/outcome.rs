@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use crate::measure::environment::Environment;
+use crate::report::flame::FlameGraph;
 use crate::report::plot::Plot;
 use crate::stats::RunResults;
 use crate::studies::claims::{check, ClaimOutcome};
@@ -29,9 +30,17 @@ pub struct PresetOutcome {
     pub fidelity: Vec<String>,
     /// How this machine differs from the study's, read from the environment.
     pub machine: Vec<String>,
-    /// Plots: published beside measured.
+    /// Plots: published beside measured (and, with `--profile`, where the
+    /// cycles go).
     #[serde(skip)]
     pub plots: Vec<Plot>,
+    /// `--profile`: one line per case on where its main loop's CPU time went
+    /// (the terminal has them in the results table's section already).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cycles: Vec<String>,
+    /// `--profile`: each profiled case's flame graph, named `<preset>-flame-<case>`.
+    #[serde(skip)]
+    pub flames: Vec<FlameGraph>,
 }
 
 impl PresetOutcome {
@@ -46,6 +55,33 @@ impl PresetOutcome {
             metric: results.settings.metric,
             seed: results.settings.seed,
         };
+        let mut claims: Vec<ClaimOutcome> = preset
+            .claims(&plan)
+            .iter()
+            .map(|c| {
+                let mut outcome = check(c, results);
+                if let Some(more) = preset.explain(c, results) {
+                    outcome.explanation.push(' ');
+                    outcome.explanation.push_str(&more);
+                }
+                outcome
+            })
+            .collect();
+        if results.settings.profile.is_some() {
+            claims.extend(preset.profile_claims(results));
+        }
+        let mut plots = preset.plots(results);
+        if let Some(mut cycles) = crate::report::plot::cycles_plot(results) {
+            cycles.name = format!("{}-cycles", preset.name());
+            plots.push(cycles);
+        }
+        let flames = crate::report::flame::flame_graphs(results)
+            .into_iter()
+            .map(|mut g| {
+                g.name = format!("{}-{}", preset.name(), g.name);
+                g
+            })
+            .collect();
         PresetOutcome {
             name: preset.name().to_string(),
             source: preset.source().to_string(),
@@ -56,21 +92,12 @@ impl PresetOutcome {
                 .is_some_and(|r| r.faithful),
             published: preset.published(),
             measured: preset.measured(results),
-            claims: preset
-                .claims(&plan)
-                .iter()
-                .map(|c| {
-                    let mut outcome = check(c, results);
-                    if let Some(more) = preset.explain(c, results) {
-                        outcome.explanation.push(' ');
-                        outcome.explanation.push_str(&more);
-                    }
-                    outcome
-                })
-                .collect(),
+            claims,
             fidelity: preset.fidelity(),
             machine: machine_notes(&results.environment),
-            plots: preset.plots(results),
+            plots,
+            cycles: crate::report::profile::profile_lines(results),
+            flames,
         }
     }
 

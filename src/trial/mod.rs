@@ -4,7 +4,11 @@
 //! Only the method's `run` is inside the main-loop clock; setup, the sync of
 //! `--sync end` and teardown have clocks of their own, and the syncs of
 //! `--sync each` are timed one by one and taken out of the loop's time.
-//! Counters span setup + loop + sync + teardown.
+//! Counters span setup + loop + sync + teardown. With `--profile` the
+//! sampler ([`crate::measure::profile`]) is opened before the counters are
+//! read, switched on and off just inside the main loop's clock (for threads
+//! and timed trials, from the workers' release to their end), and finished
+//! after the counters: it samples the main loop and nothing else.
 pub mod main_loop;
 pub mod procs;
 pub mod threads;
@@ -21,6 +25,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::measure::profile::{ProfileRequest, Profiler};
 use crate::measure::{device, CounterReading};
 use crate::method::SyncTimer;
 use crate::pattern::BlockOrder;
@@ -62,6 +67,37 @@ pub struct TrialSpec {
     /// The seed a generated file was made from (checks a timed trial's checksum).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_seed: Option<u64>,
+    /// Sample the main loop's CPU time (`--profile`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileRequest>,
+}
+
+/// Opens the trial's profiler when it asked for one: before its counters are
+/// read, so that opening it is in no number.
+fn open_profiler(spec: &TrialSpec) -> Result<Option<Profiler>> {
+    spec.profile
+        .as_ref()
+        .map(Profiler::open)
+        .transpose()
+        .map_err(|e| Error::Trial(e.to_string()))
+}
+
+/// Switches the profiler, if any, on or off.
+pub fn switch_profiler(profiler: Option<&Profiler>, on: bool) -> Result<()> {
+    let Some(p) = profiler else { return Ok(()) };
+    let switched = if on { p.enable() } else { p.disable() };
+    switched.map_err(|e| Error::Trial(format!("--profile: switching the sampler: {e}")))
+}
+
+/// Finishes the profiler, if any, after every clock and counter: what the
+/// child sends the parent.
+fn finish_profiler(
+    profiler: Option<Profiler>,
+) -> Result<Option<crate::measure::profile::RawProfile>> {
+    profiler
+        .map(Profiler::finish)
+        .transpose()
+        .map_err(|e| Error::Trial(format!("--profile: {e}")))
 }
 
 /// Times the syncs inside a write method's main loop (`--sync each`).
@@ -136,12 +172,19 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     }
     if case.duration_s.is_some() {
         drop(file);
+        let profiler = open_profiler(spec)?;
         let inputs = crate::trial::timed::TimedInputs {
             path: &spec.path,
             cgroup_usage: spec.cgroup_usage.as_deref(),
             content_seed: spec.content_seed,
+            profiler: profiler.as_ref(),
         };
-        return crate::trial::timed::run_for_duration(case, &inputs, crate::system::page_size());
+        let report =
+            crate::trial::timed::run_for_duration(case, &inputs, crate::system::page_size())?;
+        return Ok(ChildReport {
+            raw_profile: finish_profiler(profiler)?,
+            ..report
+        });
     }
     if case.threads.is_some() {
         drop(file);
@@ -161,17 +204,20 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     if case.procs.is_some() {
         crate::trial::procs::ready_and_wait()?;
     }
+    let profiler = open_profiler(spec)?;
 
     let before = CounterReading::before(device_stat.as_deref());
     let t0 = Instant::now();
     method.setup().map_err(|e| on_filesystem(e, &spec.path))?;
     let t1 = Instant::now();
+    switch_profiler(profiler.as_ref(), true)?;
     let counts = crate::trial::main_loop::run_main_loop(
         method.as_mut(),
         &order,
         workload.as_mut(),
         latency.as_mut(),
     )?;
+    switch_profiler(profiler.as_ref(), false)?;
     let t2 = Instant::now();
     // Only a case that syncs reads the sync clock, so sync_ns is 0 otherwise.
     let t3 = if case.write_options().sync == crate::method::SyncPolicy::End {
@@ -205,6 +251,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         None => Passes::default(),
     };
     let after = CounterReading::after(device_stat.as_deref());
+    let raw_profile = finish_profiler(profiler)?;
 
     if let Some(e) = workload.error() {
         return Err(Error::Trial(e));
@@ -235,6 +282,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         passes: case.min_trial_ns.map(|_| 1 + more.count),
         ops: order.len() * (1 + more.count as usize),
         footprint,
+        raw_profile,
         ..ChildReport::counted(after.since(&before))
     })
 }
@@ -314,8 +362,14 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let device_stat = File::open(&spec.path)
         .ok()
         .and_then(|f| device::stat_path(&f));
+    let profiler = open_profiler(spec)?;
     let before = CounterReading::before(device_stat.as_deref());
-    let run = crate::trial::threads::run_on_threads(case, &spec.path, crate::system::page_size())?;
+    let run = crate::trial::threads::run_on_threads(
+        case,
+        &spec.path,
+        crate::system::page_size(),
+        profiler.as_ref(),
+    )?;
     if case.procs.is_some() {
         // The second and third meeting points of crate::procs (no PSS: the
         // threads tore down already).
@@ -323,6 +377,7 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
         crate::trial::procs::ready_and_wait()?;
     }
     let after = CounterReading::after(device_stat.as_deref());
+    let raw_profile = finish_profiler(profiler)?;
     if let (Some(path), Some((w, h, pixels))) = (&spec.keep_output, &run.image) {
         crate::files::image::write_ppm_atomically(path, *w, *h, pixels)?;
     }
@@ -338,6 +393,7 @@ fn run_threaded_trial(spec: &TrialSpec) -> Result<ChildReport> {
         checksum: run.checksum,
         thread_ns: run.thread_ns,
         footprint,
+        raw_profile,
         ..ChildReport::counted(after.since(&before))
     })
 }

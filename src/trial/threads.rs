@@ -90,11 +90,14 @@ pub struct ThreadedRun {
     pub order: BlockOrder,
 }
 
-/// Runs one case on its threads over the file at `path`.
+/// Runs one case on its threads over the file at `path`. A `profiler`
+/// (opened before the threads exist, so that it follows them) samples from
+/// just before their release to their last finish.
 pub fn run_on_threads(
     case: &Case,
     path: &std::path::Path,
     page_size: usize,
+    profiler: Option<&crate::measure::profile::Profiler>,
 ) -> Result<ThreadedRun> {
     let Some(threads) = case.threads else {
         return Err(Error::Trial("a threaded trial without threads".into()));
@@ -111,7 +114,8 @@ pub fn run_on_threads(
     let files = (0..n)
         .map(|_| File::open(path).map_err(|e| Error::io("open", path, e)))
         .collect::<Result<Vec<File>>>()?;
-    let barrier = Barrier::new(n);
+    // The threads, and this thread, which releases them.
+    let barrier = Barrier::new(n + 1);
     type ThreadResult = Result<(
         (Instant, Instant),
         u64,
@@ -142,14 +146,20 @@ pub fn run_on_threads(
                 })
             })
             .collect();
-        handles
+        let switched_on = crate::trial::switch_profiler(profiler, true);
+        barrier.wait();
+        let results = handles
             .into_iter()
             .map(|h| {
                 h.join()
                     .unwrap_or_else(|_| Err(Error::Trial("a trial thread panicked".into())))
             })
-            .collect::<Vec<ThreadResult>>()
+            .collect::<Vec<ThreadResult>>();
+        (switched_on, results)
     });
+    let (switched_on, results) = results;
+    switched_on?;
+    crate::trial::switch_profiler(profiler, false)?;
     let mut run = ThreadedRun {
         elapsed_ns: 0,
         thread_ns: Vec::with_capacity(n),

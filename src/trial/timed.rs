@@ -86,6 +86,9 @@ pub struct TimedInputs<'a> {
     pub cgroup_usage: Option<&'a Path>,
     /// The seed the file was generated from, when faultline generated it.
     pub content_seed: Option<u64>,
+    /// Samples from the workers' release until they are told to stop
+    /// (`--profile`; opened before the workers exist, so that it follows them).
+    pub profiler: Option<&'a crate::measure::profile::Profiler>,
 }
 
 /// The unit a case's footprint is counted in: its block, or a page for a
@@ -298,6 +301,7 @@ pub fn run_for_duration(
             .collect();
         barrier.wait();
         let t0 = Instant::now();
+        let switched_on = crate::trial::switch_profiler(inputs.profiler, true);
         let mut readings = vec![read_now(t0, t0)];
         for k in 1..=u64::from(seconds) {
             let tick = t0 + Duration::from_secs(k);
@@ -315,6 +319,7 @@ pub fn run_for_duration(
             readings.push(read_now(Instant::now(), t0));
         }
         stop.store(true, Ordering::Relaxed);
+        let switched = switched_on.and(crate::trial::switch_profiler(inputs.profiler, false));
         let results: Vec<Result<WorkerRun>> = handles
             .into_iter()
             .map(|h| {
@@ -322,8 +327,10 @@ pub fn run_for_duration(
                     .unwrap_or_else(|_| Err(Error::Trial("a trial worker panicked".into())))
             })
             .collect();
-        (t0, readings, results)
+        (t0, readings, (switched, results))
     });
+    let (switched, results) = results;
+    switched?;
     if let Some(owner) = shared_map.as_mut() {
         owner.teardown()?;
     }

@@ -170,5 +170,6 @@ pub fn trial_spec(
         keep_output: None,
         cgroup_usage: None,
         content_seed: None,
+        profile: None,
     }
 }
