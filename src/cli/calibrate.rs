@@ -24,7 +24,7 @@ pub struct CalibrateArgs {
     #[arg(long, value_enum, default_value_t = MethodKind::Read)]
     pub method: MethodKind,
     /// Block order.
-    #[arg(long, value_enum, default_value_t = Pattern::Seq)]
+    #[arg(long, default_value = "seq")]
     pub pattern: Pattern,
     /// Block size [default: 16 KiB for seq, 4 KiB for random].
     #[arg(long, value_parser = clap_size)]
@@ -60,6 +60,9 @@ pub struct CalibrateArgs {
     /// The exports (every A/A trial).
     #[command(flatten)]
     pub exports: super::ExportArgs,
+    /// Output flags.
+    #[command(flatten)]
+    pub output: super::output_args::OutputArgs,
 }
 
 /// Runs the A/A test and prints what it found.
@@ -127,7 +130,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     let finished = Session::fresh(plan, &config)?.run()?;
     let results = &finished.results;
     if finished.interrupted {
-        return Ok(super::print_finished(&finished));
+        return Ok(super::print_finished(&finished, &args.output));
     }
     let calibration = faultline::stats::calibrate::from_results(
         results,

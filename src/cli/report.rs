@@ -97,6 +97,7 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                         }
                     })?;
                 }
+            }
             let graphs: Vec<_> = runs.iter().flat_map(report::flame::flame_graphs).collect();
             for graph in &graphs {
                 let path = dir.join(format!("{}.svg", graph.name));
@@ -108,11 +109,18 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                     }
                 })?;
             }
-            }
             Some((dir, plots, graphs))
         }
         None => None,
     };
+    if let Some((dir, plots, graphs)) = plots {
+        for path in report::plot::write_plot_files(&plots, dir)?
+            .into_iter()
+            .chain(report::flame::write_flame_graphs(&graphs, dir)?)
+        {
+            println!("wrote {}", path.display());
+        }
+    }
     match &fleet {
         Some(fleet) => {
             let names: Vec<String> = args
@@ -122,19 +130,9 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                 .collect();
             report::html_fleet::write_html_many(&refs, &names, fleet, &output)?;
         }
-        None => report::write_html(&runs[0], &output)?,
+        None => report::html::write_html_linking(&runs[0], &output, args.plots.as_deref())?,
     }
     println!("wrote {}", output.display());
-    if let Some((dir, plots, graphs)) = plots {
-        for path in report::plot::write_plot_files(&plots, dir)?
-            .into_iter()
-            .chain(report::flame::write_flame_graphs(&graphs, dir)?)
-        {
-            println!("wrote {}", path.display());
-        }
-    }
-    report::html::write_html_linking(&results, &args.output, args.plots.as_deref())?;
-    println!("wrote {}", args.output.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -66,7 +66,6 @@ impl Default for InterferenceSettings {
         }
     }
 }
-}
 
 /// How a run sampled its trials' main loops (`--profile`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

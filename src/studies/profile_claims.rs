@@ -67,6 +67,9 @@ fn inconclusive(claim: &str, why: String) -> ClaimOutcome {
         claim: claim.to_string(),
         verdict: ClaimVerdict::Inconclusive,
         explanation: why,
+        published: "-".to_string(),
+        level: 0.95,
+        pairs: Vec::new(),
     }
 }
 
@@ -122,7 +125,7 @@ pub fn judge_dominates(
     let how = match verdict {
         ClaimVerdict::Holds => "its CI lies above every other category's in each case",
         ClaimVerdict::Reversed => "another category's CI lies wholly above it",
-        ClaimVerdict::Inconclusive => "the CIs overlap",
+        _ => "the CIs overlap",
     };
     let hint = if verdict == ClaimVerdict::Inconclusive {
         let profiles: Vec<&ProfileSummary> = cases.iter().filter_map(|c| c.2).collect();
@@ -137,6 +140,9 @@ pub fn judge_dominates(
             "share of the main loop's samples, mean over trials [95% CI]: {how}; {}.{hint}",
             words.join("; ")
         ),
+        published: "the largest share of the main loop".to_string(),
+        level: 0.95,
+        pairs: Vec::new(),
     }
 }
 
@@ -189,6 +195,9 @@ pub fn judge_within(
             p.trials,
             p.samples
         ),
+        published: format!("{published} ({:.0}–{:.0}%)", low * 100.0, high * 100.0),
+        level: 0.95,
+        pairs: Vec::new(),
     }
 }
 

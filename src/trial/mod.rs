@@ -280,7 +280,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         latency: latency.and_then(|r| r.percentiles()),
         pss_kib,
         passes: case.min_trial_ns.map(|_| 1 + more.count),
-        ops: order.len() * (1 + more.count as usize),
+        ops: order.len() * (1 + u64::from(more.count)),
         footprint,
         raw_profile,
         ..ChildReport::counted(after.since(&before))
