@@ -444,28 +444,3 @@ fn an_output_that_names_a_directory_or_cannot_be_created_is_refused_before_anyth
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
-
-#[test]
-fn a_report_s_results_that_are_missing_or_not_an_export_are_bad_input() {
-    let scratch = Scratch::new();
-    let not_json = scratch.path("notes.txt");
-    std::fs::write(&not_json, b"hello").unwrap();
-    for (results, why) in [
-        (scratch.path("missing.json"), "missing.json: no such file"),
-        (not_json, "notes.txt: is not a faultline JSON export ("),
-        (
-            std::path::PathBuf::from("/dev/zero"),
-            "/dev/zero: is not a regular file, so not a faultline JSON export",
-        ),
-    ] {
-        let out = faultline()
-            .arg("report")
-            .arg(&results)
-            .arg("-o")
-            .arg(scratch.path("r.html"))
-            .output()
-            .unwrap();
-        one_line(&out, 2, &[why]);
-    }
-    assert!(!scratch.path("r.html").exists());
-}

@@ -485,7 +485,12 @@ mod tests {
             assert_eq!(meta.len(), 0);
             assert_eq!(meta.permissions().mode() & 0o777, 0o600);
         }
-        assert!(names(&dir).is_empty(), "a fresh file goes with its trial");
+        // Only the run's mark is there (removed when the run ends).
+        assert_eq!(
+            names(&dir),
+            vec![own_mark()],
+            "a fresh file goes with its trial"
+        );
         let over = scratch.target(1, &case(Target::Overwrite, 10_000)).unwrap();
         assert_eq!(fs::metadata(&over.dataset().path).unwrap().len(), 10_000);
         drop(over);

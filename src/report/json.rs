@@ -21,25 +21,10 @@ pub fn write_json(results: &RunResults, path: &Path) -> Result<()> {
 }
 
 /// Reads results written by [`write_json`].
-/// A results file that is missing, unreadable, not a regular file or not a
-/// JSON export is bad input (exit 2), named with its cause.
 pub fn read_json(path: &Path) -> Result<RunResults> {
-    let bad = |why: String| Error::BadFile {
-        path: path.to_path_buf(),
-        why,
-    };
-    let file = File::open(path).map_err(|e| match e.kind() {
-        io::ErrorKind::NotFound => bad("no such file".into()),
-        io::ErrorKind::PermissionDenied => bad("permission denied".into()),
-        _ => Error::io("open", path, e),
-    })?;
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return Err(bad(
-            "is not a regular file, so not a faultline JSON export".into()
-        ));
-    }
+    let file = File::open(path).map_err(|e| Error::io("open", path, e))?;
     serde_json::from_reader(BufReader::new(file))
-        .map_err(|e| bad(format!("is not a faultline JSON export ({e})")))
+        .map_err(|e| Error::io("parse", path, io::Error::new(io::ErrorKind::InvalidData, e)))
 }
 
 #[cfg(test)]
