@@ -132,16 +132,16 @@ fn colour_follows_the_flag_and_no_color() {
     let always = succeeded(&mut scratch.run(flags().flag("--color", "always")));
     assert!(escape(&always), "{}", stdout(&always));
     let never = succeeded(
-        &mut scratch
+        scratch
             .run(flags().flag("--color", "never"))
             .env("CLICOLOR_FORCE", "1"),
     );
     assert!(!escape(&never));
     // auto: CLICOLOR_FORCE colours even a pipe, and NO_COLOR wins over it.
-    let forced = succeeded(&mut scratch.run(flags()).env("CLICOLOR_FORCE", "1"));
+    let forced = succeeded(scratch.run(flags()).env("CLICOLOR_FORCE", "1"));
     assert!(escape(&forced));
     let no_color = succeeded(
-        &mut scratch
+        scratch
             .run(flags())
             .env("CLICOLOR_FORCE", "1")
             .env("NO_COLOR", "1"),

@@ -312,8 +312,14 @@ fn exports_csv_and_markdown_and_prints_a_verdict_per_pair() {
     );
     for v in verdicts {
         assert!(v.contains("than read") || v.contains("within noise"), "{v}");
-        assert!(v.contains("syscalls"), "names its counters: {v}");
+        // One line, with at most the strongest reason; the full counter
+        // comparison is in the Markdown report (and behind --verbose).
+        assert!(v.chars().count() <= 100, "one short line: {v}");
     }
+    assert!(
+        std::fs::read_to_string(&md).unwrap().contains("syscalls"),
+        "the report names every counter"
+    );
     let rows = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(
         rows.lines().count(),

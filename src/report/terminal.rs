@@ -261,7 +261,7 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
                     super::table::Row::Empty { note, .. } => note,
                     super::table::Row::Measured(_) => String::new(),
                 };
-                out.push_str(&format!("  {}  {note}", case.label).trim_end().to_string());
+                out.push_str(format!("  {}  {note}", case.label).trim_end());
             }
             out.push('\n');
             row += 1;
