@@ -330,12 +330,15 @@ pub(crate) fn results_of(cases: &[Case]) -> RunResults {
                 label: c.method_label(),
                 summary: None,
                 samples: Vec::new(),
+                interference: None,
             })
             .collect(),
         comparisons: Vec::new(),
         failures: Vec::new(),
         ..results()
     }
+}
+
 /// A file of `size` bytes (a multiple of 1 MiB) named `data` in `dir`,
 /// written, fsync'd and dropped from the page cache.
 pub(crate) fn uncached_file(dir: &std::path::Path, size: usize) -> std::path::PathBuf {

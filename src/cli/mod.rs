@@ -14,14 +14,14 @@ use faultline::session::{Finished, EXIT_INTERRUPTED};
 
 pub mod calibrate;
 pub mod clean;
+pub mod compare;
 pub mod completions;
 pub mod env;
 pub mod help_headings;
+pub mod interference_args;
+pub mod output_args;
 pub mod plan_args;
 pub mod plan_file;
-pub mod compare;
-pub mod output_args;
-pub mod interference_args;
 pub mod precision_args;
 pub mod report;
 pub mod reproduce;
@@ -276,4 +276,18 @@ fn one_line(message: &str) -> String {
         .filter(|l| !l.is_empty() && !l.starts_with("For more information"))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every subcommand's flags are consistent: no two flags share a name or
+    /// a short letter, every conflict names a real flag (clap checks these
+    /// only in debug builds, and the flags come from several flattened
+    /// structs).
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
 }

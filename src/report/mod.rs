@@ -11,8 +11,8 @@ use crate::error::Result;
 use crate::stats::RunResults;
 
 mod access;
-pub mod compare;
 pub mod calibration;
+pub mod compare;
 pub mod csv;
 pub mod flame;
 mod fmt;

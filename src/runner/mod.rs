@@ -711,8 +711,10 @@ mod tests {
         };
         // Planned: warm-up A B, runs B A, A B, B A, A B (rounds 0-4); the
         // next round (5) is B A, as run 4.
-        let mut raw = RawResults::default();
-        raw.samples = (0..4).flat_map(|r| [sample(0, r), sample(1, r)]).collect();
+        let mut raw = RawResults {
+            samples: (0..4).flat_map(|r| [sample(0, r), sample(1, r)]).collect(),
+            ..Default::default()
+        };
         let next = extra_round(&plan, 0, &[0, 1], &raw);
         let cases: Vec<usize> = next.iter().map(|s| s.case).collect();
         assert_eq!(cases, vec![1, 0]);

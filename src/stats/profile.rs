@@ -222,7 +222,7 @@ mod tests {
     #[test]
     fn unprofiled_samples_have_no_profile() {
         let plain = crate::fixtures::sample(0, 0);
-        assert!(summarize_profile(&[plain.clone()]).is_none());
+        assert!(summarize_profile(std::slice::from_ref(&plain)).is_none());
         // A profile without any sample says nothing either.
         let mut empty = plain;
         empty.child.profile = Some(TrialProfile::default());
