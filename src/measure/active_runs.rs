@@ -106,7 +106,10 @@ impl Registration {
             .custom_flags(libc::O_NOFOLLOW)
             .open(&tmp)?;
         file.lock()?;
-        let cmd: Vec<String> = std::env::args().collect();
+        // Lossily: an argument need not be UTF-8 (std::env::args would panic).
+        let cmd: Vec<String> = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         writeln!(
             file,
             "pid={} started={} cmd={}",
