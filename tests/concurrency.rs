@@ -54,7 +54,12 @@ fn a_second_resume_of_a_journal_in_use_is_refused() {
     kill(Pid::from_raw(first.id() as i32), Signal::SIGINT).unwrap();
     assert_eq!(first.wait_with_output().unwrap().status.code(), Some(130));
     let json = scratch.path("out.json");
-    let resumed = spawn_piped(resume(&scratch, &journal).arg("--export-json").arg(&json));
+    let resumed = spawn_piped(
+        resume(&scratch, &journal)
+            .arg("--export-json")
+            .arg(&json)
+            .arg("--keep-journal"),
+    );
     wait_until("the resume did not start a trial", || {
         !trial_children(resumed.id()).is_empty()
     });
@@ -289,7 +294,7 @@ fn the_printed_resume_command_pastes_into_a_shell_and_works() {
     let exe = assert_cmd::cargo::cargo_bin!("faultline");
     // The command as printed, run by a shell, with this build as `faultline`.
     let script = format!(
-        "faultline() {{ '{}' \"$@\"; }}; {command} --data-dir '{}'",
+        "faultline() {{ '{}' \"$@\"; }}; {command} --data-dir '{}' --keep-journal",
         exe.display(),
         scratch.data_dir().display()
     );

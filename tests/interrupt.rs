@@ -135,7 +135,8 @@ fn a_torn_journal_line_is_skipped_with_a_warning() {
     let resumed = succeeded(
         resume(&scratch, &journal)
             .arg("--export-json")
-            .arg(scratch.path("out.json")),
+            .arg(scratch.path("out.json"))
+            .arg("--keep-journal"),
     );
     let stderr = String::from_utf8_lossy(&resumed.stderr);
     assert!(stderr.contains("torn last line"), "{stderr}");
