@@ -156,6 +156,8 @@ fn another_process_reads_are_not_charged_to_a_warm_trial() {
     let json = scratch.path("out.json");
     let out = succeeded(
         run(&scratch, warm_read("16M", 3))
+            // Every counter behind the verdict, not only the strongest.
+            .arg("--verbose")
             .arg("--export-json")
             .arg(&json),
     );

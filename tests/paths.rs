@@ -434,6 +434,8 @@ fn latency_is_recorded_per_block_for_every_method_only_when_asked() {
                 .block("16k")
                 .cache("as-is")
                 .runs(2)
+                // Every column, whatever the width.
+                .switch("--verbose")
                 .flag("--latency", "off,on")
                 .export_json(&scratch.path("out.json"))
                 .flag("--export-csv", &csv),

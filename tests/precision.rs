@@ -96,7 +96,7 @@ fn verdicts_name_their_adjustment_in_the_output_and_the_export() {
     let out = succeeded(&mut scratch.run(flags));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("verdicts: p-values adjusted across 2 comparison(s) by Benjamini-Hochberg"),
+        stdout.contains("verdicts: Benjamini-Hochberg adjusted over 2 comparison(s)"),
         "{stdout}"
     );
 }

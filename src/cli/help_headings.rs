@@ -11,6 +11,13 @@
 /// flags in declaration order.
 pub const HEADINGS: &[(&str, &str)] = &[
     ("method", "Methods"),
+    ("fadvise", "Methods"),
+    ("trace", "Workload"),
+    ("trace-format", "Workload"),
+    ("trace-fd", "Workload"),
+    ("trace-path", "Workload"),
+    ("duration", "Workload"),
+    ("memory-budget", "Workload"),
     ("metric", "Methods"),
     ("stdio-buffer", "Methods"),
     ("iov", "Methods"),

@@ -166,11 +166,22 @@ pub fn parse() -> Result<Cli, ExitCode> {
 pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> ExitCode {
     let results = &finished.results;
     output.print(&results_text(results, output));
-    for line in faultline::report::precision::statistics_lines(results) {
-        println!("{line}");
+    // Wrapped to the terminal like the verdicts (100 columns when piped).
+    let width = output.layout().width;
+    let statistics = if output.quiet {
+        Vec::new()
+    } else {
+        faultline::report::precision::statistics_lines(results)
+    };
+    for line in statistics {
+        for part in faultline::report::terminal::wrap(&line, width) {
+            println!("{part}");
+        }
     }
     for line in faultline::report::precision::short_trial_warnings(results) {
-        eprintln!("warning: {line}");
+        for part in faultline::report::terminal::wrap(&format!("warning: {line}"), width) {
+            eprintln!("{part}");
+        }
     }
     for line in faultline::report::failure_lines(results) {
         eprintln!("failed: {line}");

@@ -182,7 +182,6 @@ pub fn plots(results: &RunResults) -> Vec<Plot> {
         throughput_plot(results),
         strip::sample_plot(results),
         ratio_plot(results),
-        cycles_plot(results),
     ]
     .into_iter()
     .flatten()
@@ -210,6 +209,7 @@ pub fn plots(results: &RunResults) -> Vec<Plot> {
     } else {
         out.extend(time_plot(results));
     }
+    out.extend(cycles_plot(results));
     out.extend(strip::latency_plot(results));
     out
 }

@@ -30,11 +30,11 @@ pub fn statistics_lines(results: &RunResults) -> Vec<String> {
                 stats.family
             ),
             Adjustment::BenjaminiHochberg => format!(
-                "verdicts: p-values adjusted across {} comparison(s) by Benjamini-Hochberg (false discovery rate 5%; --fdr holm|none to change)",
+                "verdicts: Benjamini-Hochberg adjusted over {} comparison(s) (FDR 5%; see --fdr)",
                 stats.family
             ),
             Adjustment::Holm => format!(
-                "verdicts: p-values adjusted across {} comparison(s) by Holm (family-wise error rate 5%; --fdr bh|none to change)",
+                "verdicts: Holm adjusted over {} comparison(s) (family-wise error 5%; see --fdr)",
                 stats.family
             ),
         });

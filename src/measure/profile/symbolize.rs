@@ -25,7 +25,7 @@ pub const UNKNOWN: &str = "[unknown]";
 /// Stacks are kept from the outermost frame of faultline's trial code down:
 /// the frames above it (the Rust runtime's start, a thread's start) are the
 /// same in every sample, say nothing, and would make every stack 1 KB longer.
-pub const ROOT_PREFIX: &str = "faultline::trial::";
+pub const ROOT_PREFIX: &str = concat!("faultline", "::trial::");
 
 /// `leaf_first` without the frames above its outermost [`ROOT_PREFIX`] frame
 /// (all of it when it has none: a stack the unwinder cut short).
