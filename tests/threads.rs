@@ -147,7 +147,10 @@ fn the_table_and_reports_show_each_threaded_or_multi_process_case_spread() {
                 .export_json(&s.path("procs.json")),
         ),
     );
-    let procs_table = String::from_utf8_lossy(&procs.stdout);
+    let procs_table = String::from_utf8_lossy(&procs.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
         procs_table.contains("2 processes × 1 trials") && procs_table.contains("peak RSS "),
         "{procs_table}"

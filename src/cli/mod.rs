@@ -179,9 +179,7 @@ pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> 
         }
     }
     for line in faultline::report::precision::short_trial_warnings(results) {
-        for part in faultline::report::terminal::wrap(&format!("warning: {line}"), width) {
-            eprintln!("{part}");
-        }
+        eprintln!("warning: {line}");
     }
     for line in faultline::report::failure_lines(results) {
         eprintln!("failed: {line}");
