@@ -132,7 +132,9 @@ fn mmap_copy_spends_its_time_in_user_memcpy_and_page_faults() {
                 .cache("warm")
                 .workload("touch")
                 .runs(3)
-                .switch("--profile"),
+                .switch("--profile")
+                // The whole verdict, with the profile behind it.
+                .switch("--verbose"),
         ),
     );
     let stdout = String::from_utf8_lossy(&out.stdout);

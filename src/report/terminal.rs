@@ -297,6 +297,31 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
             }
         }
     }
+    // The access footprints, per-second timelines (--duration) and where
+    // the cycles go (--profile), as in the plain table, wrapped.
+    let mut section = |title: &str, lines: Vec<String>| {
+        if lines.is_empty() {
+            return;
+        }
+        out.push_str(&format!("{title}:\n"));
+        for s in lines {
+            for l in wrap(&format!("  {s}"), layout.width) {
+                out.push_str(&l);
+                out.push('\n');
+            }
+        }
+    };
+    section(super::access::TITLE, super::access::access_lines(results));
+    let mut cycles: Vec<String> = super::profile::legend(results).into_iter().collect();
+    cycles.extend(super::profile::profile_lines(results));
+    if super::profile::profile_lines(results).is_empty() {
+        cycles.clear();
+    }
+    section(super::profile::TITLE, cycles);
+    let timelines = super::access::timeline_text(results);
+    if !timelines.is_empty() {
+        out.push_str(&format!("{}:\n{timelines}", super::access::TIMELINE_TITLE));
+    }
     if !results.complete {
         for l in wrap(
             "the run is incomplete (interrupted or still running): some cases may lack runs",
