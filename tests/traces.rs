@@ -1,6 +1,7 @@
 //! `--trace`: replaying what real programs did. fio writes an iolog at test
-//! time, strace records fio and dd at test time (both must be installed:
-//! `.ci/run` installs them), and every method replays the same reads: the
+//! time, strace records fio and dd at test time (without them those tests
+//! skip with a notice; `.ci/run` installs them and sets
+//! FAULTLINE_REQUIRE_TOOLS=1 so that CI fails instead), and every method replays the same reads: the
 //! right number of bytes and one checksum, equal to the one computed here
 //! from the file. Malformed traces give one line naming the line.
 mod common;
@@ -13,6 +14,41 @@ use faultline::workload::sum_bytes;
 
 /// Every read method that replays a trace on any file system.
 const METHODS: &str = "read,pread,mmap,mmap-copy,stdio,preadv,uring";
+
+/// Whether the tools a test records traces with are installed. Without
+/// them the test is skipped with a visible notice (a fresh machine need not
+/// have fio), unless FAULTLINE_REQUIRE_TOOLS=1, which `.ci/run` sets: then
+/// a missing tool fails the test.
+fn have_tools(test: &str, programs: &[&str]) -> bool {
+    let missing: Vec<&str> = programs
+        .iter()
+        .copied()
+        .filter(|p| {
+            Command::new(p)
+                .arg("--version")
+                .output()
+                .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
+        })
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let message = format!(
+        "{test} SKIPPED: {} not found. Install it (apt-get install {}; .ci/run does this). \
+         FAULTLINE_REQUIRE_TOOLS=1 makes this a failure.",
+        missing.join(" and "),
+        missing.join(" ")
+    );
+    assert!(
+        std::env::var_os("FAULTLINE_REQUIRE_TOOLS").is_none_or(|v| v != "1"),
+        "{message}"
+    );
+    // Straight to the process's stderr: the test harness captures
+    // eprintln!, and a skip must be seen.
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "NOTICE: {message}");
+    false
+}
 
 /// Runs a tool the test needs, failing with what to install when it is missing.
 #[track_caller]
@@ -108,6 +144,12 @@ fn fio_randread(s: &Scratch) -> (PathBuf, PathBuf) {
 
 #[test]
 fn a_real_fio_iolog_and_an_strace_of_real_fio_replay_the_same_reads_on_every_method() {
+    if !have_tools(
+        "a_real_fio_iolog_and_an_strace_of_real_fio_replay_the_same_reads_on_every_method",
+        &["fio", "strace"],
+    ) {
+        return;
+    }
     let s = Scratch::new();
     let (data, iolog) = fio_randread(&s);
     let reads = iolog_reads(&iolog);
@@ -151,6 +193,12 @@ fn a_real_fio_iolog_and_an_strace_of_real_fio_replay_the_same_reads_on_every_met
 
 #[test]
 fn an_strace_of_dd_follows_its_seek_through_a_duplicated_descriptor() {
+    if !have_tools(
+        "an_strace_of_dd_follows_its_seek_through_a_duplicated_descriptor",
+        &["strace", "dd"],
+    ) {
+        return;
+    }
     let s = Scratch::new();
     let dir = s.path("dd");
     std::fs::create_dir_all(&dir).unwrap();
