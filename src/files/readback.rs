@@ -27,22 +27,8 @@ pub fn check_written(path: &Path, case: &Case, checksum: u64) -> Result<()> {
         detail,
     };
     let content = case.fill.unwrap_or_default();
-    let mut file: File = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| Error::io("open for reading back", path, e))?;
-    let len = file
-        .metadata()
-        .map_err(|e| Error::io("stat", path, e))?
-        .len();
-    if len != case.file_size {
-        return Err(fail(format!(
-            "{} is {len} bytes, not the {} that were written",
-            path.display(),
-            case.file_size
-        )));
-    }
+    let mut file = open_sized(path, case.file_size, "that were written").map_err(|e| e.or(fail))?;
+    let len = case.file_size;
     const CHUNK: usize = 1 << 20;
     let mut found = vec![0u8; CHUNK];
     let mut expected = vec![0u8; CHUNK];
@@ -113,22 +99,9 @@ pub fn check_trace_written(path: &Path, case: &Case, checksum: u64) -> Result<()
             _ => merged.push((start, end)),
         }
     }
-    let mut file: File = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)
-        .map_err(|e| Error::io("open for reading back", path, e))?;
-    let len = file
-        .metadata()
-        .map_err(|e| Error::io("stat", path, e))?
-        .len();
-    if len != case.file_size {
-        return Err(fail(format!(
-            "{} is {len} bytes, not the {} it had before the writes",
-            path.display(),
-            case.file_size
-        )));
-    }
+    let mut file =
+        open_sized(path, case.file_size, "it had before the writes").map_err(|e| e.or(fail))?;
+    let len = case.file_size;
     const CHUNK: usize = 1 << 20;
     let mut found = vec![0u8; CHUNK];
     let mut expected = vec![0u8; CHUNK];
@@ -177,6 +150,44 @@ pub fn check_trace_written(path: &Path, case: &Case, checksum: u64) -> Result<()
         )));
     }
     Ok(())
+}
+
+/// Why [`open_sized`] failed: an I/O error, or a file of another size
+/// (the detail, for the caller's own read-back error).
+enum OpenFailure {
+    Io(Error),
+    Size(String),
+}
+
+impl OpenFailure {
+    /// The error, with a size mismatch made by `fail`.
+    fn or(self, fail: impl FnOnce(String) -> Error) -> Error {
+        match self {
+            OpenFailure::Io(e) => e,
+            OpenFailure::Size(detail) => fail(detail),
+        }
+    }
+}
+
+/// Opens a written file for reading back (never through a symlink) and
+/// checks it has `size` bytes; `what` ends the size message (`not the N …`).
+fn open_sized(path: &Path, size: u64, what: &str) -> std::result::Result<File, OpenFailure> {
+    let file: File = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| OpenFailure::Io(Error::io("open for reading back", path, e)))?;
+    let len = file
+        .metadata()
+        .map_err(|e| OpenFailure::Io(Error::io("stat", path, e)))?
+        .len();
+    if len != size {
+        return Err(OpenFailure::Size(format!(
+            "{} is {len} bytes, not the {size} {what}",
+            path.display()
+        )));
+    }
+    Ok(file)
 }
 
 #[cfg(test)]
