@@ -9,7 +9,7 @@ mod browser;
 mod common;
 
 use browser::{probe_of, with_probe, Chromium, PixelStats};
-use common::{faultline, read_json, succeeded, Scratch};
+use common::{faultline, read_json, succeeded, Flags, Scratch};
 use serde_json::Value;
 
 /// A path component with every character an HTML report must escape.
@@ -159,6 +159,7 @@ fn the_report_renders_in_a_headless_browser() {
         .collect();
     for id in [
         "verdicts",
+        "statistics",
         "plots",
         "results",
         "warnings",
@@ -189,6 +190,96 @@ fn the_report_renders_in_a_headless_browser() {
         let w = plot["width"].as_f64().unwrap();
         assert!(w > 200.0 && w < viewport, "{plot}");
     }
+}
+
+#[test]
+fn the_report_shows_the_precision_and_the_adjustment_as_the_terminal_does() {
+    let scratch = Scratch::new();
+    let json = scratch.path("results.json");
+    let run = succeeded(
+        scratch
+            .run(
+                Flags::new()
+                    .method("read,pread,mmap")
+                    .pattern("seq")
+                    .block("64k")
+                    .size("1M")
+                    .cache("warm")
+                    .runs(2)
+                    .flag("--precision", "40%")
+                    .flag("--max-runs", "3")
+                    .flag("--fdr", "holm"),
+            )
+            .arg("--export-json")
+            .arg(&json),
+    );
+    let html_path = scratch.path("report.html");
+    succeeded(
+        faultline()
+            .arg("report")
+            .arg(&json)
+            .arg("-o")
+            .arg(&html_path),
+    );
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    let results = read_json(&json);
+    let group = &results["statistics"]["precision"][0];
+    let pairs = group["pairs"].as_u64().unwrap();
+    let precision = format!(
+        "precision ±40.0%: {}: {}",
+        group["group"].as_str().unwrap(),
+        if group["reached"].as_bool().unwrap() {
+            "reached"
+        } else {
+            "NOT reached: --max-runs spent"
+        }
+    );
+    let runs = format!("{pairs} runs)");
+    let adjustment =
+        "verdicts: Holm adjusted over 2 comparison(s) (family-wise error 5%; see --fdr)";
+    // The terminal's lines (wrapped there at 100 columns), in the page's
+    // Statistics section.
+    let stdout = String::from_utf8_lossy(&run.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for needle in [adjustment, &precision, &runs] {
+        assert!(stdout.contains(needle), "terminal: {needle}: {stdout}");
+        assert!(html.contains(needle), "page: {needle}");
+    }
+    let section = &html[html
+        .find("<section id=\"statistics\">")
+        .expect("a Statistics section")..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(
+        section.contains(adjustment) && section.contains(&precision),
+        "{section}"
+    );
+    assert!(html.contains("<a href=\"#statistics\">Statistics</a>"));
+
+    // As a browser shows it.
+    let Some(chromium) =
+        Chromium::find("the_report_shows_the_precision_and_the_adjustment_as_the_terminal_does")
+    else {
+        return;
+    };
+    let probed = scratch.path("probed.html");
+    std::fs::write(&probed, with_probe(&html)).unwrap();
+    let run = chromium.dump_dom(&probed, (1000, 2000));
+    let probe = probe_of(&run.stdout);
+    let lines: Vec<&str> = probe["statistics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(lines[0], adjustment, "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with(&precision) && l.ends_with(&runs)),
+        "{lines:?}"
+    );
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! The HTML report: one self-contained file with the verdicts, the plots,
-//! the per-case tables, failures, warnings, settings and environment.
+//! The HTML report: one self-contained file with the verdicts, how they
+//! were adjusted and whether each group reached its precision target, the
+//! plots, the per-case tables, failures, warnings, settings and environment.
 //!
 //! Self-contained means: the plots are inline SVG, the CSS is inline and
 //! names only fonts the system already has, and there is no script, no
@@ -10,7 +11,10 @@
 //!
 //! The text is the same as in the other reports: the tables have the
 //! terminal table's columns and cells ([`super::table`]), the verdicts are
-//! [`verdict_lines`], the environment and settings are rendered from their
+//! [`verdict_lines`], the statistics lines are
+//! [`super::precision::statistics_lines`] (the adjustment used, each
+//! group's precision target and whether it was reached, in how many runs)
+//! and its short-trial warnings, the environment and settings are rendered from their
 //! serialized form as in the Markdown report. Every piece of text is escaped
 //! ([`escape`]): method labels, file paths and warnings may hold `<`, `&` or
 //! quotes. The plots come from [`super::plot::plots`], whose SVG plotters
@@ -92,8 +96,16 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     let failures = failure_lines(results);
     let warnings = warning_lines(results);
     let spreads = super::spread::spread_lines(results);
+    let statistics = super::precision::statistics_lines(results);
+    let short_trials = super::precision::short_trial_warnings(results);
 
     let mut nav = vec![("verdicts", "Verdicts")];
+    if !statistics.is_empty() {
+        nav.push(("statistics", "Statistics"));
+    }
+    if !short_trials.is_empty() {
+        nav.push(("short-trials", "Short trials"));
+    }
     if !plots.is_empty() {
         nav.push(("plots", "Plots"));
     }
@@ -133,6 +145,12 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     let mut out = page_start("faultline results", &lede(results), &nav, &header);
 
     push_verdicts(&mut out, results, &verdicts);
+    if !statistics.is_empty() {
+        push_lines(&mut out, "statistics", "Statistics", &statistics);
+    }
+    if !short_trials.is_empty() {
+        push_lines(&mut out, "short-trials", "Short trials", &short_trials);
+    }
     if !plots.is_empty() {
         out.push_str("<section id=\"plots\">\n<h2>Plots</h2>\n");
         for plot in &plots {
@@ -612,6 +630,7 @@ mod tests {
         let mut at = 0;
         for id in [
             "verdicts",
+            "statistics",
             "plots",
             "results",
             "failures",

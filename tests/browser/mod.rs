@@ -230,6 +230,7 @@ window.addEventListener('load', function () {
     images: document.images.length,
     scripts: document.scripts.length,
     sections: all('section[id]').map(function (s) { return s.id; }),
+    statistics: all('#statistics li').map(function (li) { return li.textContent; }),
     verdicts: all('li.verdict').length,
     case_rows: all('table.cases tbody tr').length,
     scroll_width: document.documentElement.scrollWidth,
