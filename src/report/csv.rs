@@ -1,9 +1,14 @@
 //! The CSV export: one row per sample, every raw counter, replaced atomically.
 //!
-//! Each row repeats its case's factors so that the file can be loaded into a
-//! data frame and grouped without joining anything. Absent values (options of
-//! methods that do not map or do not write, vmstat counters that were not
-//! read) are empty cells.
+//! Each row repeats its case's factors, and the statistics of its case and
+//! of its comparison with its group's baseline (the same figures the JSON
+//! export holds in `comparisons`, `statistics` and each case's
+//! `interference`), so that the file can be loaded into a data frame and
+//! grouped without joining anything. Absent values (options of methods that
+//! do not map or do not write, vmstat counters that were not read, a
+//! baseline's comparison columns, precision without `--precision`) are empty
+//! cells. docs/csv.md describes every column; columns are only ever added at
+//! the end.
 use std::io;
 use std::path::Path;
 
@@ -13,7 +18,7 @@ use crate::results::Sample;
 use crate::stats::{CaseResult, RunResults};
 
 /// The header row, in column order.
-pub const COLUMNS: [&str; 79] = [
+pub const COLUMNS: [&str; 99] = [
     "case_id",
     "method_label",
     "method",
@@ -93,6 +98,26 @@ pub const COLUMNS: [&str; 79] = [
     "other_device_write_bytes",
     "other_runs",
     "device_read_bytes",
+    "group",
+    "compared_with",
+    "throughput_ratio",
+    "ratio_ci95_low",
+    "ratio_ci95_high",
+    "pairs",
+    "verdict",
+    "p_value",
+    "p_adjusted",
+    "fdr_method",
+    "fdr_family",
+    "precision_target",
+    "precision_reached",
+    "precision_half_width",
+    "precision_pairs",
+    "precision_stopped_by",
+    "case_runs",
+    "case_interfered_trials",
+    "case_interfered_share",
+    "exclude_interfered",
 ];
 
 /// The vmstat deltas exported, in column order (before the interference record's).
@@ -105,13 +130,66 @@ pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
         let mut out = ::csv::Writer::from_writer(w);
         out.write_record(COLUMNS).map_err(io::Error::from)?;
         for case in &results.cases {
+            let statistics = case_statistics(results, case);
             for sample in &case.samples {
-                out.write_record(record(case, sample))
-                    .map_err(io::Error::from)?;
+                let mut row = record(case, sample);
+                row.extend(statistics.iter().cloned());
+                out.write_record(row).map_err(io::Error::from)?;
             }
         }
         out.flush()
     })
+}
+
+/// A value's name as the JSON export spells it (`bh`, `within-noise`, `max-runs`).
+fn serde_name(value: &impl serde::Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => String::new(),
+    }
+}
+
+/// The statistics columns of `case`'s rows (from `group` on): its group,
+/// its comparison with the group's baseline, the run's adjustment, its
+/// group's precision, and how interference touched its trials.
+fn case_statistics(results: &RunResults, case: &CaseResult) -> Vec<String> {
+    fn opt<T: ToString>(x: Option<T>) -> String {
+        x.map(|x| x.to_string()).unwrap_or_default()
+    }
+    let group = case.case.group_label();
+    let comparison = results.comparisons.iter().find(|c| c.other == case.id);
+    let ratio = comparison.map(|c| &c.throughput_ratio);
+    let precision = results
+        .statistics
+        .precision
+        .iter()
+        .find(|g| g.group == group);
+    let interference = case.interference.as_ref();
+    let exclude = results.settings.interference.map(|i| i.exclude);
+    vec![
+        group.clone(),
+        opt(comparison.map(|c| c.baseline)),
+        opt(ratio.map(|r| r.ratio)),
+        opt(ratio.map(|r| r.ci95_low)),
+        opt(ratio.map(|r| r.ci95_high)),
+        opt(ratio.map(|r| r.pairs)),
+        comparison.map_or_else(String::new, |c| serde_name(&c.verdict)),
+        opt(comparison.and_then(|c| c.p_value)),
+        opt(comparison.and_then(|c| c.p_adjusted)),
+        serde_name(&results.statistics.adjustment),
+        results.statistics.family.to_string(),
+        opt(precision.map(|g| g.target)),
+        opt(precision.map(|g| g.reached)),
+        opt(precision
+            .and_then(|g| g.half_width)
+            .filter(|w| w.is_finite())),
+        opt(precision.map(|g| g.pairs)),
+        precision.map_or_else(String::new, |g| serde_name(&g.stopped_by)),
+        opt(case.summary.as_ref().map(|s| s.runs)),
+        opt(interference.map(|i| i.interfered)),
+        opt(interference.map(|i| i.interfered as f64 / i.trials.max(1) as f64)),
+        opt(exclude),
+    ]
 }
 
 fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
@@ -350,6 +428,42 @@ mod tests {
         assert_eq!(cell(&header, row, "latency_p999_ns"), "40000");
         assert_eq!(cell(&header, row, "latency_max_ns"), "700000");
         assert_eq!(cell(&header, &rows[4], "latency_p50_ns"), "");
+    }
+
+    #[test]
+    fn every_column_is_described_in_the_docs() {
+        let doc = include_str!("../../docs/csv.md");
+        for column in COLUMNS {
+            assert!(
+                doc.contains(&format!("| `{column}` |")),
+                "docs/csv.md has no row for {column}"
+            );
+        }
+    }
+
+    #[test]
+    fn each_row_carries_its_case_s_statistics() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("samples.csv");
+        let mut results = fixtures::results();
+        results.comparisons[0].p_value = Some(0.001);
+        results.comparisons[0].p_adjusted = Some(0.002);
+        write_csv(&results, &path).unwrap();
+        let (header, rows) = read_back(&path);
+        let (read, mmap) = (&rows[0], &rows[3]);
+        assert_eq!(cell(&header, mmap, "compared_with"), "0");
+        assert_eq!(cell(&header, mmap, "verdict"), "faster");
+        assert_eq!(cell(&header, mmap, "p_adjusted"), "0.002");
+        assert_eq!(cell(&header, mmap, "fdr_method"), "bh");
+        assert_eq!(cell(&header, read, "compared_with"), "", "the baseline");
+        assert_eq!(cell(&header, read, "verdict"), "");
+        assert_eq!(cell(&header, read, "fdr_method"), "bh");
+        assert_eq!(
+            cell(&header, read, "precision_target"),
+            "",
+            "no --precision"
+        );
+        assert_eq!(cell(&header, read, "group"), results.comparisons[0].group);
     }
 
     #[test]
