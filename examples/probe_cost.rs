@@ -21,9 +21,9 @@ fn main() {
     let n: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(2000);
     let registry = tempfile::tempdir().expect("a temp dir");
     let runs = registry.path().join("faultline").join("active");
-    let me = Arc::new(Registration::register(&runs).expect("registered"));
+    let me = Arc::new(Registration::register(&runs, Some(registry.path())).expect("registered"));
     let others: Vec<Registration> = (0..3)
-        .map(|_| Registration::register(&runs).expect("registered"))
+        .map(|_| Registration::register(&runs, Some(registry.path())).expect("registered"))
         .collect();
     let rule = Rule::default();
     for (label, probe) in [

@@ -276,6 +276,7 @@ pub(crate) fn results() -> RunResults {
         run,
         warmup: false,
         reason: "killed by SIGBUS".to_string(),
+        attempt: 0,
     };
     RunResults {
         environment: Environment::default(),

@@ -404,3 +404,62 @@ fn a_bad_threshold_or_retry_count_is_one_line_and_exit_2() {
     }
     assert!(!scratch.data_dir().exists(), "nothing was generated");
 }
+
+#[test]
+fn a_run_cut_before_its_retries_resumes_with_every_attempt_once() {
+    let scratch = Scratch::new();
+    let _other = another_run(&scratch);
+    let journal = scratch.path("run.journal");
+    succeeded(
+        run(&scratch, warm_read("1M", 2))
+            .args(["--retry-interfered", "2", "--journal"])
+            .arg(&journal),
+    );
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1 + 12, "2 cases × 2 runs × 3 attempts");
+    // Cut after the first attempt of run 1's first trial: its two re-runs
+    // and the other case's three attempts are still to come.
+    std::fs::write(&journal, format!("{}\n", lines[..8].join("\n"))).unwrap();
+    let json = scratch.path("out.json");
+    let mut resume = common::faultline();
+    resume
+        .args(["run", "--data-dir"])
+        .arg(scratch.data_dir())
+        .arg("--resume")
+        .arg(&journal)
+        .arg("--export-json")
+        .arg(&json)
+        .arg("--keep-journal")
+        .env("XDG_RUNTIME_DIR", scratch.path("runtime"));
+    succeeded(&mut resume);
+    let results = common::read_json(&json);
+    for case in cases(&results) {
+        let mut attempts: Vec<(u64, u64)> = case["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["run"].as_u64().unwrap(),
+                    s["attempt"].as_u64().unwrap_or(0),
+                )
+            })
+            .collect();
+        attempts.sort_unstable();
+        assert_eq!(
+            attempts,
+            [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2)],
+            "{}",
+            case["label"]
+        );
+        assert_eq!(case["interference"]["retries"], 4);
+    }
+    let after = std::fs::read_to_string(&journal).unwrap();
+    assert_eq!(
+        after.lines().count(),
+        1 + 12,
+        "each attempt journalled once"
+    );
+    assert!(after.starts_with(&format!("{}\n", lines[..8].join("\n"))));
+}

@@ -145,3 +145,44 @@ fn a_corrupted_middle_line_is_skipped_and_its_trial_runs_again() {
     assert!(stderr.contains("skipped corrupted line 2"), "{stderr}");
     assert_eq!(common::samples(&common::read_json(&json)).len(), 4);
 }
+
+#[test]
+fn a_run_past_max_runs_is_refused_by_line() {
+    let scratch = Scratch::new();
+    let path = scratch.path("run.journal");
+    succeeded(
+        &mut scratch.run(
+            Flags::new()
+                .size("64k")
+                .method("read,mmap")
+                .block("16k")
+                .cache("as-is")
+                .runs(2)
+                .flag("--precision", "0.01%")
+                .flag("--max-runs", "3")
+                .journal(&path),
+        ),
+    );
+    let mut l = lines(&path);
+    assert_eq!(l.len(), 1 + 6, "rounds added up to --max-runs");
+    l[6]["sample"]["run"] = 3.into();
+    write(&path, &l);
+    let before = std::fs::read(&path).unwrap();
+    let out = faultline()
+        .args(["run", "--data-dir"])
+        .arg(scratch.data_dir())
+        .arg("--resume")
+        .arg(&path)
+        .output()
+        .unwrap();
+    one_line(
+        &out,
+        2,
+        &[
+            "run.journal: line 7: run 3 of case",
+            "is past the 3 measured run(s) its --max-runs allows",
+            "cannot be resumed",
+        ],
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before, "nothing appended");
+}

@@ -245,3 +245,221 @@ fn bad_precision_values_are_refused_in_one_line() {
         one_line(&out, 2, &[needle]);
     }
 }
+
+/// The complete lines of a journal, parsed.
+fn journal_entries(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_precision_run_cut_after_its_extra_rounds_resumes_and_keeps_them() {
+    let scratch = Scratch::new();
+    let journal = scratch.path("run.journal");
+    // ±0.01% is out of reach: the run adds rounds up to --max-runs 5.
+    succeeded(
+        &mut scratch.run(
+            Flags::new()
+                .method("read,pread")
+                .pattern("seq")
+                .block("64k")
+                .size("1M")
+                .cache("warm")
+                .runs(2)
+                .flag("--precision", "0.01%")
+                .flag("--max-runs", "5")
+                .journal(&journal),
+        ),
+    );
+    let whole = journal_entries(&journal);
+    assert_eq!(whole.len(), 1 + 2 * 5, "header + 2 cases × 5 runs");
+    assert_eq!(whole[0]["statistics"]["precision"]["max_runs"], 5);
+    // Cut as a SIGKILL in the middle of extra round 3 would: runs 0-2,
+    // the first trial of run 3, and a torn line.
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut cut = lines[..8].join("\n");
+    cut.push('\n');
+    cut.push_str(&lines[8][..lines[8].len() / 2]);
+    std::fs::write(&journal, cut).unwrap();
+    let kept: Vec<serde_json::Value> = whole[1..8].iter().map(|l| l["sample"].clone()).collect();
+    assert!(kept.iter().any(|s| s["run"] == 3) && kept.iter().any(|s| s["run"] == 2));
+
+    let json = scratch.path("out.json");
+    let out = succeeded(
+        faultline()
+            .args(["run", "--data-dir"])
+            .arg(scratch.data_dir())
+            .arg("--resume")
+            .arg(&journal)
+            .arg("--export-json")
+            .arg(&json)
+            .arg("--keep-journal"),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("7 trial(s) already done") && stderr.contains("skipped a torn last line"),
+        "{stderr}"
+    );
+    let results = common::read_json(&json);
+    for case in common::cases(&results) {
+        let mut runs: Vec<u64> = case["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["run"].as_u64().unwrap())
+            .collect();
+        runs.sort_unstable();
+        assert_eq!(runs, [0, 1, 2, 3, 4], "{}: each run once", case["label"]);
+    }
+    // The journalled trials are in the results as they were measured.
+    for k in &kept {
+        let (_, s) = samples(&results)
+            .into_iter()
+            .find(|(c, s)| c["id"] == k["case"] && s["run"] == k["run"])
+            .expect("kept");
+        for field in ["sequence", "total_ns", "wall_ns", "checksum"] {
+            assert_eq!(s[field], k[field], "{field} of {k}");
+        }
+    }
+    let g = &results["statistics"]["precision"][0];
+    assert_eq!(
+        (g["pairs"].as_u64(), g["stopped_by"].as_str()),
+        (Some(5), Some("max-runs")),
+        "{g}"
+    );
+    // The journal: each trial once, the resumed ones appended.
+    let after = journal_entries(&journal);
+    assert_eq!(after.len(), 1 + 10);
+    assert_eq!(after[1..8], whole[1..8]);
+}
+
+#[test]
+fn resume_takes_precision_from_the_journal_not_the_command_line() {
+    let out = faultline()
+        .args(["run", "--resume", "x.journal", "--precision", "5%"])
+        .output()
+        .unwrap();
+    one_line(
+        &out,
+        2,
+        &["the argument '--resume <JOURNAL>' cannot be used with '--precision <P>'"],
+    );
+    let out = faultline()
+        .args(["run", "--resume", "x.journal", "--min-trial-time", "20ms"])
+        .output()
+        .unwrap();
+    one_line(
+        &out,
+        2,
+        &["'--resume <JOURNAL>' cannot be used with '--min-trial-time <TIME>'"],
+    );
+}
+
+#[test]
+fn the_csv_carries_the_statistics_the_json_has() {
+    let scratch = Scratch::new();
+    let (json, csv) = (scratch.path("out.json"), scratch.path("out.csv"));
+    succeeded(
+        scratch
+            .run(
+                Flags::new()
+                    .method("read,pread,mmap")
+                    .pattern("seq")
+                    .block("64k")
+                    .size("1M")
+                    .cache("warm")
+                    .runs(2)
+                    .flag("--precision", "40%")
+                    .flag("--max-runs", "3")
+                    .flag("--fdr", "holm")
+                    .export_json(&json),
+            )
+            .arg("--export-csv")
+            .arg(&csv),
+    );
+    let results = common::read_json(&json);
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), samples(&results).len());
+    // A cell against a JSON value: the same number, boolean or name, or
+    // empty where the JSON has none.
+    let same = |row: &csv::StringRecord, name: &str, value: &serde_json::Value| {
+        let cell = &row[col(name)];
+        match value {
+            serde_json::Value::Null => assert_eq!(cell, "", "{name}"),
+            // The same number: serde_json (without its float_roundtrip
+            // feature) may read the export's digits one ulp off.
+            serde_json::Value::Number(n) => {
+                let (c, j) = (cell.parse::<f64>().unwrap(), n.as_f64().unwrap());
+                assert!((c - j).abs() <= 1e-12 * j.abs(), "{name}: {cell} vs {n}")
+            }
+            serde_json::Value::Bool(b) => assert_eq!(cell, b.to_string(), "{name}"),
+            serde_json::Value::String(s) => assert_eq!(cell, s, "{name}"),
+            other => panic!("{name}: {other}"),
+        }
+    };
+    let stats = &results["statistics"];
+    let groups = stats["precision"].as_array().expect("a precision report");
+    let mut compared = 0;
+    for row in &rows {
+        let id: u64 = row[col("case_id")].parse().unwrap();
+        let case = common::cases(&results)
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap();
+        same(row, "fdr_method", &stats["adjustment"]);
+        assert_eq!(&row[col("fdr_method")], "holm");
+        same(row, "fdr_family", &stats["family"]);
+        let comparison = results["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["other"] == id);
+        let none = serde_json::Value::Null;
+        let of = |field: &str| comparison.map_or(&none, |c| &c[field]);
+        let ratio = |field: &str| comparison.map_or(&none, |c| &c["throughput_ratio"][field]);
+        same(row, "compared_with", of("baseline"));
+        same(row, "verdict", of("verdict"));
+        same(row, "p_value", of("p_value"));
+        same(row, "p_adjusted", of("p_adjusted"));
+        same(row, "throughput_ratio", ratio("ratio"));
+        same(row, "ratio_ci95_low", ratio("ci95_low"));
+        same(row, "ratio_ci95_high", ratio("ci95_high"));
+        same(row, "pairs", ratio("pairs"));
+        if let Some(c) = comparison {
+            same(row, "group", &c["group"]);
+            compared += 1;
+        }
+        let group = groups
+            .iter()
+            .find(|g| g["group"].as_str() == Some(&row[col("group")]))
+            .expect("the row's group has a precision line");
+        for (column, field) in [
+            ("precision_target", "target"),
+            ("precision_reached", "reached"),
+            ("precision_half_width", "half_width"),
+            ("precision_pairs", "pairs"),
+            ("precision_stopped_by", "stopped_by"),
+        ] {
+            same(row, column, &group[field]);
+        }
+        same(row, "case_runs", &case["summary"]["runs"]);
+        let tally = &case["interference"];
+        same(row, "case_interfered_trials", &tally["interfered"]);
+        let share = tally["interfered"].as_f64().unwrap() / tally["trials"].as_f64().unwrap();
+        let cell = row[col("case_interfered_share")].parse::<f64>().unwrap();
+        assert!((cell - share).abs() <= 1e-12, "{cell} vs {share}");
+        same(
+            row,
+            "exclude_interfered",
+            &results["settings"]["interference"]["exclude"],
+        );
+    }
+    assert!(compared > 0, "rows of compared cases");
+}

@@ -33,9 +33,10 @@ pub struct PrecisionArgs {
     #[arg(long, value_name = "TIME", requires = "precision", value_parser = parse_duration_s)]
     pub max_time: Option<f64>,
     /// How verdicts are adjusted across the run's comparisons: bh (Benjamini-Hochberg, false
-    /// discovery rate), holm (family-wise error rate) or none.
-    #[arg(long, value_enum, default_value_t = Adjustment::BenjaminiHochberg)]
-    pub fdr: Adjustment,
+    /// discovery rate), holm (family-wise error rate) or none [default: bh; with --resume: the
+    /// journal's].
+    #[arg(long, value_enum)]
+    pub fdr: Option<Adjustment>,
     /// Repeat the pass over the file (setup, loop and teardown) inside one trial until the
     /// trial lasts at least this long (e.g. 20ms); warm and as-is read trials only.
     #[arg(long, value_name = "TIME", value_parser = parse_min_trial)]
@@ -57,7 +58,7 @@ impl PrecisionArgs {
         };
         Statistics {
             precision,
-            adjustment: self.fdr,
+            adjustment: self.fdr.unwrap_or_default(),
             min_trial_ns: self.min_trial_time.map(|s| (s * 1e9) as u64),
         }
     }

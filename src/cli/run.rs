@@ -179,12 +179,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
     /// Continue an interrupted run from its journal: only the missing trials run,
-    /// and the exports come out as from an uninterrupted run. The plan comes from the journal.
+    /// and the exports come out as from an uninterrupted run. The plan, its --precision and
+    /// --min-trial-time come from the journal.
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
         "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
         "advice", "share", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
         "factor", "enlarge", "scale_unit", "image", "threads", "thread_mode", "procs",
-        "trace", "fadvise", "duration", "memory_budget",
+        "trace", "fadvise", "duration", "memory_budget", "precision", "min_trial_time",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -304,6 +305,7 @@ impl RunArgs {
                     && self.runs.is_none()
                     && self.factors().is_default_comparison(),
             ),
+            resume_adjustment: self.resume.as_ref().and(self.statistics.fdr),
             profile: None,
         }
     }

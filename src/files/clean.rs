@@ -115,7 +115,10 @@ fn is_gone(pid: i32) -> bool {
 /// with SIGKILL, or by a crash, before they could remove them): regular
 /// files of this user with one link whose name carries a pid that no
 /// longer runs. Files of live processes (another run) are left alone.
-/// Returns what was removed; a file that cannot be removed is left.
+/// Then the marks of those killed runs go too (a stale mark of a pid that
+/// is gone: nobody holds it locked), quietly: they are bookkeeping, not
+/// files of the user's. Returns what was removed (the marks not
+/// included); a file that cannot be removed is left.
 pub fn remove_leftovers(dir: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     let leftover = |_: &Path, name: &str| match owner_pid(name) {
@@ -133,6 +136,12 @@ pub fn remove_leftovers(dir: &Path) -> Vec<PathBuf> {
     ] {
         let _ = remove_matching(&d, &leftover, &mut removed);
     }
+    let stale_mark = |path: &Path, name: &str| {
+        name.strip_prefix(super::locks::ACTIVE_PREFIX)
+            .and_then(|pid| pid.parse::<i32>().ok())
+            .is_some_and(|pid| is_killed(pid) && super::locks::is_stale_mark(path))
+    };
+    let _ = remove_matching(dir, &stale_mark, &mut Vec::new());
     removed
 }
 
@@ -201,6 +210,29 @@ mod tests {
             "a run that ended with --keep keeps its files"
         );
         assert_eq!(removed.len(), 2, "{removed:?}");
+        assert!(!mark.exists(), "the killed run's mark goes after its files");
+        // A mark held locked (a live run's) stays, as does this run's own.
+        let live = dir.path().join(format!(
+            "{}{}",
+            super::super::locks::ACTIVE_PREFIX,
+            GONE + 2
+        ));
+        fs::write(&live, b"").unwrap();
+        let holder = fs::File::open(&live).unwrap();
+        // SAFETY: flock on a descriptor this test owns.
+        assert_eq!(
+            unsafe {
+                libc::flock(
+                    std::os::unix::io::AsRawFd::as_raw_fd(&holder),
+                    libc::LOCK_EX,
+                )
+            },
+            0
+        );
+        let own = super::super::locks::RunMark::place(dir.path()).unwrap();
+        assert!(remove_leftovers(dir.path()).is_empty());
+        assert!(live.exists());
+        drop((holder, own));
     }
 
     #[test]

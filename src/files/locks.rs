@@ -1,14 +1,20 @@
 //! Locks, not luck: what keeps two faultline processes from trampling on
-//! each other's files, and tells a run that another one measured beside it.
+//! each other's files.
 //!
 //! - A run holds a shared `flock` on `<data-dir>/.faultline-lock` from its
 //!   start to its end; `faultline clean` takes it exclusively, so it refuses
 //!   while a run is in progress (and a run refuses while clean works).
-//! - A run also holds an exclusive `flock` on a file of its own,
-//!   `<data-dir>/.faultline-active-<pid>`, removed when it ends. Another run
-//!   counts the ones it cannot lock ([`Activity::others`]): those are held by
-//!   live runs. One it can lock was left by a run that was killed (the
-//!   kernel drops a dead process's locks), and is removed.
+//! - A run also holds an exclusive `flock` on a mark of its own,
+//!   `<data-dir>/.faultline-active-<pid>` ([`RunMark`]), removed when it
+//!   ends. A mark left behind tells the next run that the run of that pid
+//!   was killed, so its scratch and temporary files are debris, while the
+//!   files a run that ended kept (`--keep`) stay
+//!   ([`crate::files::clean::remove_leftovers`], which then removes the
+//!   mark; a mark nobody holds locked is stale, [`is_stale_mark`]). Which
+//!   other runs are active, in this data directory or elsewhere, is not told
+//!   by the marks but by the per-user registry of runs
+//!   ([`crate::measure::active_runs`]), which the interference record reads
+//!   too.
 //! - The journal of a run is locked exclusively by the run writing it
 //!   ([`lock_exclusive`]), so a second `--resume` of it refuses.
 //!
@@ -24,7 +30,7 @@ use crate::error::{Error, Result};
 
 /// The name of a data directory's lock file.
 pub const DATA_DIR_LOCK: &str = ".faultline-lock";
-/// The name prefix of the file each running run holds locked.
+/// The name prefix of the mark each running run holds locked.
 pub const ACTIVE_PREFIX: &str = ".faultline-active-";
 
 /// `flock(fd, op | LOCK_NB)`: `Ok(false)` when another process holds a
@@ -107,17 +113,17 @@ pub fn lock_data_dir_exclusive(dir: &Path) -> Result<DataDirLock> {
 }
 
 /// This run's mark in its data directory: an exclusively locked file,
-/// removed when dropped (and unlocked by the kernel if the run is killed).
+/// removed when dropped (and unlocked by the kernel if the run is killed,
+/// so that the next run knows the files of that pid to be debris).
 #[derive(Debug)]
-pub struct Activity {
-    dir: PathBuf,
+pub struct RunMark {
     path: PathBuf,
     _file: File,
 }
 
-impl Activity {
+impl RunMark {
     /// Marks this process as running in `dir`.
-    pub fn register(dir: &Path) -> Result<Activity> {
+    pub fn place(dir: &Path) -> Result<RunMark> {
         let path = dir.join(format!("{ACTIVE_PREFIX}{}", std::process::id()));
         // A leftover of a killed run with this pid may be there, and another
         // run may be removing it as stale right now: lock, then make sure
@@ -133,11 +139,7 @@ impl Activity {
                 _ => false,
             };
             if same {
-                return Ok(Activity {
-                    dir: dir.to_path_buf(),
-                    path,
-                    _file: file,
-                });
+                return Ok(RunMark { path, _file: file });
             }
         }
         Err(Error::Trial(format!(
@@ -145,61 +147,27 @@ impl Activity {
             dir.display()
         )))
     }
-
-    /// How many other faultline runs are active in this data directory now.
-    /// Marks left by killed runs are removed on the way.
-    pub fn others(&self) -> u32 {
-        other_runs_active(&self.dir, Some(&self.path))
-    }
-
-    /// The data directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
 }
 
-impl Drop for Activity {
+impl Drop for RunMark {
     fn drop(&mut self) {
         let _ = std::fs::remove_file(&self.path);
     }
 }
 
-/// How many faultline runs hold their mark in `dir` (other than `own`):
-/// each mark that cannot be locked belongs to a live run. A mark that can
-/// be locked was left by a killed run, and is removed.
-pub fn other_runs_active(dir: &Path, own: Option<&Path>) -> u32 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
+/// Whether the mark at `path` is stale: no live process holds it locked
+/// (the kernel dropped the lock of the run that was killed). A mark that
+/// cannot be opened is not called stale.
+pub fn is_stale_mark(path: &Path) -> bool {
+    let Ok(file) = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+    else {
+        return false;
     };
-    let mut active = 0;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name();
-        let is_mark = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(ACTIVE_PREFIX))
-            .is_some_and(|pid| pid.parse::<u32>().is_ok());
-        if !is_mark || Some(path.as_path()) == own {
-            continue;
-        }
-        let Ok(file) = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&path)
-        else {
-            continue;
-        };
-        match try_flock(&file, libc::LOCK_EX) {
-            Ok(false) => active += 1,
-            Ok(true) => {
-                // Stale: its run is gone. Removed while locked, so a run
-                // registering the same name re-checks and makes a new one.
-                let _ = std::fs::remove_file(&path);
-            }
-            Err(_) => {}
-        }
-    }
-    active
+    // Locked only for the test; unlocked when `file` closes.
+    matches!(try_flock(&file, libc::LOCK_EX), Ok(true))
 }
 
 #[cfg(test)]
@@ -235,24 +203,21 @@ mod tests {
     }
 
     #[test]
-    fn stale_marks_are_removed_and_not_counted() {
+    fn a_mark_is_stale_once_its_holder_is_gone() {
         let dir = tempfile::tempdir().unwrap();
-        let stale = dir.path().join(format!("{ACTIVE_PREFIX}999999999"));
-        std::fs::write(&stale, b"").unwrap();
-        let me = Activity::register(dir.path()).unwrap();
-        assert_eq!(me.others(), 0);
-        assert!(!stale.exists(), "a mark nobody holds is removed");
-        // A mark held by another open file description counts, as another
-        // process's would.
-        let held = dir.path().join(format!("{ACTIVE_PREFIX}999999998"));
-        let holder = open_lock_file(&held).unwrap();
+        let mine = RunMark::place(dir.path()).unwrap();
+        assert!(!is_stale_mark(&mine.path), "held by this run");
+        let left = dir.path().join(format!("{ACTIVE_PREFIX}999999999"));
+        std::fs::write(&left, b"").unwrap();
+        assert!(is_stale_mark(&left), "nobody holds it");
+        let holder = open_lock_file(&left).unwrap();
         assert!(try_flock(&holder, libc::LOCK_EX).unwrap());
-        assert_eq!(me.others(), 1);
-        assert_eq!(other_runs_active(dir.path(), None), 2);
+        assert!(!is_stale_mark(&left), "held, as a live run's is");
         drop(holder);
-        assert_eq!(me.others(), 0);
-        let mine = me.path.clone();
-        drop(me);
-        assert!(!mine.exists());
+        assert!(is_stale_mark(&left));
+        assert!(!is_stale_mark(&dir.path().join("missing")));
+        let path = mine.path.clone();
+        drop(mine);
+        assert!(!path.exists(), "a run that ends removes its mark");
     }
 }

@@ -1,4 +1,8 @@
-//! Which other faultline runs are active on this machine.
+//! Which other faultline runs are active on this machine, and which of them
+//! share this run's data directory: the one registry both the interference
+//! record's "other faultline runs" and the warning about another run in the
+//! same data directory read, so that a run counts each other run once, the
+//! same way for both.
 //!
 //! Each run registers a file `<pid>-<nanos>.lock` in a per-user directory
 //! ([`default_dir`]) and holds an **exclusive** `flock` on it for as long as
@@ -11,7 +15,8 @@
 //! scanning at once cannot mistake each other's probe for a live run.
 //!
 //! Creation is race-free: the file is made under a hidden temporary name,
-//! locked, filled (pid, start time, command line), and only then renamed to
+//! locked, filled (pid, start time, its data directory's device and inode,
+//! command line), and only then renamed to
 //! its `.lock` name, so every visible `.lock` file is locked from birth.
 //! Hidden leftovers of a run killed between creation and rename are
 //! removed once unlocked and older than a minute. Names are unique (pid and
@@ -72,27 +77,50 @@ pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// A data directory by identity (device, inode), however its path is spelled.
+pub type DirId = (u64, u64);
+
+/// The identity of the directory at `path`, if it exists.
+pub fn dir_id(path: &Path) -> Option<DirId> {
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
 /// This run's registration; dropping it removes the file and the lock.
 #[derive(Debug)]
 pub struct Registration {
     dir: PathBuf,
     path: PathBuf,
+    data_dir: Option<(PathBuf, DirId)>,
     _file: File,
 }
 
 /// Another live run, as its file describes it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct OtherRun {
     /// The file name without `.lock`: `<pid>-<nanos>`.
     pub id: String,
-    /// What the run wrote into it: `pid=… started=… cmd=…`.
+    /// What the run wrote into it: `pid=… started=… data_dir=DEV:INO cmd=…`.
     pub info: String,
+    /// Its data directory's identity (`None` for a registration without one).
+    pub data_dir: Option<DirId>,
+}
+
+/// The `data_dir=DEV:INO` of a registration's text (before its `cmd=`).
+fn parse_data_dir(info: &str) -> Option<DirId> {
+    let field = info
+        .split_whitespace()
+        .take_while(|w| !w.starts_with("cmd="))
+        .find_map(|w| w.strip_prefix("data_dir="))?;
+    let (dev, ino) = field.split_once(':')?;
+    Some((dev.parse().ok()?, ino.parse().ok()?))
 }
 
 impl Registration {
-    /// Registers this process in `dir` (created if missing).
-    pub fn register(dir: &Path) -> io::Result<Registration> {
+    /// Registers this process in `dir` (created if missing), as a run that
+    /// keeps its files in `data_dir` (when it has one).
+    pub fn register(dir: &Path, data_dir: Option<&Path>) -> io::Result<Registration> {
         ensure_private_dir(dir)?;
+        let data_dir = data_dir.and_then(|d| Some((d.to_path_buf(), dir_id(d)?)));
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default();
@@ -110,9 +138,13 @@ impl Registration {
         let cmd: Vec<String> = std::env::args_os()
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
+        let data_dir_field = data_dir
+            .as_ref()
+            .map(|(_, (dev, ino))| format!("data_dir={dev}:{ino} "))
+            .unwrap_or_default();
         writeln!(
             file,
-            "pid={} started={} cmd={}",
+            "pid={} started={} {data_dir_field}cmd={}",
             std::process::id(),
             nanos.as_secs(),
             cmd.join(" ")
@@ -124,8 +156,19 @@ impl Registration {
         Ok(Registration {
             dir: dir.to_path_buf(),
             path,
+            data_dir,
             _file: file,
         })
+    }
+
+    /// The data directory this run registered with.
+    pub fn data_dir(&self) -> Option<&Path> {
+        self.data_dir.as_ref().map(|(path, _)| path.as_path())
+    }
+
+    /// Whether `other` keeps its files in this run's data directory.
+    pub fn shares_data_dir(&self, other: &OtherRun) -> bool {
+        matches!((&self.data_dir, other.data_dir), (Some((_, mine)), Some(theirs)) if *mine == theirs)
     }
 
     /// This run's id (`<pid>-<nanos>`).
@@ -185,9 +228,11 @@ pub fn live_runs(dir: &Path, except: Option<&Path>) -> io::Result<Vec<OtherRun>>
                 if is_lock {
                     let mut info = String::new();
                     let _ = (&mut file).take(4096).read_to_string(&mut info);
+                    let info = info.trim().to_string();
                     live.push(OtherRun {
                         id: name.trim_end_matches(".lock").to_string(),
-                        info: info.trim().to_string(),
+                        data_dir: parse_data_dir(&info),
+                        info,
                     });
                 }
             }
@@ -224,9 +269,9 @@ mod tests {
     #[test]
     fn two_runs_see_each_other_and_not_themselves() {
         let (_t, d) = dir();
-        let a = Registration::register(&d).unwrap();
+        let a = Registration::register(&d, None).unwrap();
         assert_eq!(a.others().unwrap(), vec![]);
-        let b = Registration::register(&d).unwrap();
+        let b = Registration::register(&d, None).unwrap();
         let seen = a.others().unwrap();
         assert_eq!(seen.len(), 1);
         assert_eq!(seen[0].id, b.id());
@@ -243,9 +288,47 @@ mod tests {
     }
 
     #[test]
+    fn each_run_says_which_data_directory_it_uses() {
+        let (t, d) = dir();
+        let (one, two) = (t.path().join("one"), t.path().join("two"));
+        std::fs::create_dir(&one).unwrap();
+        std::fs::create_dir(&two).unwrap();
+        let me = Registration::register(&d, Some(&one)).unwrap();
+        assert_eq!(me.data_dir(), Some(one.as_path()));
+        // The same directory by another spelling, another directory, none.
+        let link = t.path().join("link");
+        std::os::unix::fs::symlink(&one, &link).unwrap();
+        let same = Registration::register(&d, Some(&link)).unwrap();
+        let other = Registration::register(&d, Some(&two)).unwrap();
+        let without = Registration::register(&d, None).unwrap();
+        let seen = me.others().unwrap();
+        assert_eq!(seen.len(), 3);
+        let sharing: Vec<&str> = seen
+            .iter()
+            .filter(|r| me.shares_data_dir(r))
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(sharing, [same.id()]);
+        assert!(seen
+            .iter()
+            .find(|r| r.id == other.id())
+            .is_some_and(|r| r.data_dir == dir_id(&two) && r.info.contains(" data_dir=")));
+        assert!(seen
+            .iter()
+            .any(|r| r.id == without.id() && r.data_dir.is_none()));
+        assert!(!without.shares_data_dir(&seen[0]));
+        // A command line that spells data_dir= is not taken for the field.
+        assert_eq!(parse_data_dir("pid=1 started=2 cmd=x data_dir=1:2"), None);
+        assert_eq!(
+            parse_data_dir("pid=1 started=2 data_dir=3:4 cmd=x"),
+            Some((3, 4))
+        );
+    }
+
+    #[test]
     fn a_killed_run_is_stale_and_removed() {
         let (_t, d) = dir();
-        let me = Registration::register(&d).unwrap();
+        let me = Registration::register(&d, None).unwrap();
         // Another process holds a lock file: the locked open file is its
         // standard input, and our own descriptor goes with the Command.
         let path = d.join("4242-1.lock");
@@ -284,7 +367,7 @@ mod tests {
         std::fs::create_dir_all(&d).unwrap();
         std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o777)).unwrap();
         assert_eq!(
-            Registration::register(&d).unwrap_err().kind(),
+            Registration::register(&d, None).unwrap_err().kind(),
             io::ErrorKind::PermissionDenied
         );
         let link = t.path().join("link");

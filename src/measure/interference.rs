@@ -45,7 +45,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::active_runs::{self, Registration};
+use super::active_runs::{self, OtherRun, Registration};
 use super::procio::{self, Usage};
 use super::psi::{self, StallDelta};
 use super::{blockdev, procstat};
@@ -64,8 +64,9 @@ pub struct Snapshot {
     pub disk: Option<blockdev::Sectors>,
     /// `getrusage(SELF) + getrusage(CHILDREN)` of the runner.
     pub own: Usage,
-    /// Ids of the other live faultline runs.
-    pub other_runs: Vec<String>,
+    /// The other live faultline runs (the runner also reads, from the
+    /// same snapshots, which of them share its data directory).
+    pub other_runs: Vec<OtherRun>,
 }
 
 /// What the runner needs to take snapshots: where the disk counters are
@@ -93,16 +94,19 @@ impl Probe {
         Probe::new(data_file, self.registration.clone())
     }
 
-    /// Registers this run in [`active_runs::default_dir`]; `None` (and a
-    /// reason to warn about) when that fails, e.g. on a read-only `/tmp`.
-    pub fn register_default() -> Result<Arc<Registration>, String> {
+    /// Registers this run, which keeps its files in `data_dir`, in
+    /// [`active_runs::default_dir`]; a reason to warn about when that
+    /// fails, e.g. on a read-only `/tmp`.
+    pub fn register_default(data_dir: Option<&Path>) -> Result<Arc<Registration>, String> {
         let dir = active_runs::default_dir();
-        Registration::register(&dir).map(Arc::new).map_err(|e| {
-            format!(
-                "cannot register in {}: {e}; other runs will not be seen",
-                dir.display()
-            )
-        })
+        Registration::register(&dir, data_dir)
+            .map(Arc::new)
+            .map_err(|e| {
+                format!(
+                    "cannot register in {}: {e}; other runs will not be seen",
+                    dir.display()
+                )
+            })
     }
 
     /// Whether other runs can be seen.
@@ -110,15 +114,11 @@ impl Probe {
         self.registration.is_some()
     }
 
-    fn runs(&self) -> Vec<String> {
+    fn runs(&self) -> Vec<OtherRun> {
         let Some(r) = &self.registration else {
             return Vec::new();
         };
-        r.others()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|r| format!("{} ({})", r.id, r.info))
-            .collect()
+        r.others().unwrap_or_default()
     }
 
     /// Just before spawning the trial: the slow directory scan first, the
@@ -296,8 +296,12 @@ pub fn measure(
         (Some(b), Some(a)) => Some(a.bytes_since(b)),
         _ => None,
     };
-    let mut runs = before.other_runs.clone();
-    runs.extend(after.other_runs.iter().cloned());
+    let mut runs: Vec<String> = before
+        .other_runs
+        .iter()
+        .chain(&after.other_runs)
+        .map(|r| format!("{} ({})", r.id, r.info))
+        .collect();
     runs.sort();
     runs.dedup();
     let mut rec = Interference {
@@ -490,8 +494,13 @@ mod tests {
     #[test]
     fn other_runs_and_missing_sources() {
         let (mut b, mut a) = fixture_pair(1000);
-        b.other_runs = vec!["7-1 (pid=7)".into()];
-        a.other_runs = vec!["7-1 (pid=7)".into(), "8-2 (pid=8)".into()];
+        let run = |id: &str, info: &str| OtherRun {
+            id: id.into(),
+            info: info.into(),
+            data_dir: None,
+        };
+        b.other_runs = vec![run("7-1", "pid=7")];
+        a.other_runs = vec![run("7-1", "pid=7"), run("8-2", "pid=8")];
         let rec = measure(&b, &a, &Rule::default(), 1);
         assert_eq!(rec.other_runs, 2);
         assert!(rec
@@ -520,14 +529,14 @@ mod tests {
         let runs = dir.path().join("faultline-x").join("active");
         let me = Probe::new(
             Path::new("/"),
-            Some(Arc::new(Registration::register(&runs).unwrap())),
+            Some(Arc::new(Registration::register(&runs, None).unwrap())),
         );
         assert!(me.watches_runs());
         // A second probe of the same run (another data file) is not "another run".
         let mine_too = me.for_file(Path::new("/var/tmp"));
         assert!(mine_too.watches_runs());
         let b = me.before();
-        let other = Registration::register(&runs).unwrap();
+        let other = Registration::register(&runs, None).unwrap();
         let a = mine_too.after();
         let rec = measure(&b, &a, &Rule::default(), 1);
         assert_eq!(rec.other_runs, 1, "{rec:?}");

@@ -153,6 +153,10 @@ pub struct TrialFailure {
     pub warmup: bool,
     /// Why it failed: the child's error line, or the signal that killed it (e.g. `killed by SIGBUS`).
     pub reason: String,
+    /// 0 for the first trial of its (case, run); k when the k-th re-run of
+    /// an interfered trial failed (`--retry-interfered`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub attempt: u32,
 }
 
 /// What one of the processes of a `--procs` trial measured.

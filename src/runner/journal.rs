@@ -56,6 +56,12 @@ pub struct Header {
     /// run samples the same way, or refuses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::measure::profile::ProfileRequest>,
+    /// `--precision` with its budget, `--fdr` and `--min-trial-time`: a
+    /// resumed run adds rounds as the interrupted one did, and its entries
+    /// may go up to `--max-runs`; absent in journals written before (their
+    /// runs stop at the plan's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statistics: Option<crate::plan::precision::Statistics>,
 }
 
 /// A file a journalled run measures.
@@ -98,6 +104,16 @@ impl Entry {
             Entry::Sample(s) => (s.case, s.run, false),
             Entry::Warmup { case, run } => (*case, *run, true),
             Entry::Failure(f) => (f.case, f.run, f.warmup),
+        }
+    }
+
+    /// Which attempt at its slot the entry is: 0, or k for the k-th re-run
+    /// of an interfered trial (`--retry-interfered`).
+    pub fn attempt(&self) -> u32 {
+        match self {
+            Entry::Sample(s) => s.attempt,
+            Entry::Warmup { .. } => 0,
+            Entry::Failure(f) => f.attempt,
         }
     }
 }
@@ -267,7 +283,7 @@ pub fn read_from(mut reader: impl BufRead, path: &Path) -> Result<Replay> {
         let complete = line.ends_with(b"\n");
         match serde_json::from_slice::<Entry>(line) {
             Ok(entry) if complete => {
-                check_entry(&header.plan, &entry, i + 1, &mut seen).map_err(|why| {
+                check_entry(&header, &entry, i + 1, &mut seen).map_err(|why| {
                     bad(format!(
                         "line {}: {why}; the journal was edited or damaged, so it cannot be resumed",
                         i + 1
@@ -315,9 +331,26 @@ fn open_error(path: &Path, e: std::io::Error) -> Error {
 }
 
 /// Checks what a header promises: a plan within faultline's bounds, with
-/// a file for the size of every case that reads one.
+/// a file for the size of every case that reads one, and a precision
+/// target with a budget `--precision` could have given.
 fn check_header(header: &Header) -> std::result::Result<(), String> {
     header.plan.check_bounds()?;
+    if let Some(p) = header.statistics.and_then(|s| s.precision) {
+        if !(p.target.is_finite() && p.target > 0.0 && p.target < 1.0) {
+            return Err(format!("precision target {} is not in (0, 1)", p.target));
+        }
+        if p.max_runs < header.plan.runs || p.max_runs > crate::plan::MAX_RUNS {
+            return Err(format!(
+                "max_runs {} is not in {}..={}",
+                p.max_runs,
+                header.plan.runs,
+                crate::plan::MAX_RUNS
+            ));
+        }
+        if p.max_time_s.is_some_and(|t| !(t.is_finite() && t > 0.0)) {
+            return Err("max_time_s is not a time above 0".into());
+        }
+    }
     if let Some(f) = header.files.iter().find(|f| f.size == 0) {
         return Err(format!(
             "the file {} is listed with 0 bytes",
@@ -342,30 +375,49 @@ fn check_header(header: &Header) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// Checks one entry against the plan: its case is in the plan, its run
-/// below the plan's runs (or warm-ups), and its (case, run, warm-up) slot
-/// not already filled by the entry on the line `seen` records for it.
+/// The (case, run, warm-up, attempt) of an entry: each is journalled once.
+type EntryKey = (usize, u32, bool, u32);
+
+/// Checks one entry against the header: its case is in the plan, its run
+/// below the plan's runs (or warm-ups), or below `--max-runs` when the run
+/// added rounds for precision, and its (case, run, warm-up, attempt) not
+/// already recorded on the line `seen` holds for it (a re-run of an
+/// interfered trial is a later attempt at the same run).
 fn check_entry(
-    plan: &Plan,
+    header: &Header,
     entry: &Entry,
     line: usize,
-    seen: &mut std::collections::HashMap<(usize, u32, bool), usize>,
+    seen: &mut std::collections::HashMap<EntryKey, usize>,
 ) -> std::result::Result<(), String> {
+    let plan = &header.plan;
     let (case, run, warmup) = entry.slot();
+    let attempt = entry.attempt();
     if case >= plan.cases.len() {
         return Err(format!(
             "case {case} is not in the journal's plan (it has {} case(s))",
             plan.cases.len()
         ));
     }
+    let max_runs = header
+        .statistics
+        .and_then(|s| s.precision)
+        .map(|p| p.max_runs.max(plan.runs));
     let (limit, what) = if warmup {
         (plan.warmup, "warm-up")
     } else {
-        (plan.runs, "measured")
+        (max_runs.unwrap_or(plan.runs), "measured")
     };
     if run >= limit {
+        return Err(match max_runs.filter(|_| !warmup) {
+            Some(_) => format!(
+                "run {run} of case {case} is past the {limit} measured run(s) its --max-runs allows"
+            ),
+            None => format!("run {run} of case {case} is past the plan's {limit} {what} run(s)"),
+        });
+    }
+    if warmup && attempt > 0 {
         return Err(format!(
-            "run {run} of case {case} is past the plan's {limit} {what} run(s)"
+            "warm-up run {run} of case {case} has attempt {attempt}; only measured trials are re-run"
         ));
     }
     if let Entry::Sample(s) = entry {
@@ -375,9 +427,14 @@ fn check_entry(
             ));
         }
     }
-    if let Some(first) = seen.insert((case, run, warmup), line) {
+    if let Some(first) = seen.insert((case, run, warmup, attempt), line) {
+        let which = if attempt > 0 {
+            format!(" (attempt {attempt})")
+        } else {
+            String::new()
+        };
         return Err(format!(
-            "case {case}, {what} run {run} is already recorded on line {first} (two runs appended to this journal at once?)"
+            "case {case}, {what} run {run}{which} is already recorded on line {first} (two runs appended to this journal at once?)"
         ));
     }
     Ok(())
@@ -423,6 +480,7 @@ pub(crate) mod tests {
             reproduction: None,
             interference: None,
             profile: None,
+            statistics: None,
         }
     }
 
@@ -460,6 +518,7 @@ pub(crate) mod tests {
             run: 1,
             warmup: false,
             reason: "killed by SIGBUS".into(),
+            attempt: 0,
         };
         journal.append(&Entry::Failure(failure.clone())).unwrap();
         let replay = read(&path).unwrap();
@@ -572,6 +631,7 @@ pub(crate) mod tests {
                 run: 1,
                 warmup: false,
                 reason: "x".into(),
+                attempt: 0,
             }),
         ]);
         assert!(
@@ -581,6 +641,84 @@ pub(crate) mod tests {
         let mut empty = sample(0);
         empty.child.bytes = 0;
         assert!(refusal(&[Entry::Sample(Box::new(empty))]).contains("0 bytes"));
+    }
+
+    #[test]
+    fn precision_rounds_and_retries_are_read_and_their_bounds_kept() {
+        let with = |h: Header, entries: &[Entry]| {
+            let mut bytes = serde_json::to_vec(&h).unwrap();
+            bytes.push(b'\n');
+            for e in entries {
+                bytes.extend(serde_json::to_vec(e).unwrap());
+                bytes.push(b'\n');
+            }
+            read_from(std::io::Cursor::new(bytes), Path::new("j")).map_err(|e| e.to_string())
+        };
+        let mut precise = header();
+        precise.statistics = Some(crate::plan::precision::Statistics {
+            precision: Some(crate::plan::precision::Precision {
+                target: 0.05,
+                max_runs: 4,
+                max_time_s: None,
+            }),
+            ..Default::default()
+        });
+        // Rounds added past the plan's 2 runs, up to --max-runs 4.
+        let rounds: Vec<Entry> = (0..4).map(|r| Entry::Sample(Box::new(sample(r)))).collect();
+        assert_eq!(with(precise.clone(), &rounds).unwrap().entries.len(), 4);
+        let e = with(header(), &rounds).unwrap_err();
+        assert!(
+            e.contains("line 4: run 2 of case 0 is past the plan's 2 measured run(s)"),
+            "{e}"
+        );
+        let e = with(precise.clone(), &[Entry::Sample(Box::new(sample(4)))]).unwrap_err();
+        assert!(
+            e.contains(
+                "line 2: run 4 of case 0 is past the 4 measured run(s) its --max-runs allows"
+            ),
+            "{e}"
+        );
+        // Each attempt at a run once: a re-run is no duplicate, a repeated one is.
+        let attempt = |run, attempt| {
+            let mut s = sample(run);
+            s.attempt = attempt;
+            Entry::Sample(Box::new(s))
+        };
+        let failed_retry = Entry::Failure(TrialFailure {
+            case: 0,
+            run: 0,
+            warmup: false,
+            reason: "x".into(),
+            attempt: 2,
+        });
+        let replay = with(header(), &[attempt(0, 0), attempt(0, 1), failed_retry]).unwrap();
+        assert_eq!(
+            replay
+                .entries
+                .iter()
+                .map(Entry::attempt)
+                .collect::<Vec<_>>(),
+            [0, 1, 2]
+        );
+        let e = with(header(), &[attempt(0, 0), attempt(0, 1), attempt(0, 1)]).unwrap_err();
+        assert!(
+            e.contains("line 4: case 0, measured run 0 (attempt 1) is already recorded on line 3"),
+            "{e}"
+        );
+        // A budget --precision could not have given is refused with the header.
+        let mut bad = precise;
+        bad.statistics
+            .as_mut()
+            .unwrap()
+            .precision
+            .as_mut()
+            .unwrap()
+            .max_runs = 1;
+        let e = with(bad, &[]).unwrap_err();
+        assert!(
+            e.contains("j: line 1: max_runs 1 is not in 2..=10000"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -622,6 +760,7 @@ pub(crate) mod tests {
                     run,
                     warmup,
                     reason: "r".into(),
+                    attempt: 0,
                 }),
             },
         )

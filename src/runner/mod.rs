@@ -38,6 +38,7 @@ use crate::error::{Error, Result};
 use crate::files::dataset::Dataset;
 use crate::files::fingerprint::{check_unchanged, Fingerprint};
 use crate::files::scratch::{Scratch, TargetFile};
+use crate::measure::active_runs::OtherRun;
 use crate::measure::interference::{self, Probe, Rule};
 use crate::measure::profile::{Namer, ProfileRequest};
 use crate::measure::residency;
@@ -70,13 +71,12 @@ pub struct RunnerOptions {
     /// How interference is judged around each trial, and how often an
     /// interfered trial is run again.
     pub interference: InterferenceSettings,
-    /// This run's entry among the active faultline runs (to see the others).
+    /// This run's entry among the active faultline runs, with its data
+    /// directory: the interference record counts the other runs, and a
+    /// warning names those in the same data directory.
     pub active_runs: Option<Arc<crate::measure::active_runs::Registration>>,
     /// Sample every trial's main loop (`--profile`), in the mode the session decided.
     pub profile: Option<ProfileRequest>,
-    /// This run's mark in its data directory, to see other faultline runs
-    /// active there (they contaminate each other's numbers).
-    pub activity: Option<Arc<crate::files::locks::Activity>>,
     /// The files read, with their fingerprints when the run started,
     /// checked after every group; `true` for a user's file (whose times
     /// count too).
@@ -157,13 +157,11 @@ fn round_of(
         .collect()
 }
 
-/// The next extra round of group `g` after its planned runs (`--precision`):
-/// run numbers go on from the highest any of its cases has.
-fn extra_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) -> Vec<Slot> {
-    // Failed trials count too, so a round that failed is not run again
-    // under the same number.
-    let next = raw
-        .samples
+/// The measured (case, run) pairs of `members` that have a sample or a
+/// failure in `raw`: failed trials count too, so that a round that failed
+/// is not run again under the same number.
+fn recorded_runs(members: &[usize], raw: &RawResults) -> HashSet<(usize, u32)> {
+    raw.samples
         .iter()
         .map(|s| (s.case, s.run))
         .chain(
@@ -173,12 +171,66 @@ fn extra_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) -> Ve
                 .map(|f| (f.case, f.run)),
         )
         .filter(|(case, _)| members.contains(case))
+        .collect()
+}
+
+/// The next extra round of group `g` after its planned runs (`--precision`):
+/// run numbers go on from the highest any of its cases has.
+fn extra_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) -> Vec<Slot> {
+    let next = recorded_runs(members, raw)
+        .into_iter()
         .map(|(_, run)| run + 1)
         .max()
         .unwrap_or(0)
         .max(plan.runs);
     let round = u64::from(plan.warmup) + u64::from(next);
     round_of(plan, g, members, round, next, false)
+}
+
+/// The trials missing from the extra rounds group `g` began (a resumed
+/// run's journal may end in the middle of one, or have lost a line): the
+/// first such round's missing slots, in that round's order; empty when
+/// every extra round so far is whole.
+fn unfinished_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) -> Vec<Slot> {
+    let recorded = recorded_runs(members, raw);
+    let last = recorded.iter().map(|&(_, run)| run).max().unwrap_or(0);
+    (plan.runs..=last)
+        .map(|run| {
+            let round = u64::from(plan.warmup) + u64::from(run);
+            round_of(plan, g, members, round, run, false)
+                .into_iter()
+                .filter(|slot| !recorded.contains(&(slot.case, slot.run)))
+                .collect::<Vec<_>>()
+        })
+        .find(|missing| !missing.is_empty())
+        .unwrap_or_default()
+}
+
+/// The re-runs an interrupted run still owed (`--retry-interfered`): for
+/// each resumed (case, run) whose last attempt is an interfered sample with
+/// retries left, the next attempt's number.
+fn owed_retries(raw: &RawResults, retries: u32) -> BTreeMap<(usize, u32), u32> {
+    let mut last: BTreeMap<(usize, u32), (u32, bool)> = BTreeMap::new();
+    let attempts = raw
+        .samples
+        .iter()
+        .map(|s| ((s.case, s.run), s.attempt, s.interfered()))
+        .chain(
+            raw.failures
+                .iter()
+                .filter(|f| !f.warmup)
+                .map(|f| ((f.case, f.run), f.attempt, false)),
+        );
+    for (key, attempt, interfered) in attempts {
+        let entry = last.entry(key).or_insert((attempt, interfered));
+        if attempt >= entry.0 {
+            *entry = (attempt, interfered);
+        }
+    }
+    last.into_iter()
+        .filter(|(_, (attempt, interfered))| *interfered && *attempt < retries)
+        .map(|(key, (attempt, _))| (key, attempt + 1))
+        .collect()
 }
 
 /// Runs every trial of `plan` that `resume` has not already done. `files`
@@ -188,6 +240,12 @@ fn extra_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) -> Ve
 /// be rewritten. After a group's planned runs, `more_runs(group, &raw)` is
 /// asked whether it gets another alternating round (`--precision`), until it
 /// says no.
+///
+/// A resumed run goes on as the interrupted one would have: the extra
+/// rounds it journalled are kept and not run again, a round it left half
+/// done is completed first, the re-runs it owed an interfered trial are
+/// made, and a group it had finished (a later group has trials) gets no
+/// more rounds.
 #[allow(clippy::too_many_arguments)]
 pub fn run_trials(
     plan: &Plan,
@@ -221,6 +279,15 @@ pub fn run_trials(
         .map(|s| s.sequence + 1)
         .max()
         .unwrap_or(0);
+    let mut owed = owed_retries(&resume.raw, options.interference.retries);
+    let groups = plan.groups();
+    let group_of = |case: usize| groups.iter().position(|m| m.contains(&case));
+    // The group the interrupted run was in: those before it were finished.
+    let resumed_group = resume
+        .done
+        .iter()
+        .filter_map(|&(case, _, _)| group_of(case))
+        .max();
     let mut raw = resume.raw;
     raw.complete = false;
     let mut eta = eta::Eta::new(plan);
@@ -229,16 +296,26 @@ pub fn run_trials(
     let mut namer: Option<Namer> = None;
     let mut others_seen = false;
     // Another faultline run in the same data directory competes for the
-    // same CPUs, caches and device: said once, the first time it is seen.
-    let mut watch_others = |raw: &mut RawResults, case: &Case, run: u32| {
-        let Some(activity) = &options.activity else {
+    // same CPUs, caches and device: said once, the first time it is seen,
+    // from the registry of runs that the interference record reads too.
+    let mut watch_others = |raw: &mut RawResults, case: &Case, run: u32, seen: &[OtherRun]| {
+        let Some(registration) = &options.active_runs else {
             return;
         };
-        let n = activity.others();
+        let mut here: Vec<&str> = seen
+            .iter()
+            .filter(|r| registration.shares_data_dir(r))
+            .map(|r| r.id.as_str())
+            .collect();
+        here.sort_unstable();
+        here.dedup();
+        let n = here.len();
         if n > 0 && !std::mem::replace(&mut others_seen, true) {
             let warning = format!(
                 "{n} other faultline run(s) were active in {} during this run's trials (first seen at {} ({}), run {run}); runs at the same time contaminate each other's numbers",
-                activity.dir().display(),
+                registration
+                    .data_dir()
+                    .map_or_else(|| "its data directory".into(), |d| d.display().to_string()),
                 case.method_label(),
                 case.group_label(),
             );
@@ -246,8 +323,17 @@ pub fn run_trials(
             raw.warnings.push(warning);
         }
     };
-    let groups = plan.groups();
+    // The runs in the registry now (without an interference probe, whose
+    // snapshots hold them).
+    let registered = || {
+        options
+            .active_runs
+            .as_ref()
+            .and_then(|r| r.others().ok())
+            .unwrap_or_default()
+    };
     for (g, group) in schedule(plan).into_iter().enumerate() {
+        let finished_before = resumed_group.is_some_and(|last| g < last);
         // Each slot with its attempt; an interfered trial's re-run goes to
         // the front (--retry-interfered); with --precision, rounds of
         // alternating runs are added until the group is precise enough.
@@ -256,17 +342,51 @@ pub fn run_trials(
         loop {
             let (slot, attempt) = match queue.pop_front() {
                 Some(next) => next,
-                None if !options.stop.load(Ordering::SeqCst) && more_runs(g, &raw) => {
-                    let round = extra_round(plan, g, &groups[g], &raw);
+                None if options.stop.load(Ordering::SeqCst) => break,
+                None => {
+                    // Re-runs owed in the extra rounds (the planned ones
+                    // were queued as their slots came up).
+                    let here: Vec<(usize, u32)> = owed
+                        .keys()
+                        .filter(|(case, _)| groups[g].contains(case))
+                        .copied()
+                        .collect();
+                    if !here.is_empty() {
+                        for (case, run) in here {
+                            let next = owed.remove(&(case, run)).unwrap_or(1);
+                            let slot = Slot {
+                                case,
+                                run,
+                                warmup: false,
+                            };
+                            queue.push_back((slot, next));
+                            progress.inc_length(1);
+                        }
+                        continue;
+                    }
+                    if finished_before {
+                        break;
+                    }
+                    let mut round = unfinished_round(plan, g, &groups[g], &raw);
+                    if round.is_empty() && more_runs(g, &raw) {
+                        round = extra_round(plan, g, &groups[g], &raw);
+                    }
+                    if round.is_empty() {
+                        break;
+                    }
                     progress.inc_length(round.len() as u64);
                     queue.extend(round.into_iter().map(|slot| (slot, 0)));
                     continue;
                 }
-                None => break,
             };
             if attempt == 0 && resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
                 eta.skip(slot.case);
                 progress.inc(1);
+                // Interrupted before an interfered trial's re-run: make it.
+                if let Some(next) = owed.remove(&(slot.case, slot.run)).filter(|_| !slot.warmup) {
+                    queue.push_front((slot, next));
+                    progress.inc_length(1);
+                }
                 continue;
             }
             let started = std::time::Instant::now();
@@ -312,7 +432,12 @@ pub fn run_trials(
                 Some(Ok(cgroup)) => cgroup,
                 None => None,
             };
-            watch_others(&mut raw, case, slot.run);
+            let probe = rule.map(|_| Probe::new(&dataset.path, options.active_runs.clone()));
+            let mut seen = if probe.is_none() {
+                registered()
+            } else {
+                Vec::new()
+            };
             let spec = TrialSpec {
                 path: dataset.path.clone(),
                 case: case.clone(),
@@ -323,21 +448,24 @@ pub fn run_trials(
             };
             // The interference window: from just before the spawn to just
             // after the reap (nothing runs between the probe and the spawn).
-            let probe = rule.map(|_| Probe::new(&dataset.path, options.active_runs.clone()));
             let window_start = probe.as_ref().map(Probe::before);
             let outcome = match case.procs {
                 Some(n) if n > 1 => crate::runner::procs::run_together(&options.exe, &spec, n),
                 _ => spawn_trial(options, &spec, cgroup.as_ref()),
             };
-            let interference = match (&probe, &window_start, &rule) {
-                (Some(probe), Some(start), Some(rule)) => Some(interference::measure(
-                    start,
-                    &probe.after(),
-                    rule,
-                    trial_threads(case),
-                )),
+            let window_end = probe.as_ref().map(Probe::after);
+            let interference = match (&window_start, &window_end, &rule) {
+                (Some(start), Some(end), Some(rule)) => {
+                    Some(interference::measure(start, end, rule, trial_threads(case)))
+                }
                 _ => None,
             };
+            match (&window_start, &window_end) {
+                (Some(start), Some(end)) => {
+                    seen.extend(start.other_runs.iter().chain(&end.other_runs).cloned())
+                }
+                _ => seen.extend(registered()),
+            }
             drop(cgroup);
             if options.stop.load(Ordering::SeqCst) {
                 // Interrupted mid-trial: the child was stopped too, so this
@@ -346,7 +474,7 @@ pub fn run_trials(
                 return Ok(raw);
             }
             let after = measure_residency(dataset)?;
-            watch_others(&mut raw, case, slot.run);
+            watch_others(&mut raw, case, slot.run, &seen);
             sequence += 1;
             eta.record(slot.case, started.elapsed());
             progress.set_prefix(eta.text());
@@ -397,6 +525,7 @@ pub fn run_trials(
                         run: slot.run,
                         warmup: slot.warmup,
                         reason: reason.clone(),
+                        attempt,
                     };
                     record(&Entry::Failure(failure.clone()))?;
                     raw.failures.push(failure);
@@ -428,6 +557,7 @@ pub fn run_trials(
                         run: slot.run,
                         warmup: slot.warmup,
                         reason,
+                        attempt,
                     })
                 }
             };
@@ -729,9 +859,66 @@ mod tests {
             run: 5,
             warmup: false,
             reason: "x".into(),
+            attempt: 0,
         });
         assert!(extra_round(&plan, 0, &[0, 1], &raw)
             .iter()
             .all(|s| s.run == 6));
+    }
+
+    #[test]
+    fn a_resumed_half_round_is_finished_and_owed_retries_are_made() {
+        let plan = plan(OrderPolicy::Alternating);
+        let sample = |case, run| crate::fixtures::sample(case, run);
+        // Planned runs 0-3, then extra rounds 4 (B A) and 5 (A B), the last
+        // cut after A: B of run 5 is missing, and only it.
+        let mut raw = RawResults {
+            samples: (0..5).flat_map(|r| [sample(0, r), sample(1, r)]).collect(),
+            ..Default::default()
+        };
+        assert!(unfinished_round(&plan, 0, &[0, 1], &raw).is_empty());
+        raw.samples.push(sample(0, 5));
+        assert_eq!(
+            unfinished_round(&plan, 0, &[0, 1], &raw),
+            [Slot {
+                case: 1,
+                run: 5,
+                warmup: false
+            }]
+        );
+        // A run whose last attempt was interfered is owed its next attempt,
+        // while retries are left; a failed or clean last attempt is not.
+        let interfered = |case, run, attempt| {
+            let mut s = sample(case, run);
+            s.attempt = attempt;
+            s.interference = Some(crate::measure::interference::Interference {
+                interfered: true,
+                ..Default::default()
+            });
+            s
+        };
+        let raw = RawResults {
+            samples: vec![
+                interfered(0, 0, 0),
+                interfered(0, 0, 1),
+                interfered(1, 0, 0),
+                interfered(0, 1, 0),
+                sample(1, 1),
+                interfered(0, 2, 0),
+            ],
+            failures: vec![TrialFailure {
+                case: 0,
+                run: 2,
+                warmup: false,
+                reason: "x".into(),
+                attempt: 1,
+            }],
+            ..Default::default()
+        };
+        let owed: Vec<_> = owed_retries(&raw, 2).into_iter().collect();
+        assert_eq!(owed, [((0, 0), 2), ((0, 1), 1), ((1, 0), 1)]);
+        let owed: Vec<_> = owed_retries(&raw, 1).into_iter().collect();
+        assert_eq!(owed, [((0, 1), 1), ((1, 0), 1)]);
+        assert!(owed_retries(&raw, 0).is_empty());
     }
 }

@@ -67,8 +67,13 @@ pub struct SessionConfig {
     /// How interference is judged and handled; `None`: as the journal says
     /// on `--resume`, else the defaults.
     pub interference: Option<InterferenceSettings>,
-    /// Precision target, verdict adjustment and shortest trial.
+    /// Precision target, verdict adjustment and shortest trial. A resumed
+    /// run takes them from its journal (journals written before they were
+    /// stored: from here).
     pub statistics: crate::plan::precision::Statistics,
+    /// `--fdr` given with `--resume`: the verdicts of the resumed run are
+    /// adjusted this way instead of as its journal says.
+    pub resume_adjustment: Option<crate::plan::precision::Adjustment>,
     /// Sample every trial's main loop (`--profile`), at this rate and in the
     /// mode [`crate::measure::profile::probe`] decided.
     pub profile: Option<ProfileSettings>,
@@ -217,9 +222,8 @@ impl Session {
             scratch: scratch.clone(),
             keep_output,
             interference,
-            active_runs: active_runs(interference, &mut warnings),
+            active_runs: register_run(&guard.dir, &mut warnings),
             profile: profile.as_ref().map(|p| p.request),
-            activity: Some(Arc::clone(&guard.activity)),
             fingerprints,
         };
         let trials = plan.trials();
@@ -258,7 +262,14 @@ impl Session {
             let in_time = precision
                 .group_deadline_s(g, group_count)
                 .is_none_or(|deadline| started.elapsed().as_secs_f64() < deadline);
-            in_time && crate::stats::stopping::group_needs_more(&plan, &raw.samples, g, precision)
+            in_time
+                && crate::stats::stopping::group_needs_more(
+                    &plan,
+                    &raw.samples,
+                    g,
+                    precision,
+                    interference.exclude,
+                )
         };
         let mut kept = resume.done.len();
         let outcome = runner::run_trials(
@@ -340,14 +351,15 @@ fn print_interference(results: &RunResults) {
     }
 }
 
-/// This run's entry among the active faultline runs, so that trials see
-/// the others (none when interference is off; a warning when it fails).
-fn active_runs(
-    interference: InterferenceSettings,
+/// This run's entry among the active faultline runs, with its data
+/// directory `dir`: the one record from which trials see the other runs,
+/// on the machine (the interference record) and in the same data directory
+/// (a warning). A warning when it cannot be made.
+fn register_run(
+    dir: &Path,
     warnings: &mut Vec<String>,
 ) -> Option<Arc<crate::measure::active_runs::Registration>> {
-    interference.threshold?;
-    match crate::measure::interference::Probe::register_default() {
+    match crate::measure::interference::Probe::register_default(Some(dir)) {
         Ok(registration) => Some(registration),
         Err(w) => {
             eprintln!("warning: {w}");

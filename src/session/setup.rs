@@ -124,6 +124,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         reproduction: config.reproduction.clone(),
         interference: Some(config.interference.unwrap_or_default()),
         profile: config.profile.as_ref().map(|p| p.request),
+        statistics: Some(config.statistics),
     };
     if journal_at.parent() == Some(&runs_dir) {
         dataset::ensure_private_dir(&runs_dir)?;
@@ -328,6 +329,12 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
     }
     let header = replay.header;
     let profile = header.profile.map(resumed_profile).transpose()?;
+    // The journal's precision and shortest trial: the rounds it added are
+    // its --precision's, and its cases were planned with its trial time.
+    let mut statistics = header.statistics.unwrap_or(config.statistics);
+    if let Some(adjustment) = config.resume_adjustment {
+        statistics.adjustment = adjustment;
+    }
     let mut files = BTreeMap::new();
     for f in &header.files {
         let d = match f.seed {
@@ -425,7 +432,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         fingerprints,
         warnings,
         quiet: config.quiet,
-        statistics: config.statistics,
+        statistics,
     })
 }
 
@@ -512,17 +519,21 @@ fn check_outputs(
 }
 
 /// What a session holds in its data directory while it runs: the shared
-/// lock that keeps `faultline clean` out, and its mark that other runs count
-/// ([`crate::files::locks`]). Taking it also removes what killed runs left.
+/// lock that keeps `faultline clean` out, and its mark, which tells the
+/// next run whether this one was killed ([`crate::files::locks`]). Taking
+/// it also removes what killed runs left. (Other runs are seen through the
+/// registry of active runs, [`crate::measure::active_runs`].)
 pub(super) struct Guard {
     _lock: crate::files::locks::DataDirLock,
-    pub(super) activity: Arc<crate::files::locks::Activity>,
+    _mark: crate::files::locks::RunMark,
+    /// The data directory.
+    pub(super) dir: PathBuf,
 }
 
 impl Guard {
     fn take(dir: &Path) -> Result<Guard> {
         let lock = crate::files::locks::lock_data_dir_shared(dir)?;
-        let activity = Arc::new(crate::files::locks::Activity::register(dir)?);
+        let mark = crate::files::locks::RunMark::place(dir)?;
         let removed = crate::files::clean::remove_leftovers(dir);
         if let Some((first, n)) = removed.first().map(|p| (p, removed.len())) {
             eprintln!(
@@ -533,7 +544,8 @@ impl Guard {
         }
         Ok(Guard {
             _lock: lock,
-            activity,
+            _mark: mark,
+            dir: dir.to_path_buf(),
         })
     }
 }

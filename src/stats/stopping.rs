@@ -55,18 +55,23 @@ pub fn needs_more(precision: &Precision, min_pairs: usize, comparisons: &[Vec<f6
 
 /// Whether group `g` of `plan` needs another round, from the samples so
 /// far ([`needs_more`] over its comparisons, the planned runs as the
-/// fewest pairs).
+/// fewest pairs). It counts the samples the statistics will count: the
+/// last attempt of each run (`--retry-interfered`), without the interfered
+/// ones when `exclude_interfered`.
 pub fn group_needs_more(
     plan: &crate::plan::Plan,
     samples: &[crate::results::Sample],
     g: usize,
     precision: &Precision,
+    exclude_interfered: bool,
 ) -> bool {
     let Some(members) = plan.groups().into_iter().nth(g) else {
         return false;
     };
     let of = |case: usize| -> Vec<crate::results::Sample> {
-        samples.iter().filter(|s| s.case == case).cloned().collect()
+        let mut own: Vec<_> = samples.iter().filter(|s| s.case == case).cloned().collect();
+        super::interference::mark_excluded(&mut own, exclude_interfered);
+        super::interference::counted(&own)
     };
     let baseline = of(members[0]);
     let comparisons: Vec<Vec<f64>> = members[1..]
@@ -243,6 +248,55 @@ pub(crate) mod tests {
         assert_eq!(report.stopped_by, StoppedBy::MaxTime);
         let report = group_precision("g".into(), &RULE, 5, &short, false);
         assert_eq!(report.stopped_by, StoppedBy::Unfinished);
+    }
+
+    #[test]
+    fn a_retried_run_counts_once_toward_the_target() {
+        use crate::method::MethodKind;
+        let plan = crate::plan::Plan {
+            cases: vec![
+                crate::fixtures::case(MethodKind::Read),
+                crate::fixtures::case(MethodKind::Mmap),
+            ],
+            runs: 3,
+            warmup: 0,
+            order: crate::plan::OrderPolicy::Alternating,
+            metric: crate::plan::Metric::Total,
+            seed: 1,
+        };
+        let sample = |case, run: u32| {
+            let mut s = crate::fixtures::sample(case, run);
+            if case == 1 {
+                s.total_ns = 400_000_000 + u64::from(run) * 100_000;
+            }
+            s
+        };
+        let mut samples: Vec<_> = (0..3).flat_map(|r| [sample(0, r), sample(1, r)]).collect();
+        assert!(!group_needs_more(&plan, &samples, 0, &RULE, false));
+        // An interfered first attempt and its re-run: the re-run counts,
+        // as in the statistics, and the group stays precise enough.
+        let mut first = sample(1, 1);
+        first.total_ns = 900_000_000;
+        first.interference = Some(crate::measure::interference::Interference {
+            interfered: true,
+            ..Default::default()
+        });
+        let mut again = sample(1, 1);
+        again.attempt = 1;
+        samples.retain(|s| (s.case, s.run) != (1, 1));
+        samples.extend([first, again]);
+        assert!(!group_needs_more(&plan, &samples, 0, &RULE, false));
+        // An interfered trial of a usual time counts, unless interfered
+        // trials are left out: then 2 pairs, short of the planned 3.
+        samples.retain(|s| (s.case, s.run) != (1, 1));
+        let mut interfered = sample(1, 1);
+        interfered.interference = Some(crate::measure::interference::Interference {
+            interfered: true,
+            ..Default::default()
+        });
+        samples.push(interfered);
+        assert!(!group_needs_more(&plan, &samples, 0, &RULE, false));
+        assert!(group_needs_more(&plan, &samples, 0, &RULE, true));
     }
 
     #[test]
