@@ -129,10 +129,21 @@ pub struct Sample {
     /// same run replaces it) or `interfered` (`--exclude-interfered`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded: Option<String>,
+    /// An unprofiled control trial of a `--profile` run
+    /// (`--profile-control`): run beside the profiled trial of the same run
+    /// number, with the same cache preparation, to measure what profiling
+    /// costs. Kept in the journal and the exports, never counted in the
+    /// case's statistics (`excluded` is `profile-control`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub profile_control: bool,
 }
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Sample {
@@ -153,6 +164,9 @@ pub struct TrialFailure {
     pub warmup: bool,
     /// Why it failed: the child's error line, or the signal that killed it (e.g. `killed by SIGBUS`).
     pub reason: String,
+    /// Whether it was an unprofiled control trial (`--profile-control`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub profile_control: bool,
 }
 
 /// What one of the processes of a `--procs` trial measured.

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::results::{Sample, TrialFailure};
+use crate::runner::Slot;
 
 /// Format version written in every header.
 pub const FORMAT: u32 = 1;
@@ -56,6 +57,11 @@ pub struct Header {
     /// run samples the same way, or refuses).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::measure::profile::ProfileRequest>,
+    /// `--profile-control`: the unprofiled control trials per case (a
+    /// resumed run runs the missing ones); absent without `--profile` and
+    /// in journals written before they existed (then none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_control: Option<u32>,
 }
 
 /// A file a journalled run measures.
@@ -92,12 +98,20 @@ pub enum Entry {
 }
 
 impl Entry {
-    /// The (case, run, warm-up) slot the entry fills.
-    pub fn slot(&self) -> (usize, u32, bool) {
+    /// The slot the entry fills: its case, run, and whether it was a
+    /// warm-up or an unprofiled control trial (`--profile-control`), which
+    /// has a slot of its own beside its run's profiled trial.
+    pub fn slot(&self) -> Slot {
         match self {
-            Entry::Sample(s) => (s.case, s.run, false),
-            Entry::Warmup { case, run } => (*case, *run, true),
-            Entry::Failure(f) => (f.case, f.run, f.warmup),
+            Entry::Sample(s) => Slot {
+                control: s.profile_control,
+                ..Slot::trial(s.case, s.run, false)
+            },
+            Entry::Warmup { case, run } => Slot::trial(*case, *run, true),
+            Entry::Failure(f) => Slot {
+                control: f.profile_control,
+                ..Slot::trial(f.case, f.run, f.warmup)
+            },
         }
     }
 }
@@ -343,15 +357,19 @@ fn check_header(header: &Header) -> std::result::Result<(), String> {
 }
 
 /// Checks one entry against the plan: its case is in the plan, its run
-/// below the plan's runs (or warm-ups), and its (case, run, warm-up) slot
-/// not already filled by the entry on the line `seen` records for it.
+/// below the plan's runs (or warm-ups), and its slot not already filled by
+/// the entry on the line `seen` records for it (a control trial's slot is
+/// not its run's profiled trial's).
 fn check_entry(
     plan: &Plan,
     entry: &Entry,
     line: usize,
-    seen: &mut std::collections::HashMap<(usize, u32, bool), usize>,
+    seen: &mut std::collections::HashMap<Slot, usize>,
 ) -> std::result::Result<(), String> {
-    let (case, run, warmup) = entry.slot();
+    let slot = entry.slot();
+    let Slot {
+        case, run, warmup, ..
+    } = slot;
     if case >= plan.cases.len() {
         return Err(format!(
             "case {case} is not in the journal's plan (it has {} case(s))",
@@ -375,9 +393,14 @@ fn check_entry(
             ));
         }
     }
-    if let Some(first) = seen.insert((case, run, warmup), line) {
+    if let Some(first) = seen.insert(slot, line) {
+        let control = if slot.control {
+            " (its control trial)"
+        } else {
+            ""
+        };
         return Err(format!(
-            "case {case}, {what} run {run} is already recorded on line {first} (two runs appended to this journal at once?)"
+            "case {case}, {what} run {run}{control} is already recorded on line {first} (two runs appended to this journal at once?)"
         ));
     }
     Ok(())
@@ -423,6 +446,7 @@ pub(crate) mod tests {
             reproduction: None,
             interference: None,
             profile: None,
+            profile_control: None,
         }
     }
 
@@ -446,6 +470,7 @@ pub(crate) mod tests {
             interference: None,
             attempt: 0,
             excluded: None,
+            profile_control: false,
         }
     }
 
@@ -460,6 +485,7 @@ pub(crate) mod tests {
             run: 1,
             warmup: false,
             reason: "killed by SIGBUS".into(),
+            profile_control: false,
         };
         journal.append(&Entry::Failure(failure.clone())).unwrap();
         let replay = read(&path).unwrap();
@@ -468,7 +494,7 @@ pub(crate) mod tests {
             vec![Entry::Sample(Box::new(sample(0))), Entry::Failure(failure)]
         );
         assert!(replay.warnings.is_empty() && !replay.torn_tail);
-        assert_eq!(replay.entries[1].slot(), (0, 1, false));
+        assert_eq!(replay.entries[1].slot(), Slot::trial(0, 1, false));
         assert!(
             Journal::create(&path, &header()).is_err(),
             "never overwrites"
@@ -572,6 +598,7 @@ pub(crate) mod tests {
                 run: 1,
                 warmup: false,
                 reason: "x".into(),
+                profile_control: false,
             }),
         ]);
         assert!(
@@ -581,6 +608,40 @@ pub(crate) mod tests {
         let mut empty = sample(0);
         empty.child.bytes = 0;
         assert!(refusal(&[Entry::Sample(Box::new(empty))]).contains("0 bytes"));
+    }
+
+    #[test]
+    fn a_control_trial_has_a_slot_of_its_own_beside_its_run() {
+        let control = |run| {
+            let mut s = sample(run);
+            s.profile_control = true;
+            Entry::Sample(Box::new(s))
+        };
+        let entries = [Entry::Sample(Box::new(sample(0))), control(0), control(1)];
+        let replay =
+            read_from(std::io::Cursor::new(journal_with(&entries)), Path::new("j")).unwrap();
+        assert_eq!(replay.entries.len(), 3);
+        let slots: Vec<Slot> = replay.entries.iter().map(Entry::slot).collect();
+        assert_eq!(slots[0], Slot::trial(0, 0, false));
+        assert_eq!(
+            slots[1],
+            Slot {
+                control: true,
+                ..Slot::trial(0, 0, false)
+            }
+        );
+        // A second control of the same run is refused, by line; so is one
+        // past the plan's runs.
+        let e = refusal(&[control(1), Entry::Sample(Box::new(sample(1))), control(1)]);
+        assert!(
+            e.contains(
+                "line 4: case 0, measured run 1 (its control trial) is already recorded on line 2"
+            ),
+            "{e}"
+        );
+        assert!(
+            refusal(&[control(2)]).contains("run 2 of case 0 is past the plan's 2 measured run(s)")
+        );
     }
 
     #[test]
@@ -622,6 +683,7 @@ pub(crate) mod tests {
                     run,
                     warmup,
                     reason: "r".into(),
+                    profile_control: false,
                 }),
             },
         )
@@ -649,7 +711,7 @@ pub(crate) mod tests {
                 let plan = &replay.header.plan;
                 let mut raw = crate::results::RawResults::default();
                 for e in replay.entries {
-                    proptest::prop_assert!(e.slot().0 < plan.cases.len());
+                    proptest::prop_assert!(e.slot().case < plan.cases.len());
                     match e {
                         Entry::Sample(s) => raw.samples.push(*s),
                         Entry::Failure(f) => raw.failures.push(f),

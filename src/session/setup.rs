@@ -124,6 +124,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         reproduction: config.reproduction.clone(),
         interference: Some(config.interference.unwrap_or_default()),
         profile: config.profile.as_ref().map(|p| p.request),
+        profile_control: config.profile.as_ref().map(|p| p.control_trials),
     };
     if journal_at.parent() == Some(&runs_dir) {
         dataset::ensure_private_dir(&runs_dir)?;
@@ -327,7 +328,10 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         eprintln!("warning: {warning}");
     }
     let header = replay.header;
-    let profile = header.profile.map(resumed_profile).transpose()?;
+    let profile = header
+        .profile
+        .map(|request| resumed_profile(request, header.profile_control.unwrap_or(0)))
+        .transpose()?;
     let mut files = BTreeMap::new();
     for f in &header.files {
         let d = match f.seed {
@@ -435,6 +439,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
 /// in one line when it is user-only.
 fn resumed_profile(
     request: crate::measure::profile::ProfileRequest,
+    control_trials: u32,
 ) -> Result<crate::results::ProfileSettings> {
     let decision = crate::measure::profile::probe(request.frequency_hz)?;
     if decision.mode != request.mode {
@@ -455,6 +460,7 @@ fn resumed_profile(
     Ok(crate::results::ProfileSettings {
         request,
         note: decision.note,
+        control_trials,
     })
 }
 

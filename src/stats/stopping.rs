@@ -65,8 +65,13 @@ pub fn group_needs_more(
     let Some(members) = plan.groups().into_iter().nth(g) else {
         return false;
     };
+    // A --profile-control trial is not one of the case's runs.
     let of = |case: usize| -> Vec<crate::results::Sample> {
-        samples.iter().filter(|s| s.case == case).cloned().collect()
+        samples
+            .iter()
+            .filter(|s| s.case == case && !s.profile_control)
+            .cloned()
+            .collect()
     };
     let baseline = of(members[0]);
     let comparisons: Vec<Vec<f64>> = members[1..]
