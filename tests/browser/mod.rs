@@ -232,6 +232,7 @@ window.addEventListener('load', function () {
     sections: all('section[id]').map(function (s) { return s.id; }),
     verdicts: all('li.verdict').length,
     case_rows: all('table.cases tbody tr').length,
+    flame_links: all('a.flame-link').map(function (a) { return a.getAttribute('href'); }),
     scroll_width: document.documentElement.scrollWidth,
     viewport_width: window.innerWidth
   };
