@@ -170,6 +170,14 @@ fn mmap_copy_spends_its_time_in_user_memcpy_and_page_faults() {
 
 /// Threads created after the sampler opens are sampled, in threaded trials
 /// and duration-bounded ones; only the main loop is.
+///
+/// Each worker must do enough work to be sampled many times: at 997 Hz and
+/// 32 MiB a worker took only ~6 ms of CPU (6 samples), and the test expected
+/// exactly 2 sampled threads, which a worker with no sample, or a sample of
+/// the coordinating thread while it released or joined them, breaks. So:
+/// 64 MiB at 4 kHz (~50 samples a worker), and the check is per thread:
+/// the two busiest threads (the workers) each have many samples, and any
+/// other (the coordinating thread) at most a stray one or two.
 #[test]
 #[ignore = "needs root"]
 fn threads_and_timed_trials_are_profiled() {
@@ -177,7 +185,7 @@ fn threads_and_timed_trials_are_profiled() {
     let scratch = Scratch::new();
     let results = scratch.run_json(
         Flags::new()
-            .size("32M")
+            .size("64M")
             .method("pread")
             .pattern("seq")
             .block("16k")
@@ -186,11 +194,33 @@ fn threads_and_timed_trials_are_profiled() {
             .threads("2")
             .thread_mode("replicate")
             .runs(2)
-            .switch("--profile"),
+            .switch("--profile")
+            .flag("--profile-hz", "4000")
+            .flag("--profile-control", "0"),
     );
     assert_no_failures(&results);
     for (_, s) in profiled_samples(&results) {
-        assert_eq!(s["profile"]["threads"], 2, "{}", s["profile"]);
+        let p = &s["profile"];
+        let each: Vec<u64> = p["thread_samples"]
+            .as_array()
+            .expect("samples per thread")
+            .iter()
+            .map(|n| n.as_u64().unwrap())
+            .collect();
+        assert_eq!(each.len() as u64, p["threads"].as_u64().unwrap(), "{p}");
+        assert_eq!(
+            each.iter().sum::<u64>(),
+            p["samples"].as_u64().unwrap(),
+            "{p}"
+        );
+        assert!(
+            each.len() >= 2 && each[1] >= 10,
+            "both workers sampled: {p}"
+        );
+        assert!(
+            each[2..].iter().all(|&n| n <= 2),
+            "no third busy thread: {p}"
+        );
     }
     // A duration-bounded trial, in this process: two workers for a second.
     let file = scratch.path("timed.data");
