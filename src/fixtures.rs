@@ -82,6 +82,7 @@ pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> 
         read_bytes_source: None,
         device_wide_read_amplification: None,
         profile: None,
+        profile_cost: None,
     }
 }
 
@@ -144,6 +145,7 @@ pub(crate) fn profiled_results() -> RunResults {
             mode: ProfileMode::KernelUser,
         },
         note: None,
+        control_trials: 0,
     });
     let read = [
         (Category::CopyToUser, 0.60),
@@ -238,6 +240,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
         interference: None,
         attempt: 0,
         excluded: None,
+        profile_control: false,
     }
 }
 
@@ -277,6 +280,7 @@ pub(crate) fn results() -> RunResults {
         warmup: false,
         reason: "killed by SIGBUS".to_string(),
         attempt: 0,
+        profile_control: false,
     };
     RunResults {
         environment: Environment::default(),

@@ -332,6 +332,133 @@ fn the_reproduce_report_draws_every_presets_plots_in_a_browser() {
     assert_eq!(probe["errors"], Value::Array(vec![]));
 }
 
+/// A profiled run's report in a real browser: the stacked-bar plot of where
+/// the cycles go is drawn, each profiled case's flame graph is linked, and
+/// each linked flame graph (inferno's interactive SVG, with its script)
+/// loads with nothing on the console and shows named frames. Works without
+/// root: unprivileged, the samples are user-only, and faultline's own
+/// frames are named either way.
+#[test]
+fn the_profile_plot_and_flame_graphs_render_in_a_browser() {
+    let Some(chromium) = Chromium::find("the_profile_plot_and_flame_graphs_render_in_a_browser")
+    else {
+        return;
+    };
+    let scratch = Scratch::new();
+    let json = scratch.path("profiled.json");
+    succeeded(
+        scratch
+            .run([
+                "--size",
+                "32M",
+                "--method",
+                "read,mmap-copy",
+                "--pattern",
+                "seq",
+                "--block",
+                "16k",
+                "--cache",
+                "warm",
+                "--workload",
+                "sum",
+                "--runs",
+                "3",
+                "--profile",
+                "--profile-hz",
+                "4000",
+                "--export-json",
+            ])
+            .arg(&json),
+    );
+    let results = read_json(&json);
+    let profiled = results["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["summary"]["profile"]["samples"].as_u64() > Some(0))
+        .count();
+    assert_eq!(profiled, 2, "both cases profiled");
+    let html_path = scratch.path("report.html");
+    let plots_dir = scratch.path("plots");
+    succeeded(
+        faultline()
+            .arg("report")
+            .arg(&json)
+            .arg("-o")
+            .arg(&html_path)
+            .arg("--plots")
+            .arg(&plots_dir),
+    );
+    let html = std::fs::read_to_string(&html_path).unwrap();
+
+    // The page: the cycles plot drawn at a real size, a link per case.
+    let run = chromium.screenshot(&html_path, &scratch.path("shot.png"), (1000, 2000));
+    assert!(
+        run.console_messages().is_empty(),
+        "console messages:\n{}",
+        run.console_messages().join("\n")
+    );
+    let probed = scratch.path("probed.html");
+    std::fs::write(&probed, with_probe(&html)).unwrap();
+    let run = chromium.dump_dom(&probed, (1000, 2000));
+    assert!(
+        run.console_messages().is_empty(),
+        "console messages:\n{}",
+        run.console_messages().join("\n")
+    );
+    let probe = probe_of(&run.stdout);
+    let cycles = probe["plots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "plot-cycles")
+        .unwrap_or_else(|| panic!("no cycles plot: {probe}"));
+    assert!(cycles["width"].as_f64().unwrap() >= 700.0, "{cycles}");
+    assert!(cycles["height"].as_f64().unwrap() >= 150.0, "{cycles}");
+    assert!(cycles["texts"].as_u64().unwrap() >= 10, "{cycles}");
+    assert!(cycles["shapes"].as_u64().unwrap() >= 10, "{cycles}");
+    assert!(probe["sections"]
+        .as_array()
+        .unwrap()
+        .contains(&Value::from("cycles")));
+    assert_eq!(probe["errors"], Value::Array(vec![]));
+    assert_eq!(probe["resources"], Value::Array(vec![]), "nothing fetched");
+    let links: Vec<&str> = probe["flame_links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert_eq!(links.len(), profiled, "{probe}");
+
+    // Each linked flame graph, opened on its own as a reader would.
+    for link in links {
+        let svg = html_path.parent().unwrap().join(link);
+        assert!(svg.is_file(), "{link} links to nothing");
+        let run = chromium.dump_dom(&svg, (1200, 800));
+        assert!(
+            run.console_messages().is_empty(),
+            "{link}: console messages:\n{}",
+            run.console_messages().join("\n")
+        );
+        let dom = &run.stdout;
+        assert!(dom.contains("<svg"), "{link}: not an SVG document: {dom}");
+        let rects = dom.matches("<rect").count();
+        let texts = dom.matches("<text").count();
+        assert!(
+            rects >= 5 && texts >= 5,
+            "{link}: {rects} rects, {texts} texts"
+        );
+        // Named frames: the trial's own code at the root and the workload's
+        // checksum, in every mode (user frames are named without root).
+        for frame in ["faultline::trial::run_trial", "faultline::workload"] {
+            assert!(dom.contains(frame), "{link}: no frame {frame}");
+        }
+        // inferno's script ran: it lays the frames' names out on load.
+        assert!(dom.contains("samples"), "{link}: no sample counts");
+    }
+}
+
 #[test]
 fn report_errors_are_one_line_with_the_right_exit_code() {
     let scratch = Scratch::new();

@@ -45,6 +45,24 @@ fn stacks_with(profile: &Value, frames: &[&str]) -> u64 {
         .sum()
 }
 
+/// The profiled samples (every sample but `--profile-control`'s control
+/// trials), with their cases.
+fn profiled_samples(results: &Value) -> Vec<(Value, Value)> {
+    samples(results)
+        .into_iter()
+        .filter(|(_, s)| s["profile_control"] != true)
+        .collect()
+}
+
+/// The control trials of the case labelled `label`.
+fn controls_of(results: &Value, label: &str) -> Vec<Value> {
+    samples(results)
+        .into_iter()
+        .filter(|(c, s)| c["label"] == label && s["profile_control"] == true)
+        .map(|(_, s)| s)
+        .collect()
+}
+
 /// A warm sequential 16 KiB profiled run of `methods`.
 fn warm_seq_16k(scratch: &Scratch, methods: &str) -> Value {
     let flags = Flags::new()
@@ -86,7 +104,7 @@ fn warm_sequential_read_spends_most_copying_to_user() {
     // The kernel's read path is in the flame graph's stacks, under faultline's loop.
     assert!(stacks_with(p, &["ReadMethod", "filemap_read_[k]"]) > 0);
     // Every trial recorded its own samples and counts in the export.
-    for (_, s) in samples(&results) {
+    for (_, s) in profiled_samples(&results) {
         let trial = &s["profile"];
         assert_eq!(trial["frequency_hz"], 4000);
         assert!(trial["samples"].as_u64().unwrap() > 0);
@@ -152,6 +170,14 @@ fn mmap_copy_spends_its_time_in_user_memcpy_and_page_faults() {
 
 /// Threads created after the sampler opens are sampled, in threaded trials
 /// and duration-bounded ones; only the main loop is.
+///
+/// Each worker must do enough work to be sampled many times: at 997 Hz and
+/// 32 MiB a worker took only ~6 ms of CPU (6 samples), and the test expected
+/// exactly 2 sampled threads, which a worker with no sample, or a sample of
+/// the coordinating thread while it released or joined them, breaks. So:
+/// 64 MiB at 4 kHz (~50 samples a worker), and the check is per thread:
+/// the two busiest threads (the workers) each have many samples, and any
+/// other (the coordinating thread) at most a stray one or two.
 #[test]
 #[ignore = "needs root"]
 fn threads_and_timed_trials_are_profiled() {
@@ -159,7 +185,7 @@ fn threads_and_timed_trials_are_profiled() {
     let scratch = Scratch::new();
     let results = scratch.run_json(
         Flags::new()
-            .size("32M")
+            .size("64M")
             .method("pread")
             .pattern("seq")
             .block("16k")
@@ -168,11 +194,33 @@ fn threads_and_timed_trials_are_profiled() {
             .threads("2")
             .thread_mode("replicate")
             .runs(2)
-            .switch("--profile"),
+            .switch("--profile")
+            .flag("--profile-hz", "4000")
+            .flag("--profile-control", "0"),
     );
     assert_no_failures(&results);
-    for (_, s) in samples(&results) {
-        assert_eq!(s["profile"]["threads"], 2, "{}", s["profile"]);
+    for (_, s) in profiled_samples(&results) {
+        let p = &s["profile"];
+        let each: Vec<u64> = p["thread_samples"]
+            .as_array()
+            .expect("samples per thread")
+            .iter()
+            .map(|n| n.as_u64().unwrap())
+            .collect();
+        assert_eq!(each.len() as u64, p["threads"].as_u64().unwrap(), "{p}");
+        assert_eq!(
+            each.iter().sum::<u64>(),
+            p["samples"].as_u64().unwrap(),
+            "{p}"
+        );
+        assert!(
+            each.len() >= 2 && each[1] >= 10,
+            "both workers sampled: {p}"
+        );
+        assert!(
+            each[2..].iter().all(|&n| n <= 2),
+            "no third busy thread: {p}"
+        );
     }
     // A duration-bounded trial, in this process: two workers for a second.
     let file = scratch.path("timed.data");
@@ -302,8 +350,102 @@ fn an_unprivileged_user_falls_back_to_user_only_samples_in_one_line() {
     }
 }
 
+/// Every profiled run measures what profiling costs: per case, unprofiled
+/// control trials beside the profiled trials of the same runs (alternating
+/// which goes first), kept and marked in the export, never counted in the
+/// case's statistics; each case's `profile_cost` pairs them, and the run's
+/// line pools the warm cases. `--profile-control 0` measures nothing and
+/// says so. Works unprivileged (user-only samples) as well as as root.
+#[test]
+fn a_profiled_run_measures_its_own_cost_with_marked_control_trials() {
+    let scratch = Scratch::new();
+    let flags = || {
+        Flags::new()
+            .size("8M")
+            .method("read,mmap")
+            .pattern("seq")
+            .block("16k")
+            .cache("warm")
+            .switch("--profile")
+    };
+    let json = scratch.path("cost.json");
+    let out = succeeded(&mut scratch.run(flags().runs(3).export_json(&json)));
+    let results = read_json(&json);
+    assert_no_failures(&results);
+    assert_eq!(results["settings"]["profile"]["control_trials"], 3);
+    for case in cases(&results) {
+        let label = case["label"].as_str().unwrap();
+        let controls = controls_of(&results, label);
+        assert_eq!(controls.len(), 3, "{label}: the default, 3");
+        let profiled: Vec<Value> = profiled_samples(&results)
+            .into_iter()
+            .filter(|(c, _)| c["label"] == label)
+            .map(|(_, s)| s)
+            .collect();
+        assert_eq!(profiled.len(), 3);
+        for control in &controls {
+            assert_eq!(control["excluded"], "profile-control", "{control}");
+            assert!(control.get("profile").is_none(), "unprofiled: {control}");
+            // Beside its run's profiled trial: profiled first in even runs,
+            // the control first in odd ones.
+            let run = control["run"].as_u64().unwrap();
+            let twin = profiled.iter().find(|s| s["run"] == run).unwrap();
+            let (p, u) = (
+                twin["sequence"].as_i64().unwrap(),
+                control["sequence"].as_i64().unwrap(),
+            );
+            assert_eq!(u - p, if run % 2 == 0 { 1 } else { -1 }, "run {run}");
+            assert_eq!(control["checksum"], twin["checksum"]);
+        }
+        for s in &profiled {
+            assert!(s.get("excluded").is_none(), "{s}");
+            assert!(s["profile"]["samples"].as_u64().is_some(), "{s}");
+        }
+        // The case's statistics are its profiled trials' only.
+        let summary = &case["summary"];
+        assert_eq!(summary["runs"], 3, "{label}");
+        assert_eq!(summary["profile"]["trials"], 3, "{label}");
+        let cost = &summary["profile_cost"];
+        assert_eq!(cost["pairs"], 3, "{cost}");
+        assert_eq!(cost["throughput_ratio"]["pairs"], 3, "{cost}");
+        let r = cost["throughput_ratio"]["ratio"].as_f64().unwrap();
+        assert!(r > 0.0 && r.is_finite(), "{cost}");
+        assert!(cost["cpu_per_byte_ratio"].is_object() || cost["cpu_per_byte_ratio"].is_null());
+    }
+    assert_eq!(results["comparisons"][0]["throughput_ratio"]["pairs"], 3);
+    let run_cost = &results["statistics"]["profile_cost"];
+    assert_eq!(run_cost["status"], "measured", "{run_cost}");
+    assert_eq!(run_cost["scope"], "warm");
+    assert_eq!(run_cost["pairs"], 6);
+    assert_eq!(run_cost["cases"].as_array().unwrap().len(), 2);
+    assert_eq!(run_cost["target"], 0.05);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("profiling cost: throughput")
+            && stdout.contains("over 3 pairs per case, 2 warm cases (6 pairs)"),
+        "{stdout}"
+    );
+
+    // At most one control per measured run: --runs 2 gets 2 pairs.
+    let results = scratch.run_json(flags().runs(2));
+    assert_eq!(results["settings"]["profile"]["control_trials"], 2);
+    assert_eq!(controls_of(&results, "read").len(), 2);
+    assert_eq!(results["statistics"]["profile_cost"]["pairs"], 4);
+
+    // --profile-control 0: no control trial, and the export says so.
+    let results = scratch.run_json(flags().runs(2).flag("--profile-control", "0"));
+    assert_eq!(samples(&results).len(), 4);
+    assert!(controls_of(&results, "read").is_empty());
+    assert_eq!(
+        results["statistics"]["profile_cost"],
+        serde_json::json!({"status": "not measured", "why": "--profile-control 0"})
+    );
+    assert!(cases(&results)[0]["summary"].get("profile_cost").is_none());
+}
+
 /// A resumed run profiles as its journal says, and its exports hold a
-/// profile for every sample.
+/// profile for every profiled sample; the control trials the journal kept
+/// stay, and only the missing ones run.
 #[test]
 fn a_resumed_run_keeps_profiling() {
     let scratch = Scratch::new();
@@ -324,9 +466,20 @@ fn a_resumed_run_keeps_profiling() {
                 .export_json(&json),
         ),
     );
-    // An interruption after the header and two trials.
+    // An interruption just after the first control trial (after its
+    // run's profiled trial, and the warm-ups).
     let text = std::fs::read_to_string(&journal).unwrap();
-    let kept: Vec<&str> = text.lines().take(3).collect();
+    let first_control = text
+        .lines()
+        .position(|l| l.contains("\"profile_control\":true"))
+        .expect("a control trial in the journal");
+    let kept: Vec<&str> = text.lines().take(first_control + 1).collect();
+    let kept_control: Value = serde_json::from_str(kept[first_control]).unwrap();
+    let label = if kept_control["sample"]["case"] == 0 {
+        "read"
+    } else {
+        "mmap"
+    };
     std::fs::write(&journal, kept.join("\n") + "\n").unwrap();
     std::fs::remove_file(&json).unwrap();
     succeeded(
@@ -337,11 +490,27 @@ fn a_resumed_run_keeps_profiling() {
             .arg(&journal),
     );
     let results = read_json(&json);
-    assert_eq!(samples(&results).len(), 6);
-    for (_, s) in samples(&results) {
+    assert_eq!(profiled_samples(&results).len(), 6);
+    for (_, s) in profiled_samples(&results) {
         assert_eq!(s["profile"]["frequency_hz"], 1500, "{s}");
     }
     assert_eq!(results["settings"]["profile"]["frequency_hz"], 1500);
+    assert_eq!(results["settings"]["profile"]["control_trials"], 3);
+    // The journal's control trial is kept, not run again; the rest ran.
+    assert_eq!(controls_of(&results, "read").len(), 3);
+    assert_eq!(controls_of(&results, "mmap").len(), 3);
+    let controls = controls_of(&results, label);
+    let run0: Vec<&Value> = controls.iter().filter(|s| s["run"] == 0).collect();
+    assert_eq!(run0.len(), 1);
+    assert_eq!(run0[0]["sequence"], kept_control["sample"]["sequence"]);
+    assert_eq!(run0[0]["total_ns"], kept_control["sample"]["total_ns"]);
+    for case in cases(&results) {
+        assert_eq!(
+            case["summary"]["profile_cost"]["pairs"], 3,
+            "{}",
+            case["label"]
+        );
+    }
 }
 
 #[test]
@@ -357,6 +526,15 @@ fn bad_profile_flags_are_refused_in_one_line() {
         &["--profile-hz", "fast"],
     );
     scratch.refused(["--profile-hz", "997"], &["--profile"]);
+    scratch.refused(
+        ["--profile", "--profile-control", "many"],
+        &["--profile-control", "many"],
+    );
+    scratch.refused(
+        ["--profile", "--profile-control", "10001"],
+        &["--profile-control", "10001", "0..=10000"],
+    );
+    scratch.refused(["--profile-control", "2"], &["--profile"]);
     scratch.refused(
         ["--profile", "--resume", "x.journal"],
         &["--profile", "--resume"],

@@ -102,7 +102,17 @@ pub struct ProfileArgs {
     #[arg(long, value_name = "HZ", requires = "profile",
           value_parser = clap::value_parser!(u32).range(1..=i64::from(profile::MAX_HZ)))]
     pub profile_hz: Option<u32>,
+    /// With --profile: unprofiled control trials per case, each run beside the profiled trial of
+    /// the same run (at most one per --runs), to measure what profiling costs: the paired
+    /// throughput ratio, profiled over unprofiled, per case and over the warm cases. They are kept
+    /// (marked) in the exports and never counted in a case's statistics. 0: not measured.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_PROFILE_CONTROL, requires = "profile",
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(faultline::plan::MAX_RUNS)))]
+    pub profile_control: u32,
 }
+
+/// `--profile-control`'s default: three pairs per case, enough for a CI.
+pub const DEFAULT_PROFILE_CONTROL: u32 = 3;
 
 impl ProfileArgs {
     /// What the trials will sample, decided once for the whole run: checks
@@ -124,6 +134,7 @@ impl ProfileArgs {
                 mode: decision.mode,
             },
             note: decision.note,
+            control_trials: self.profile_control,
         }))
     }
 }

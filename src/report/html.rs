@@ -113,7 +113,7 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     if !spreads.is_empty() {
         nav.push(("spread", super::spread::TITLE));
     }
-    let cycles = super::profile::profile_lines(results);
+    let cycles = super::profile::section_lines(results);
     if !cycles.is_empty() {
         nav.push(("cycles", super::profile::TITLE));
     }

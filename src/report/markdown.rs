@@ -109,7 +109,7 @@ pub fn render_markdown(results: &RunResults) -> String {
         push_bullets(&mut out, &spreads);
     }
 
-    let cycles = super::profile::profile_lines(results);
+    let cycles = super::profile::section_lines(results);
     if !cycles.is_empty() {
         out.push_str(&format!("## {}\n\n", super::profile::TITLE));
         if let Some(legend) = super::profile::legend(results) {

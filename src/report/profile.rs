@@ -1,11 +1,14 @@
 //! Words for `--profile`: the "Where the cycles go" section (one compact line
-//! per profiled case, shared by the terminal table, the Markdown and the HTML
-//! report), and the short clause a verdict cites. Every share is read from
-//! the case's [`ProfileSummary`]; nothing is computed here but rounding.
+//! per profiled case, then the line of what profiling cost, shared by the
+//! terminal table, the Markdown and the HTML report), and the short clause a
+//! verdict cites. Every share is read from the case's [`ProfileSummary`],
+//! every cost from [`crate::stats::profile_cost`]; nothing is computed here
+//! but rounding.
 use super::groups::groups;
 use crate::measure::profile::{Category, ProfileMode};
 use crate::stats::profile::ProfileSummary;
-use crate::stats::{CaseResult, RunResults};
+use crate::stats::profile_cost::{ProfileCost, RunCost, TargetVerdict};
+use crate::stats::{CaseResult, RatioEstimate, RunResults};
 
 /// What the section is called.
 pub(crate) const TITLE: &str = "Where the cycles go";
@@ -82,6 +85,9 @@ fn line(heading: &str, case: &CaseResult, p: &ProfileSummary) -> String {
             p.unnamed
         ));
     }
+    if let Some(cost) = case.summary.as_ref().and_then(|s| s.profile_cost.as_ref()) {
+        text.push_str(&format!("; {}", case_cost_words(cost)));
+    }
     text.push(')');
     text
 }
@@ -97,6 +103,98 @@ pub(crate) fn profile_lines(results: &RunResults) -> Vec<String> {
         }
     }
     lines
+}
+
+/// The section's lines: [`profile_lines`], then [`cost_line`]; empty when
+/// no case was profiled.
+pub(crate) fn section_lines(results: &RunResults) -> Vec<String> {
+    let mut lines = profile_lines(results);
+    if !lines.is_empty() {
+        lines.extend(cost_line(results));
+    }
+    lines
+}
+
+/// `+0.4` or `−4.0` (a true minus sign).
+fn signed(points: f64) -> String {
+    let text = format!("{points:+.1}");
+    text.replacen('-', "\u{2212}", 1)
+}
+
+/// `−1.8% [−4.0, +0.4]`: a ratio's change with its 95% CI.
+fn change_with_ci(r: &RatioEstimate) -> String {
+    format!(
+        "{}% [{}, {}]",
+        signed((r.ratio - 1.0) * 100.0),
+        signed((r.ci95_low - 1.0) * 100.0),
+        signed((r.ci95_high - 1.0) * 100.0)
+    )
+}
+
+/// One case's cost, for its line: `profiling cost: throughput −1.8% [−4.0,
+/// +0.4], 3 pairs`.
+fn case_cost_words(cost: &ProfileCost) -> String {
+    match &cost.throughput_ratio {
+        Some(r) => format!(
+            "profiling cost: throughput {}, {} pairs",
+            change_with_ci(r),
+            cost.pairs
+        ),
+        None => format!(
+            "profiling cost: {} pair{}, too few for a CI",
+            cost.pairs,
+            if cost.pairs == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// The run's line: `profiling cost: throughput −1.8% [−4.0, +0.4] over 3
+/// pairs per case, 2 warm cases (6 pairs); CPU time per byte +2.0% [+1.1,
+/// +2.9]; target ≤ 5%: met`, or why it was not measured; `None` without
+/// `--profile`.
+pub(crate) fn cost_line(results: &RunResults) -> Option<String> {
+    let cost = match results.statistics.profile_cost.as_ref()? {
+        RunCost::NotMeasured { why } => {
+            return Some(format!("profiling cost: not measured ({why})"))
+        }
+        RunCost::Measured(cost) => cost,
+    };
+    let (fewest, most) = cost.pairs_per_case;
+    let per_case = if fewest == most {
+        format!("{most}")
+    } else {
+        format!("{fewest}\u{2013}{most}")
+    };
+    let n = cost.cases.len();
+    let cases = match cost.scope.as_str() {
+        "warm" => format!("{n} warm case{}", if n == 1 { "" } else { "s" }),
+        _ => format!("{n} case{}, none warm", if n == 1 { "" } else { "s" }),
+    };
+    let Some(throughput) = &cost.throughput_ratio else {
+        return Some(format!(
+            "profiling cost: {} pair{} over {cases}, too few for a CI (--profile-control 2 or more)",
+            cost.pairs,
+            if cost.pairs == 1 { "" } else { "s" }
+        ));
+    };
+    let mut text = format!(
+        "profiling cost: throughput {} over {per_case} pairs per case, {cases} ({} pairs)",
+        change_with_ci(throughput),
+        cost.pairs
+    );
+    if let Some(cpu) = &cost.cpu_per_byte_ratio {
+        text.push_str(&format!("; CPU time per byte {}", change_with_ci(cpu)));
+    }
+    let verdict = match cost.target_verdict {
+        TargetVerdict::Met => "met",
+        TargetVerdict::Missed => "missed",
+        TargetVerdict::Undecided => "undecided (the CI spans it)",
+    };
+    text.push_str(&format!(
+        "; target \u{2264} {}%: {verdict}",
+        percent(cost.target).trim_end_matches('%')
+    ));
+    Some(text)
 }
 
 /// The categories a verdict names for one side: its largest, and each of
@@ -205,6 +303,58 @@ mod tests {
         let text = legend(&results).unwrap();
         assert!(text.contains("997 Hz, kernel+user"), "{text}");
         assert!(legend(&fixtures::results()).is_none());
+    }
+
+    #[test]
+    fn the_cost_is_one_line_after_the_cases_and_each_cases_own_in_its_line() {
+        use crate::stats::profile_cost::{PooledCost, TARGET};
+        let ratio = |ratio, lo, hi, pairs| RatioEstimate {
+            ratio,
+            ci95_low: lo,
+            ci95_high: hi,
+            pairs,
+        };
+        let mut results = fixtures::profiled_results();
+        assert_eq!(section_lines(&results).len(), 2, "no cost figures: no line");
+        results.statistics.profile_cost = Some(RunCost::NotMeasured {
+            why: "--profile-control 0".into(),
+        });
+        let lines = section_lines(&results);
+        assert_eq!(
+            lines[2],
+            "profiling cost: not measured (--profile-control 0)"
+        );
+        results.statistics.profile_cost = Some(RunCost::Measured(PooledCost {
+            scope: "warm".into(),
+            cases: vec![0, 1],
+            pairs: 6,
+            pairs_per_case: (3, 3),
+            throughput_ratio: Some(ratio(0.982, 0.960, 1.004, 6)),
+            cpu_per_byte_ratio: Some(ratio(1.02, 1.011, 1.029, 6)),
+            target: TARGET,
+            target_verdict: TargetVerdict::Undecided,
+        }));
+        results.cases[0].summary.as_mut().unwrap().profile_cost = Some(ProfileCost {
+            pairs: 3,
+            throughput_ratio: Some(ratio(0.97, 0.9, 1.05, 3)),
+            cpu_per_byte_ratio: None,
+        });
+        let lines = section_lines(&results);
+        assert_eq!(
+            lines[2],
+            "profiling cost: throughput \u{2212}1.8% [\u{2212}4.0, +0.4] over 3 pairs per case, 2 warm cases \
+             (6 pairs); CPU time per byte +2.0% [+1.1, +2.9]; target \u{2264} 5%: undecided (the CI spans it)"
+        );
+        assert!(
+            lines[0].ends_with(
+                "(3000 samples in 3 trials; profiling cost: throughput \u{2212}3.0% [\u{2212}10.0, +5.0], 3 pairs)"
+            ),
+            "{}",
+            lines[0]
+        );
+        // The tables and the Markdown show it.
+        assert!(crate::report::render_table(&results).contains("profiling cost: throughput"));
+        assert!(crate::report::render_markdown(&results).contains("profiling cost: throughput"));
     }
 
     #[test]

@@ -245,7 +245,7 @@ pub fn render_table(results: &RunResults) -> String {
     if !timelines.is_empty() {
         out.push_str(&format!("{}:\n{timelines}", super::access::TIMELINE_TITLE));
     }
-    let cycles = super::profile::profile_lines(results);
+    let cycles = super::profile::section_lines(results);
     if !cycles.is_empty() {
         out.push_str(&format!("{}:\n", super::profile::TITLE));
         if let Some(legend) = super::profile::legend(results) {

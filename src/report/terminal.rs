@@ -313,7 +313,7 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
     };
     section(super::access::TITLE, super::access::access_lines(results));
     let mut cycles: Vec<String> = super::profile::legend(results).into_iter().collect();
-    cycles.extend(super::profile::profile_lines(results));
+    cycles.extend(super::profile::section_lines(results));
     if super::profile::profile_lines(results).is_empty() {
         cycles.clear();
     }

@@ -129,10 +129,21 @@ pub struct Sample {
     /// same run replaces it) or `interfered` (`--exclude-interfered`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded: Option<String>,
+    /// An unprofiled control trial of a `--profile` run
+    /// (`--profile-control`): run beside the profiled trial of the same run
+    /// number, with the same cache preparation, to measure what profiling
+    /// costs. Kept in the journal and the exports, never counted in the
+    /// case's statistics (`excluded` is `profile-control`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub profile_control: bool,
 }
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Sample {
@@ -157,6 +168,9 @@ pub struct TrialFailure {
     /// an interfered trial failed (`--retry-interfered`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub attempt: u32,
+    /// Whether it was an unprofiled control trial (`--profile-control`).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub profile_control: bool,
 }
 
 /// What one of the processes of a `--procs` trial measured.

@@ -77,6 +77,12 @@ pub struct ProfileSettings {
     /// for kernel and user samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Unprofiled control trials per case (`--profile-control`), each run
+    /// beside the profiled trial of the same run number to measure what
+    /// profiling costs (at most one per measured run); 0: the cost was not
+    /// measured (also in results written before it was).
+    #[serde(default)]
+    pub control_trials: u32,
 }
 
 /// What a `faultline reproduce` run replayed: recorded in the journal and

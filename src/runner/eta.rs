@@ -29,6 +29,13 @@ impl Eta {
         }
     }
 
+    /// `n` more trials for every case (`--profile-control`'s control trials).
+    pub fn add_per_case(&mut self, n: u64) {
+        for left in &mut self.left {
+            *left += n;
+        }
+    }
+
     /// A trial of `case` that needs no running (done before a resume).
     pub fn skip(&mut self, case: usize) {
         self.left[case] = self.left[case].saturating_sub(1);

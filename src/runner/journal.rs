@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::plan::Plan;
 use crate::results::{Sample, TrialFailure};
+use crate::runner::Slot;
 
 /// Format version written in every header.
 pub const FORMAT: u32 = 1;
@@ -62,6 +63,11 @@ pub struct Header {
     /// runs stop at the plan's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub statistics: Option<crate::plan::precision::Statistics>,
+    /// `--profile-control`: the unprofiled control trials per case (a
+    /// resumed run runs the missing ones); absent without `--profile` and
+    /// in journals written before they existed (then none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_control: Option<u32>,
 }
 
 /// A file a journalled run measures.
@@ -98,12 +104,20 @@ pub enum Entry {
 }
 
 impl Entry {
-    /// The (case, run, warm-up) slot the entry fills.
-    pub fn slot(&self) -> (usize, u32, bool) {
+    /// The slot the entry fills: its case, run, and whether it was a
+    /// warm-up or an unprofiled control trial (`--profile-control`), which
+    /// has a slot of its own beside its run's profiled trial.
+    pub fn slot(&self) -> Slot {
         match self {
-            Entry::Sample(s) => (s.case, s.run, false),
-            Entry::Warmup { case, run } => (*case, *run, true),
-            Entry::Failure(f) => (f.case, f.run, f.warmup),
+            Entry::Sample(s) => Slot {
+                control: s.profile_control,
+                ..Slot::trial(s.case, s.run, false)
+            },
+            Entry::Warmup { case, run } => Slot::trial(*case, *run, true),
+            Entry::Failure(f) => Slot {
+                control: f.profile_control,
+                ..Slot::trial(f.case, f.run, f.warmup)
+            },
         }
     }
 
@@ -375,8 +389,8 @@ fn check_header(header: &Header) -> std::result::Result<(), String> {
     Ok(())
 }
 
-/// The (case, run, warm-up, attempt) of an entry: each is journalled once.
-type EntryKey = (usize, u32, bool, u32);
+/// The slot and attempt of an entry: each is journalled once.
+type EntryKey = (Slot, u32);
 
 /// Checks one entry against the header: its case is in the plan, its run
 /// below the plan's runs (or warm-ups), or below `--max-runs` when the run
@@ -390,7 +404,10 @@ fn check_entry(
     seen: &mut std::collections::HashMap<EntryKey, usize>,
 ) -> std::result::Result<(), String> {
     let plan = &header.plan;
-    let (case, run, warmup) = entry.slot();
+    let slot = entry.slot();
+    let Slot {
+        case, run, warmup, ..
+    } = slot;
     let attempt = entry.attempt();
     if case >= plan.cases.len() {
         return Err(format!(
@@ -427,12 +444,14 @@ fn check_entry(
             ));
         }
     }
-    if let Some(first) = seen.insert((case, run, warmup, attempt), line) {
-        let which = if attempt > 0 {
-            format!(" (attempt {attempt})")
-        } else {
-            String::new()
-        };
+    if let Some(first) = seen.insert((slot, attempt), line) {
+        let mut which = String::new();
+        if slot.control {
+            which.push_str(" (its control trial)");
+        }
+        if attempt > 0 {
+            which.push_str(&format!(" (attempt {attempt})"));
+        }
         return Err(format!(
             "case {case}, {what} run {run}{which} is already recorded on line {first} (two runs appended to this journal at once?)"
         ));
@@ -481,6 +500,7 @@ pub(crate) mod tests {
             interference: None,
             profile: None,
             statistics: None,
+            profile_control: None,
         }
     }
 
@@ -718,6 +738,40 @@ pub(crate) mod tests {
         assert!(
             e.contains("j: line 1: max_runs 1 is not in 2..=10000"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_control_trial_has_a_slot_of_its_own_beside_its_run() {
+        let control = |run| {
+            let mut s = sample(run);
+            s.profile_control = true;
+            Entry::Sample(Box::new(s))
+        };
+        let entries = [Entry::Sample(Box::new(sample(0))), control(0), control(1)];
+        let replay =
+            read_from(std::io::Cursor::new(journal_with(&entries)), Path::new("j")).unwrap();
+        assert_eq!(replay.entries.len(), 3);
+        let slots: Vec<Slot> = replay.entries.iter().map(Entry::slot).collect();
+        assert_eq!(slots[0], Slot::trial(0, 0, false));
+        assert_eq!(
+            slots[1],
+            Slot {
+                control: true,
+                ..Slot::trial(0, 0, false)
+            }
+        );
+        // A second control of the same run is refused, by line; so is one
+        // past the plan's runs.
+        let e = refusal(&[control(1), Entry::Sample(Box::new(sample(1))), control(1)]);
+        assert!(
+            e.contains(
+                "line 4: case 0, measured run 1 (its control trial) is already recorded on line 2"
+            ),
+            "{e}"
+        );
+        assert!(
+            refusal(&[control(2)]).contains("run 2 of case 0 is past the plan's 2 measured run(s)")
         );
     }
 

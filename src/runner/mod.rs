@@ -77,6 +77,10 @@ pub struct RunnerOptions {
     pub active_runs: Option<Arc<crate::measure::active_runs::Registration>>,
     /// Sample every trial's main loop (`--profile`), in the mode the session decided.
     pub profile: Option<ProfileRequest>,
+    /// With `--profile`: unprofiled control trials per case
+    /// (`--profile-control`), each beside the profiled trial of the same run
+    /// number (at most one per measured run), to measure what profiling costs.
+    pub profile_control: u32,
     /// The files read, with their fingerprints when the run started,
     /// checked after every group; `true` for a user's file (whose times
     /// count too).
@@ -92,12 +96,12 @@ const TOP_UPS: usize = 2;
 pub struct Resume {
     /// Its samples, failures and warnings.
     pub raw: RawResults,
-    /// The (case, run, warm-up) slots it finished, which are not run again.
-    pub done: HashSet<(usize, u32, bool)>,
+    /// The slots it finished, which are not run again.
+    pub done: HashSet<Slot>,
 }
 
 /// One planned trial.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Slot {
     /// Case index.
     pub case: usize,
@@ -105,6 +109,21 @@ pub struct Slot {
     pub run: u32,
     /// Whether it is a warm-up.
     pub warmup: bool,
+    /// Whether it is the unprofiled control trial of measured run `run`
+    /// (`--profile-control`).
+    pub control: bool,
+}
+
+impl Slot {
+    /// A profiled (or plain) trial, the only kind a schedule starts with.
+    pub fn trial(case: usize, run: u32, warmup: bool) -> Slot {
+        Slot {
+            case,
+            run,
+            warmup,
+            control: false,
+        }
+    }
 }
 
 /// The trials of a plan, group by group: warm-ups first, then the measured
@@ -153,8 +172,32 @@ fn round_of(
     }
     order
         .into_iter()
-        .map(|case| Slot { case, run, warmup })
+        .map(|case| Slot::trial(case, run, warmup))
         .collect()
+}
+
+/// `slots` with an unprofiled control trial beside each measured trial of
+/// runs `0..controls` (`--profile-control`), the two in alternating order
+/// (profiled first in even runs, the control first in odd ones), so that
+/// a drift over the run, or an order effect, falls on both sides alike.
+pub fn with_controls(slots: Vec<Slot>, controls: u32) -> Vec<Slot> {
+    let mut out = Vec::with_capacity(slots.len());
+    for slot in slots {
+        if slot.warmup || slot.run >= controls {
+            out.push(slot);
+            continue;
+        }
+        let control = Slot {
+            control: true,
+            ..slot
+        };
+        if slot.run % 2 == 0 {
+            out.extend([slot, control]);
+        } else {
+            out.extend([control, slot]);
+        }
+    }
+    out
 }
 
 /// The measured (case, run) pairs of `members` that have a sample or a
@@ -211,14 +254,17 @@ fn unfinished_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) 
 /// retries left, the next attempt's number.
 fn owed_retries(raw: &RawResults, retries: u32) -> BTreeMap<(usize, u32), u32> {
     let mut last: BTreeMap<(usize, u32), (u32, bool)> = BTreeMap::new();
+    // A control trial (--profile-control) is not re-run: it is not one of
+    // the case's runs.
     let attempts = raw
         .samples
         .iter()
+        .filter(|s| !s.profile_control)
         .map(|s| ((s.case, s.run), s.attempt, s.interfered()))
         .chain(
             raw.failures
                 .iter()
-                .filter(|f| !f.warmup)
+                .filter(|f| !f.warmup && !f.profile_control)
                 .map(|f| ((f.case, f.run), f.attempt, false)),
         );
     for (key, attempt, interfered) in attempts {
@@ -286,11 +332,18 @@ pub fn run_trials(
     let resumed_group = resume
         .done
         .iter()
-        .filter_map(|&(case, _, _)| group_of(case))
+        .filter_map(|slot| group_of(slot.case))
         .max();
     let mut raw = resume.raw;
     raw.complete = false;
     let mut eta = eta::Eta::new(plan);
+    // Control trials only beside profiled ones, at most one per measured run.
+    let controls = match options.profile {
+        Some(_) => options.profile_control.min(plan.runs),
+        None => 0,
+    };
+    eta.add_per_case(u64::from(controls));
+    progress.inc_length(u64::from(controls) * plan.cases.len() as u64);
     progress.set_prefix(eta.text());
     let rule = options.interference.threshold.map(Rule::with_threshold);
     let mut namer: Option<Namer> = None;
@@ -334,6 +387,7 @@ pub fn run_trials(
     };
     for (g, group) in schedule(plan).into_iter().enumerate() {
         let finished_before = resumed_group.is_some_and(|last| g < last);
+        let group = with_controls(group, controls);
         // Each slot with its attempt; an interfered trial's re-run goes to
         // the front (--retry-interfered); with --precision, rounds of
         // alternating runs are added until the group is precise enough.
@@ -354,11 +408,7 @@ pub fn run_trials(
                     if !here.is_empty() {
                         for (case, run) in here {
                             let next = owed.remove(&(case, run)).unwrap_or(1);
-                            let slot = Slot {
-                                case,
-                                run,
-                                warmup: false,
-                            };
+                            let slot = Slot::trial(case, run, false);
                             queue.push_back((slot, next));
                             progress.inc_length(1);
                         }
@@ -379,7 +429,7 @@ pub fn run_trials(
                     continue;
                 }
             };
-            if attempt == 0 && resume.done.contains(&(slot.case, slot.run, slot.warmup)) {
+            if attempt == 0 && resume.done.contains(&slot) {
                 eta.skip(slot.case);
                 progress.inc(1);
                 // Interrupted before an interfered trial's re-run: make it.
@@ -444,7 +494,8 @@ pub fn run_trials(
                 keep_output: options.keep_output.clone(),
                 cgroup_usage: cgroup.as_ref().map(TrialCgroup::usage_file),
                 content_seed: dataset.seed,
-                profile: options.profile,
+                // A control trial is the same trial, unprofiled.
+                profile: if slot.control { None } else { options.profile },
             };
             // The interference window: from just before the spawn to just
             // after the reap (nothing runs between the probe and the spawn).
@@ -516,6 +567,7 @@ pub fn run_trials(
                             interference,
                             attempt,
                             excluded: None,
+                            profile_control: slot.control,
                         }))
                     }
                 }
@@ -526,6 +578,7 @@ pub fn run_trials(
                         warmup: slot.warmup,
                         reason: reason.clone(),
                         attempt,
+                        profile_control: slot.control,
                     };
                     record(&Entry::Failure(failure.clone()))?;
                     raw.failures.push(failure);
@@ -546,10 +599,15 @@ pub fn run_trials(
                 Err(reason) => {
                     progress.suspend(|| {
                         eprintln!(
-                            "warning: trial failed: {} ({}), run {}: {reason}",
+                            "warning: trial failed: {} ({}), run {}{}: {reason}",
                             case.method_label(),
                             case.group_label(),
-                            slot.run
+                            slot.run,
+                            if slot.control {
+                                " (its unprofiled control trial)"
+                            } else {
+                                ""
+                            }
                         )
                     });
                     Entry::Failure(TrialFailure {
@@ -558,13 +616,18 @@ pub fn run_trials(
                         warmup: slot.warmup,
                         reason,
                         attempt,
+                        profile_control: slot.control,
                     })
                 }
             };
             record(&entry)?;
             match entry {
                 Entry::Sample(sample) => {
-                    if sample.interfered() && attempt < options.interference.retries {
+                    // A control trial is not re-run: its key in the journal
+                    // is its run's, and an interfered one still pairs (or,
+                    // with --exclude-interfered, its pair is left out).
+                    let retry = !slot.control && attempt < options.interference.retries;
+                    if sample.interfered() && retry {
                         queue.push_front((slot, attempt + 1));
                         progress.inc_length(1);
                     }
@@ -818,6 +881,35 @@ mod tests {
     }
 
     #[test]
+    fn control_trials_sit_beside_their_runs_profiled_trial_in_alternating_order() {
+        let groups = schedule(&plan(OrderPolicy::Alternating));
+        let slots = with_controls(groups[0].clone(), 3);
+        let shown: Vec<String> = slots
+            .iter()
+            .map(|s| {
+                let kind = if s.warmup {
+                    "w"
+                } else if s.control {
+                    "U"
+                } else {
+                    "P"
+                };
+                format!("{kind}{}{}", s.case, s.run)
+            })
+            .collect();
+        // Warm-ups A B; run 0 (B A): profiled first; run 1 (A B): the
+        // control first; run 2 profiled first; run 3 has no control.
+        assert_eq!(
+            shown,
+            [
+                "w00", "w10", "P10", "U10", "P00", "U00", "U01", "P01", "U11", "P11", "P12", "U12",
+                "P02", "U02", "P03", "P13"
+            ]
+        );
+        assert_eq!(with_controls(groups[0].clone(), 0), groups[0]);
+    }
+
+    #[test]
     fn shuffled_order_runs_each_case_once_per_run() {
         let groups = schedule(&plan(OrderPolicy::Shuffled));
         for run in 0..4 {
@@ -860,6 +952,7 @@ mod tests {
             warmup: false,
             reason: "x".into(),
             attempt: 0,
+            profile_control: false,
         });
         assert!(extra_round(&plan, 0, &[0, 1], &raw)
             .iter()

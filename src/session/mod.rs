@@ -173,6 +173,11 @@ impl Session {
         // What continues this run after an interruption: a preset's run is
         // continued by `reproduce`, which gives the published tables and verdicts.
         let resume_command = resume_command(reproduction.as_ref(), journal.path());
+        // At most one control trial per measured run (--runs 2 gets 2).
+        let profile = profile.map(|mut p| {
+            p.control_trials = p.control_trials.min(plan.runs);
+            p
+        });
         let settings = Settings {
             file: measured.clone(),
             generated,
@@ -224,6 +229,7 @@ impl Session {
             interference,
             active_runs: register_run(&guard.dir, &mut warnings),
             profile: profile.as_ref().map(|p| p.request),
+            profile_control: profile.as_ref().map_or(0, |p| p.control_trials),
             fingerprints,
         };
         let trials = plan.trials();

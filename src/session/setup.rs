@@ -125,6 +125,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         interference: Some(config.interference.unwrap_or_default()),
         profile: config.profile.as_ref().map(|p| p.request),
         statistics: Some(config.statistics),
+        profile_control: config.profile.as_ref().map(|p| p.control_trials),
     };
     if journal_at.parent() == Some(&runs_dir) {
         dataset::ensure_private_dir(&runs_dir)?;
@@ -328,13 +329,16 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         eprintln!("warning: {warning}");
     }
     let header = replay.header;
-    let profile = header.profile.map(resumed_profile).transpose()?;
     // The journal's precision and shortest trial: the rounds it added are
     // its --precision's, and its cases were planned with its trial time.
     let mut statistics = header.statistics.unwrap_or(config.statistics);
     if let Some(adjustment) = config.resume_adjustment {
         statistics.adjustment = adjustment;
     }
+    let profile = header
+        .profile
+        .map(|request| resumed_profile(request, header.profile_control.unwrap_or(0)))
+        .transpose()?;
     let mut files = BTreeMap::new();
     for f in &header.files {
         let d = match f.seed {
@@ -442,6 +446,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
 /// in one line when it is user-only.
 fn resumed_profile(
     request: crate::measure::profile::ProfileRequest,
+    control_trials: u32,
 ) -> Result<crate::results::ProfileSettings> {
     let decision = crate::measure::profile::probe(request.frequency_hz)?;
     if decision.mode != request.mode {
@@ -462,6 +467,7 @@ fn resumed_profile(
     Ok(crate::results::ProfileSettings {
         request,
         note: decision.note,
+        control_trials,
     })
 }
 

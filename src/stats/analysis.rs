@@ -88,6 +88,11 @@ pub struct CaseSummary {
     /// Where its main loops' CPU time went (`--profile`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<super::profile::ProfileSummary>,
+    /// What profiling cost its trials, from its unprofiled control trials
+    /// (`--profile-control`), set when the results are assembled; absent
+    /// without control trials.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_cost: Option<super::profile_cost::ProfileCost>,
 }
 
 /// Where a trial's own storage bytes come from.
@@ -248,6 +253,7 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         read_bytes_source: Some(OWN_BYTES_SOURCE.to_string()),
         device_wide_read_amplification,
         profile: super::profile::summarize_profile(samples),
+        profile_cost: None,
     })
 }
 
@@ -271,6 +277,18 @@ pub fn compare_cases(
     other: &[Sample],
     metric: Metric,
 ) -> Option<RatioEstimate> {
+    let (b, o) = paired_compared_costs(baseline, other, metric)?;
+    paired_ratio(&b, &o)
+}
+
+/// The compared costs of the runs both slices have, in run order, as
+/// [`compare_cases`] pairs them: times, or times per byte delivered when
+/// the samples' bytes differ. `None` when a run number repeats in a slice.
+pub fn paired_compared_costs(
+    baseline: &[Sample],
+    other: &[Sample],
+    metric: Metric,
+) -> Option<(Vec<f64>, Vec<f64>)> {
     // Duration-bounded trials deliver different bytes in about the same
     // time: then the compared cost is time per byte delivered (the same
     // ratio as the time ratio when the bytes are equal).
@@ -279,8 +297,7 @@ pub fn compare_cases(
         .iter()
         .chain(other)
         .all(|s| Some(s.child.bytes) == first);
-    let (b, o) = paired_costs(baseline, other, metric, per_byte)?;
-    paired_ratio(&b, &o)
+    paired_costs(baseline, other, metric, per_byte)
 }
 
 /// The log ratios `ln(baseline_i / other_i)` of the compared costs, paired
@@ -292,12 +309,7 @@ pub fn compared_log_ratios(
     metric: Metric,
 ) -> Option<Vec<f64>> {
     compare_cases(baseline, other, metric)?;
-    let first = baseline.first().map(|s| s.child.bytes);
-    let per_byte = !baseline
-        .iter()
-        .chain(other)
-        .all(|s| Some(s.child.bytes) == first);
-    let (b, o) = paired_costs(baseline, other, metric, per_byte)?;
+    let (b, o) = paired_compared_costs(baseline, other, metric)?;
     Some(super::log_ratios::log_ratios(&b, &o))
 }
 
@@ -365,6 +377,7 @@ mod tests {
             interference: None,
             attempt: 0,
             excluded: None,
+            profile_control: false,
         }
     }
 

@@ -100,8 +100,8 @@ pub fn from_results(
 ) -> Option<Calibration> {
     let c = results.comparisons.first()?;
     let logs = super::analysis::compared_log_ratios(
-        &results.cases[c.baseline].samples,
-        &results.cases[c.other].samples,
+        &results.cases[c.baseline].counted_samples(),
+        &results.cases[c.other].counted_samples(),
         results.settings.metric,
     )?;
     calibrate(&families(&logs, pairs, per_family))

@@ -8,6 +8,10 @@
 //!   run, so its partner is then unpaired and drops out of the comparison
 //!   (it still counts in its own case's summary).
 //!
+//! - An unprofiled control trial of a `--profile` run (`--profile-control`)
+//!   is marked `profile-control`: it measures what profiling costs
+//!   ([`crate::stats::profile::profile_cost`]), never the case.
+//!
 //! Every sample stays in the results, marked; nothing here measures.
 use std::collections::BTreeMap;
 
@@ -19,18 +23,24 @@ use crate::results::Sample;
 pub const RETRIED: &str = "retried";
 /// `excluded` of an interfered sample under `--exclude-interfered`.
 pub const INTERFERED: &str = "interfered";
+/// `excluded` of an unprofiled control trial (`--profile-control`).
+pub const PROFILE_CONTROL: &str = "profile-control";
 
 /// Marks, in place, the samples of one case the statistics leave out (see
 /// the module docs); clears earlier marks first.
 pub fn mark_excluded(samples: &mut [Sample], exclude_interfered: bool) {
     let mut last: BTreeMap<u32, u32> = BTreeMap::new();
-    for s in samples.iter() {
+    for s in samples.iter().filter(|s| !s.profile_control) {
         let a = last.entry(s.run).or_insert(s.attempt);
         *a = (*a).max(s.attempt);
     }
     let mut seen_last: BTreeMap<u32, bool> = BTreeMap::new();
     for s in samples.iter_mut() {
         s.excluded = None;
+        if s.profile_control {
+            s.excluded = Some(PROFILE_CONTROL.to_string());
+            continue;
+        }
         // Of two samples with the same run and attempt (which the runner
         // never writes), the first counts, so runs stay unique.
         let is_last = last.get(&s.run) == Some(&s.attempt)
@@ -84,11 +94,12 @@ fn kind_of(reason: &str) -> String {
 }
 
 /// How interference touched `samples` (one case's, marked by
-/// [`mark_excluded`]); `None` when none of them has a record.
+/// [`mark_excluded`]; its control trials left out); `None` when none of
+/// them has a record.
 pub fn tally(samples: &[Sample]) -> Option<CaseInterference> {
     let recorded: Vec<&Sample> = samples
         .iter()
-        .filter(|s| s.interference.is_some())
+        .filter(|s| s.interference.is_some() && !s.profile_control)
         .collect();
     if recorded.is_empty() {
         return None;
@@ -237,6 +248,45 @@ mod tests {
             "{w}"
         );
         assert!(w.contains("--retry-interfered N"), "{w}");
+    }
+
+    #[test]
+    fn control_trials_are_kept_marked_and_never_counted() {
+        let control = |run, interfered| {
+            let mut s = sample(run, 0, interfered);
+            s.profile_control = true;
+            s
+        };
+        // Run 0's profiled trial was retried; each run has its control.
+        let mut samples = vec![
+            sample(0, 0, true),
+            control(0, true),
+            sample(0, 1, false),
+            control(1, false),
+            sample(1, 0, false),
+        ];
+        mark_excluded(&mut samples, true);
+        let marks: Vec<Option<&str>> = samples.iter().map(|s| s.excluded.as_deref()).collect();
+        assert_eq!(
+            marks,
+            [
+                Some(RETRIED),
+                Some(PROFILE_CONTROL),
+                None,
+                Some(PROFILE_CONTROL),
+                None
+            ]
+        );
+        assert_eq!(
+            counted(&samples)
+                .iter()
+                .map(|s| (s.run, s.attempt, s.profile_control))
+                .collect::<Vec<_>>(),
+            [(0, 1, false), (1, 0, false)]
+        );
+        // The tally is of the case's own trials: 3, two runs.
+        let t = tally(&samples).unwrap();
+        assert_eq!((t.trials, t.interfered, t.runs, t.excluded), (3, 1, 2, 0));
     }
 
     #[test]

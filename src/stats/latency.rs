@@ -66,6 +66,7 @@ mod tests {
             interference: None,
             attempt: 0,
             excluded: None,
+            profile_control: false,
         }
     }
 

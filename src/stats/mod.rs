@@ -14,6 +14,7 @@ pub mod log_ratios;
 pub mod moments;
 pub mod outliers;
 pub mod profile;
+pub mod profile_cost;
 pub mod run_results;
 pub mod short_trials;
 pub mod spread;

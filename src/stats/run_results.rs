@@ -51,6 +51,11 @@ pub struct StatisticsReport {
     /// Cases whose median main loop was too short to time well.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub short_trials: Vec<ShortTrial>,
+    /// With `--profile`: what profiling cost the trials, over the warm
+    /// cases (each case's own figure is in its summary), or why it was not
+    /// measured; absent without `--profile`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_cost: Option<crate::stats::profile_cost::RunCost>,
 }
 
 /// One case and what was measured for it.
@@ -97,6 +102,15 @@ pub struct ComparisonResult {
     pub p_adjusted: Option<f64>,
 }
 
+impl CaseResult {
+    /// The samples its statistics count: every sample but those marked
+    /// `excluded` (retried, interfered with `--exclude-interfered`, or
+    /// `--profile-control`'s control trials).
+    pub fn counted_samples(&self) -> Vec<Sample> {
+        crate::stats::interference::counted(&self.samples)
+    }
+}
+
 impl RunResults {
     /// Builds the results from the raw samples: per-case summaries and each
     /// case's paired comparison with the first case of its group.
@@ -110,6 +124,7 @@ impl RunResults {
         use crate::stats::analysis::{compare_cases, compared_log_ratios, summarize_case};
         use crate::stats::fdr;
         use crate::stats::interference;
+        use crate::stats::profile_cost;
         let exclude_interfered = settings.interference.is_some_and(|i| i.exclude);
         let samples_of = |id: usize| -> Vec<Sample> {
             raw.samples
@@ -125,7 +140,11 @@ impl RunResults {
             .map(|(id, case)| {
                 let mut samples = samples_of(id);
                 interference::mark_excluded(&mut samples, exclude_interfered);
-                let summary = summarize_case(&interference::counted(&samples), plan.metric);
+                let mut summary = summarize_case(&interference::counted(&samples), plan.metric);
+                if let Some(summary) = summary.as_mut() {
+                    summary.profile_cost =
+                        profile_cost::case_cost(&samples, plan.metric, exclude_interfered);
+                }
                 // The case's flame graph has them all (summary.profile.stacks).
                 for s in &mut samples {
                     if let Some(p) = s.child.profile.as_mut() {
@@ -202,13 +221,25 @@ impl RunResults {
         }
         let short_trials = cases
             .iter()
-            .filter_map(|c| short_trial(c.id, &c.samples, SHORT_TRIAL_NS))
+            .filter_map(|c| short_trial(c.id, &c.counted_samples(), SHORT_TRIAL_NS))
             .collect();
+        let profile_cost = settings.profile.as_ref().map(|p| {
+            let inputs: Vec<profile_cost::CostInput> = cases
+                .iter()
+                .map(|c| profile_cost::CostInput {
+                    id: c.id,
+                    cache: c.case.cache,
+                    samples: &c.samples,
+                })
+                .collect();
+            profile_cost::run_cost(&inputs, p.control_trials, plan.metric, exclude_interfered)
+        });
         let statistics = StatisticsReport {
             adjustment: stats.adjustment,
             family: tested.iter().filter(|t| t.p.is_some()).count(),
             precision,
             short_trials,
+            profile_cost,
         };
         RunResults {
             environment,

@@ -68,8 +68,13 @@ pub fn group_needs_more(
     let Some(members) = plan.groups().into_iter().nth(g) else {
         return false;
     };
+    // A --profile-control trial is not one of the case's runs.
     let of = |case: usize| -> Vec<crate::results::Sample> {
-        let mut own: Vec<_> = samples.iter().filter(|s| s.case == case).cloned().collect();
+        let mut own: Vec<_> = samples
+            .iter()
+            .filter(|s| s.case == case && !s.profile_control)
+            .cloned()
+            .collect();
         super::interference::mark_excluded(&mut own, exclude_interfered);
         super::interference::counted(&own)
     };

@@ -476,8 +476,11 @@ pub fn check(claim: &Claim, results: &RunResults) -> ClaimOutcome {
             );
             let (ratio, counters) = match (base, other) {
                 (Some(base), Some(other)) => {
-                    let ratio =
-                        compare_cases(&base.samples, &other.samples, results.settings.metric);
+                    let ratio = compare_cases(
+                        &base.counted_samples(),
+                        &other.counted_samples(),
+                        results.settings.metric,
+                    );
                     let counters = match (&other.summary, &base.summary) {
                         (Some(os), Some(bs)) => format!(
                             "{}, residency {:.0}% vs {:.0}%",

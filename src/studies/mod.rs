@@ -336,8 +336,8 @@ pub fn ratio_of(
 ) -> Option<crate::stats::RatioEstimate> {
     let find = |c: &Case| results.cases.iter().find(|r| &r.case == c);
     crate::stats::analysis::compare_cases(
-        &find(base)?.samples,
-        &find(other)?.samples,
+        &find(base)?.counted_samples(),
+        &find(other)?.counted_samples(),
         results.settings.metric,
     )
 }

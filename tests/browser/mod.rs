@@ -233,6 +233,7 @@ window.addEventListener('load', function () {
     statistics: all('#statistics li').map(function (li) { return li.textContent; }),
     verdicts: all('li.verdict').length,
     case_rows: all('table.cases tbody tr').length,
+    flame_links: all('a.flame-link').map(function (a) { return a.getAttribute('href'); }),
     scroll_width: document.documentElement.scrollWidth,
     viewport_width: window.innerWidth
   };

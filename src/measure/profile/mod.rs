@@ -183,6 +183,10 @@ pub struct TrialProfile {
     pub throttled: u64,
     /// Distinct threads sampled.
     pub threads: u32,
+    /// Samples of each thread sampled, most first (absent in results
+    /// written before it was kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub thread_samples: Vec<u64>,
     /// CPU time of the sampler's drain thread, ns (part of the trial's CPU time).
     #[serde(default)]
     pub drain_cpu_ns: u64,

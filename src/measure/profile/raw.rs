@@ -63,6 +63,9 @@ pub struct RawProfile {
     pub throttled: u64,
     /// Distinct threads sampled.
     pub threads: u32,
+    /// Samples of each thread sampled, most first.
+    #[serde(default)]
+    pub thread_samples: Vec<u64>,
     /// CPU time of the sampler's drain thread, ns.
     pub drain_cpu_ns: u64,
     /// The files user addresses fall in.
@@ -151,6 +154,11 @@ impl RawProfile {
             lost: chains.lost,
             throttled: chains.throttled,
             threads: chains.tids.len() as u32,
+            thread_samples: {
+                let mut each: Vec<u64> = chains.tids.values().copied().collect();
+                each.sort_unstable_by(|a, b| b.cmp(a));
+                each
+            },
             drain_cpu_ns: chains.drain_cpu_ns,
             objects,
             stacks,

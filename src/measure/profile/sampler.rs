@@ -17,7 +17,7 @@
 //! while the loop runs. Its CPU time is measured ([`Chains::drain_cpu_ns`]).
 //! When a buffer is full the kernel drops samples and then writes a
 //! `PERF_RECORD_LOST` with how many: they are counted ([`Chains::lost`]).
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::mpsc;
@@ -39,8 +39,8 @@ pub struct Chains {
     pub lost: u64,
     /// Throttle records: the kernel lowered the rate (`perf_cpu_time_max_percent`).
     pub throttled: u64,
-    /// Thread ids seen in samples.
-    pub tids: BTreeSet<u32>,
+    /// Samples per thread id.
+    pub tids: BTreeMap<u32, u64>,
     /// Call chain -> samples.
     pub chains: HashMap<Vec<u64>, u64>,
     /// CPU time the drain thread used, ns (it runs in the trial's process).
@@ -304,7 +304,7 @@ fn drain_ring(ring: &mut perf_event::Sampler, chains: &mut Chains) {
             Ok(Record::Sample(s)) => {
                 chains.samples += 1;
                 if let Some(tid) = s.tid() {
-                    chains.tids.insert(tid);
+                    *chains.tids.entry(tid).or_default() += 1;
                 }
                 if let Some(chain) = s.callchain().filter(|c| !c.is_empty()) {
                     if let Some(n) = chains.chains.get_mut(chain) {

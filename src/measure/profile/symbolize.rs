@@ -222,6 +222,7 @@ impl Namer {
             throttled: raw.throttled,
             unnamed: 0,
             threads: raw.threads,
+            thread_samples: raw.thread_samples.clone(),
             drain_cpu_ns: raw.drain_cpu_ns,
             categories: BTreeMap::new(),
             stacks: BTreeMap::new(),

@@ -38,8 +38,10 @@ pub fn sample_plot(results: &RunResults) -> Option<Plot> {
     for group in groups(results) {
         rows.push(ChartRow::Heading(group.heading.clone()));
         for case in &group.cases {
+            // The samples the statistics count (a retried, excluded or
+            // control trial is not one of the case's points).
             let values: Vec<f64> = case
-                .samples
+                .counted_samples()
                 .iter()
                 .map(|s| throughput_bps(s, metric) / gib)
                 .filter(|v| v.is_finite() && *v > 0.0)

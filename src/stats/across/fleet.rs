@@ -70,7 +70,7 @@ fn key(c: &CaseResult) -> CaseKey {
 
 /// Throughput of each sample of `case`, keyed by run number.
 fn throughputs(case: &CaseResult, results: &RunResults) -> BTreeMap<u32, f64> {
-    case.samples
+    case.counted_samples()
         .iter()
         .map(|s| (s.run, throughput_bps(s, results.settings.metric)))
         .filter(|(_, t)| t.is_finite() && *t > 0.0)
