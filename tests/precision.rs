@@ -195,6 +195,55 @@ fn calibrate_runs_an_a_a_test_and_reports_the_noise_floor_and_false_verdicts() {
 }
 
 #[test]
+fn a_smallest_effect_keeps_small_differences_within_noise_and_is_said() {
+    // read and pread do the same work: their ratio is near 1, far inside a
+    // ±90% margin, so the test against the margin's edge gives p = 1
+    // exactly, whatever the noise; without a margin p is below 1.
+    let scratch = Scratch::new();
+    let flags = Flags::new()
+        .method("read,pread")
+        .pattern("seq")
+        .block("64k")
+        .size("1M")
+        .cache("warm")
+        .runs(3);
+    let wide = scratch.run_json(flags.clone().flag("--min-effect", "90%"));
+    assert_eq!(wide["settings"]["statistics"]["min_effect"], 0.9);
+    let c = &wide["comparisons"][0];
+    assert_eq!(c["p_value"].as_f64(), Some(1.0), "{c}");
+    assert_eq!(c["verdict"], "within-noise", "{c}");
+    let plain = scratch.run_json(flags.clone());
+    assert!(plain["settings"]["statistics"].get("min_effect").is_none());
+    assert!(plain["comparisons"][0]["p_value"].as_f64().unwrap() < 1.0);
+    // The statistics line says the margin, and a --precision target is the
+    // margin unless --min-effect says otherwise.
+    let stdout = |flags: Flags| {
+        let out = succeeded(&mut scratch.run(flags));
+        // Statistics lines wrap at the terminal's width: read them whole.
+        String::from_utf8_lossy(&out.stdout).replace("\n  ", " ")
+    };
+    let said = "a difference is called only when its CI lies beyond ±90.0% (--min-effect)";
+    assert!(stdout(flags.clone().flag("--min-effect", "90%")).contains(said));
+    let with_precision = stdout(
+        flags
+            .clone()
+            .flag("--precision", "20%")
+            .flag("--max-runs", "3"),
+    );
+    assert!(
+        with_precision.contains("beyond ±20.0% (--min-effect)"),
+        "{with_precision}"
+    );
+    let zero = stdout(
+        flags
+            .flag("--precision", "20%")
+            .flag("--max-runs", "3")
+            .flag("--min-effect", "0"),
+    );
+    assert!(!zero.contains("--min-effect"), "{zero}");
+}
+
+#[test]
 fn bad_precision_values_are_refused_in_one_line() {
     let scratch = Scratch::new();
     let small = ["--size", "1M", "--pattern", "seq", "--cache", "warm"];
@@ -220,6 +269,18 @@ fn bad_precision_values_are_refused_in_one_line() {
         &["--min-trial-time", "from 1ms to 60s"],
     );
     refuse(&["--fdr", "bonferroni"], &["--fdr", "bonferroni"]);
+    refuse(
+        &["--min-effect", "100%"],
+        &["--min-effect", "from 0% to below 100%"],
+    );
+    refuse(
+        &["--min-effect", "NaN"],
+        &["--min-effect", "from 0% to below 100%"],
+    );
+    refuse(
+        &["--min-effect", "big"],
+        &["--min-effect", "is not a smallest effect"],
+    );
     refuse(
         &["--runs", "5", "--precision", "2%", "--max-runs", "3"],
         &["--max-runs 3 is below the 5 planned runs"],

@@ -240,6 +240,44 @@ fn resume_refuses_to_mix_faithful_and_default_runs() {
     succeeded(&mut scratch.reproduce("write2020", &resume));
 }
 
+#[test]
+fn quick_reproductions_add_rounds_to_a_precision_target_unless_told_not_to() {
+    let scratch = Scratch::new();
+    let json_of = |extra: &[&str]| {
+        let json = scratch.path("w.json");
+        let _ = std::fs::remove_file(&json);
+        let mut args = vec!["--scale-down", "256", "--export-json", json.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let out = succeeded(&mut scratch.reproduce("write2020", args));
+        let value: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        (String::from_utf8_lossy(&out.stdout).into_owned(), value)
+    };
+    // The quick default: ±3%, at most 3 times the preset's runs.
+    let (stdout, json) = json_of(&[]);
+    let precision = &json["settings"]["statistics"]["precision"];
+    assert_eq!(precision["target"], 0.03, "{precision}");
+    let planned = json["settings"]["runs"].as_u64().expect("planned runs");
+    assert_eq!(precision["max_runs"].as_u64(), Some(3 * planned));
+    assert!(stdout.contains("precision ±3.0%: "), "{stdout}");
+    for group in json["statistics"]["precision"].as_array().unwrap() {
+        assert!(group["pairs"].as_u64().unwrap() <= 3 * planned, "{group}");
+    }
+    // A target and a budget of one's own, or none.
+    let (_, json) = json_of(&["--precision", "10%", "--max-time", "20s"]);
+    let precision = &json["settings"]["statistics"]["precision"];
+    assert_eq!(precision["target"], 0.1);
+    assert_eq!(precision["max_time_s"], 20.0);
+    let (stdout, json) = json_of(&["--precision", "off"]);
+    assert!(json["settings"]["statistics"].get("precision").is_none());
+    assert!(!stdout.contains("precision ±"), "{stdout}");
+    let bad = scratch
+        .reproduce("write2020", ["--precision", "0%"])
+        .output()
+        .unwrap();
+    one_line(&bad, 2, &["--precision", "above 0% and below 100%"]);
+}
+
 /// `fill="#RRGGBB"` as plotters writes it.
 fn rects_filled(svg: &str, rgb: &str) -> usize {
     let fill = format!("fill=\"#{rgb}\"");

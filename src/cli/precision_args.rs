@@ -41,6 +41,11 @@ pub struct PrecisionArgs {
     /// trial lasts at least this long (e.g. 20ms); warm and as-is read trials only.
     #[arg(long, value_name = "TIME", value_parser = parse_min_trial)]
     pub min_trial_time: Option<f64>,
+    /// The smallest difference a verdict calls (e.g. 5%; 0 calls any difference the CI shows):
+    /// "faster" or "slower" only when the 95% CI lies wholly beyond ×/÷ (1 + P)
+    /// [default: the --precision target, else 0].
+    #[arg(long, value_name = "P", value_parser = parse_min_effect)]
+    pub min_effect: Option<f64>,
 }
 
 impl PrecisionArgs {
@@ -60,6 +65,7 @@ impl PrecisionArgs {
             precision,
             adjustment: self.fdr.unwrap_or_default(),
             min_trial_ns: self.min_trial_time.map(|s| (s * 1e9) as u64),
+            min_effect: self.min_effect,
         }
     }
 
@@ -107,7 +113,7 @@ impl PrecisionArgs {
 }
 
 /// `2%` or `0.02`: a precision between 0 and 100% (exclusive).
-fn parse_precision(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_precision(s: &str) -> Result<f64, String> {
     let (number, scale) = match s.trim().strip_suffix('%') {
         Some(n) => (n, 100.0),
         None => (s.trim(), 1.0),
@@ -125,8 +131,26 @@ fn parse_precision(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `5%` or `0.05`: a smallest effect, from 0 (any difference) to below 100%.
+fn parse_min_effect(s: &str) -> Result<f64, String> {
+    let (number, scale) = match s.trim().strip_suffix('%') {
+        Some(n) => (n, 100.0),
+        None => (s.trim(), 1.0),
+    };
+    let value = number.trim().parse::<f64>().map_err(|_| {
+        format!("'{s}' is not a smallest effect: give a percentage such as 5% (or 0.05)")
+    })? / scale;
+    if value.is_finite() && (0.0..1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!(
+            "{s} is out of range: give a smallest effect from 0% to below 100%"
+        ))
+    }
+}
+
 /// `90`, `90s`, `500ms`, `5m` or `1h`: seconds, above 0.
-fn parse_duration_s(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_duration_s(s: &str) -> Result<f64, String> {
     let t = s.trim();
     let (number, unit) = [("ms", 1e-3), ("s", 1.0), ("m", 60.0), ("h", 3600.0)]
         .iter()
@@ -173,5 +197,10 @@ mod tests {
         assert!(parse_duration_s("-1s").is_err());
         assert!(parse_min_trial("0.1ms").is_err());
         assert_eq!(parse_min_trial("20ms"), Ok(0.02));
+        assert_eq!(parse_min_effect("5%"), Ok(0.05));
+        assert_eq!(parse_min_effect("0"), Ok(0.0));
+        for bad in ["100%", "-1%", "NaN", "inf", "five"] {
+            assert!(parse_min_effect(bad).is_err(), "{bad}");
+        }
     }
 }

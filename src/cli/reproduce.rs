@@ -9,6 +9,7 @@ use clap::Args;
 use faultline::error::Error;
 use faultline::files::atomic::{write_atomically, SHARED_MODE};
 use faultline::files::outputs::Files;
+use faultline::plan::precision::{Precision, Statistics};
 use faultline::report::Exports;
 use faultline::results::Reproduction;
 use faultline::session::{self, dry_run, Session, SessionConfig};
@@ -70,6 +71,14 @@ pub struct ReproduceArgs {
     /// Seconds per trial, for presets that take it (crotty2022; default: 10 quick, 60 full).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub duration: Option<u32>,
+    /// Add alternating rounds to each group until every comparison's 95% CI is within ±P (e.g.
+    /// 3%), or three times the preset's runs, or --max-time, is reached; `off` runs the planned
+    /// runs only [default: 3% with --quick, off with --full].
+    #[arg(long, value_name = "P|off", value_parser = parse_precision_or_off)]
+    pub precision: Option<PrecisionChoice>,
+    /// With a precision target: most time for one preset's trials (e.g. 90s, 5m) [default: 60s].
+    #[arg(long, value_name = "TIME", value_parser = super::precision_args::parse_duration_s)]
+    pub max_time: Option<f64>,
     /// Keep the journal of a reproduction that completes (it is removed then; an interrupted
     /// one's is always kept, for --resume).
     #[arg(long)]
@@ -83,6 +92,58 @@ pub struct ReproduceArgs {
     /// Divides every file size (test-only).
     #[arg(long, hide = true, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub scale_down: u64,
+}
+
+/// `--precision`: a target, or `off`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PrecisionChoice {
+    /// Add rounds until every CI is within ± this fraction.
+    Target(f64),
+    /// The planned runs only.
+    Off,
+}
+
+/// `3%`, `0.03` or `off`.
+fn parse_precision_or_off(s: &str) -> Result<PrecisionChoice, String> {
+    if s.trim().eq_ignore_ascii_case("off") {
+        return Ok(PrecisionChoice::Off);
+    }
+    super::precision_args::parse_precision(s).map(PrecisionChoice::Target)
+}
+
+/// The precision target of a quick reproduction when none is given: ±3%.
+/// Claims are judged on where a CI lies against a published band; a CI
+/// this narrow rarely straddles an edge the estimate is not close to, so
+/// two passes give the same verdicts (docs/reproduce.md).
+pub const QUICK_PRECISION: f64 = 0.03;
+
+/// Most extra runs per case, as a multiple of the preset's own runs.
+pub const MAX_RUNS_FACTOR: u32 = 3;
+
+/// Most seconds of one preset's trials with a precision target, unless
+/// --max-time says otherwise.
+pub const PRESET_MAX_TIME_S: f64 = 60.0;
+
+/// The statistics of one preset's session: the precision target asked for
+/// (or the quick default) with at most [`MAX_RUNS_FACTOR`] times the
+/// plan's `runs` and `--max-time`; none for time-bounded trials, whose
+/// rounds would each take the trials' whole duration.
+fn preset_statistics(args: &ReproduceArgs, plan: &faultline::plan::Plan) -> Statistics {
+    let target = match args.precision {
+        Some(PrecisionChoice::Target(p)) => Some(p),
+        Some(PrecisionChoice::Off) => None,
+        None if args.full => None,
+        None => Some(QUICK_PRECISION),
+    };
+    let timed = plan.cases.iter().any(|c| c.duration_s.is_some());
+    Statistics {
+        precision: target.filter(|_| !timed).map(|target| Precision {
+            target,
+            max_runs: plan.runs.saturating_mul(MAX_RUNS_FACTOR).max(2),
+            max_time_s: Some(args.max_time.unwrap_or(PRESET_MAX_TIME_S)),
+        }),
+        ..Statistics::default()
+    }
 }
 
 /// Runs `faultline reproduce`.
@@ -121,6 +182,8 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         let session = match &args.resume {
             Some(path) => {
                 check_resumable(path, &reproduction)?;
+                let plan = faultline::runner::journal::read(path)?.header.plan;
+                config.statistics = preset_statistics(args, &plan);
                 announce(preset.as_ref(), &reproduction);
                 Session::resume(path, &config)?
             }
@@ -129,6 +192,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                     eprintln!("{line}");
                 }
                 let plan = preset.plan(scope);
+                config.statistics = preset_statistics(args, &plan);
                 if args.dry_run {
                     println!("{}", dry_run::describe(preset.name(), &plan, &config));
                     continue;

@@ -1,7 +1,8 @@
 //! What a run asks of its statistics beyond the cases: a precision target
 //! with its budget (`--precision`, `--max-runs`, `--max-time`), how its
 //! verdicts are adjusted for testing many comparisons at once (`--fdr`), and
-//! how long a trial must at least last (`--min-trial-time`).
+//! how long a trial must at least last (`--min-trial-time`), and the
+//! smallest difference a verdict calls (`--min-effect`).
 use serde::{Deserialize, Serialize};
 
 /// A precision target: alternating run pairs are added to a group until the
@@ -43,6 +44,21 @@ pub struct Statistics {
     /// setup + loop + teardown add up to at least this.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_trial_ns: Option<u64>,
+    /// `--min-effect`: the smallest difference a verdict calls (0.05 for
+    /// ±5%); absent: the precision target, or 0 without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_effect: Option<f64>,
+}
+
+impl Statistics {
+    /// The smallest difference a verdict calls: `--min-effect`, else the
+    /// precision target (an effect below the precision asked for is not
+    /// told apart from noise), else 0.
+    pub fn min_effect(&self) -> f64 {
+        self.min_effect
+            .or(self.precision.map(|p| p.target))
+            .unwrap_or(0.0)
+    }
 }
 
 /// How the p-values of one run's comparisons are adjusted before verdicts.
@@ -90,6 +106,12 @@ mod tests {
             ..p
         };
         assert_eq!(unlimited.group_deadline_s(0, 4), None);
+        let mut stats = Statistics::default();
+        assert_eq!(stats.min_effect(), 0.0);
+        stats.precision = Some(p);
+        assert_eq!(stats.min_effect(), 0.02);
+        stats.min_effect = Some(0.0);
+        assert_eq!(stats.min_effect(), 0.0);
         assert_eq!(
             serde_json::to_string(&Adjustment::BenjaminiHochberg).unwrap(),
             "\"bh\""

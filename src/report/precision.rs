@@ -22,9 +22,16 @@ fn plus_minus(fraction: f64) -> String {
 /// one line per group with a precision target.
 pub fn statistics_lines(results: &RunResults) -> Vec<String> {
     let stats = &results.statistics;
+    let min_effect = results.settings.statistics.min_effect();
+    let margin = (min_effect > 0.0).then(|| {
+        format!(
+            "; a difference is called only when its CI lies beyond {} (--min-effect)",
+            plus_minus(min_effect)
+        )
+    });
     let mut lines = Vec::new();
     if !results.comparisons.is_empty() {
-        lines.push(match stats.adjustment {
+        let adjustment = match stats.adjustment {
             Adjustment::None => format!(
                 "verdicts: each of {} comparison(s) at 5% on its own (--fdr none: no adjustment for many comparisons)",
                 stats.family
@@ -37,7 +44,8 @@ pub fn statistics_lines(results: &RunResults) -> Vec<String> {
                 "verdicts: Holm adjusted over {} comparison(s) (family-wise error 5%; see --fdr)",
                 stats.family
             ),
-        });
+        };
+        lines.push(adjustment + margin.as_deref().unwrap_or(""));
     }
     for c in &results.comparisons {
         if c.throughput_ratio.verdict() != Verdict::WithinNoise && c.verdict == Verdict::WithinNoise
@@ -49,12 +57,20 @@ pub fn statistics_lines(results: &RunResults) -> Vec<String> {
                     .find(|x| x.id == id)
                     .map_or_else(|| format!("case {id}"), |x| x.label.clone())
             };
+            let why = if min_effect > 0.0 {
+                format!(
+                    "not wholly beyond {} (--min-effect), or not after {}",
+                    plus_minus(min_effect),
+                    stats.adjustment.name()
+                )
+            } else {
+                format!("after {} it is not", stats.adjustment.name())
+            };
             lines.push(format!(
-                "{}: {} vs {}: the 95% CI excludes 1, but after {} it is within noise (p {:.3}, adjusted {:.3})",
+                "{}: {} vs {}: the 95% CI excludes 1, but {why}: within noise (p {:.3}, adjusted {:.3})",
                 c.group,
                 label(c.other),
                 label(c.baseline),
-                stats.adjustment.name(),
                 c.p_value.unwrap_or(f64::NAN),
                 c.p_adjusted.unwrap_or(f64::NAN)
             ));
@@ -141,5 +157,19 @@ mod tests {
         results.comparisons[0].verdict = Verdict::WithinNoise;
         results.comparisons[0].p_adjusted = Some(0.08);
         assert!(statistics_lines(&results)[1].contains("within noise (p 0.001, adjusted 0.080)"));
+        // A smallest effect is said on the adjustment line and in the reason.
+        assert!(!statistics_lines(&results)[0].contains("--min-effect"));
+        results.settings.statistics.min_effect = Some(0.05);
+        let lines = statistics_lines(&results);
+        assert!(
+            lines[0].ends_with(
+                "a difference is called only when its CI lies beyond ±5.0% (--min-effect)"
+            ),
+            "{lines:?}"
+        );
+        assert!(
+            lines[1].contains("not wholly beyond ±5.0% (--min-effect)"),
+            "{lines:?}"
+        );
     }
 }

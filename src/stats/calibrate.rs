@@ -150,7 +150,7 @@ pub fn calibrate(families: &[Vec<Vec<f64>>]) -> Option<Calibration> {
     let rate = |how: Adjustment| {
         let (mut false_calls, mut bad_families) = (0usize, 0usize);
         for f in &fams {
-            let calls = test_all(f, how)
+            let calls = test_all(f, how, 0.0)
                 .iter()
                 .filter(|t| t.verdict != Verdict::WithinNoise)
                 .count();

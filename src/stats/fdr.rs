@@ -12,7 +12,13 @@
 //!   false verdict: `p̃(i) = max over j ≤ i of min(1, (m − j + 1)·p(j))`.
 //!
 //! A comparison is faster (slower) when its adjusted p is below 0.05 and its
-//! mean log ratio is above (below) 0, otherwise within noise. The CI shown
+//! mean log ratio is above (below) 0, otherwise within noise. With a
+//! smallest effect of interest (`--min-effect`, by default the `--precision`
+//! target) the p-value tests the mean against the nearer edge of that
+//! margin instead of 0 ([`LogRatios::p_value_beyond`]): a difference is
+//! called only when it is shown to be bigger than the margin, so an effect
+//! smaller than the precision asked for is within noise every time instead
+//! of "faster" in one run and "within noise" in the next. The CI shown
 //! stays the unadjusted 95% one, so a CI that excludes 1 can still be
 //! "within noise" after the adjustment; the report says so.
 use super::log_ratios::LogRatios;
@@ -73,16 +79,22 @@ pub struct Tested {
     pub verdict: Verdict,
 }
 
-/// Tests every comparison (`comparisons[i]` = its log ratios) and adjusts
-/// the p-values across them.
-pub fn test_all(comparisons: &[&[f64]], how: Adjustment) -> Vec<Tested> {
+/// Tests every comparison (`comparisons[i]` = its log ratios) against the
+/// margin `±min_effect` (0.05 for ±5%; 0 tests against "no difference") and
+/// adjusts the p-values across them.
+pub fn test_all(comparisons: &[&[f64]], how: Adjustment, min_effect: f64) -> Vec<Tested> {
+    let margin_ln = min_effect.max(0.0).ln_1p();
     let stats: Vec<Option<LogRatios>> = comparisons.iter().map(|c| LogRatios::of(c)).collect();
-    let present: Vec<f64> = stats.iter().flatten().map(LogRatios::p_value).collect();
+    let present: Vec<f64> = stats
+        .iter()
+        .flatten()
+        .map(|s| s.p_value_beyond(margin_ln))
+        .collect();
     let mut adjusted = adjust(&present, how).into_iter();
     stats
         .iter()
         .map(|s| {
-            let p = s.map(|s| s.p_value());
+            let p = s.map(|s| s.p_value_beyond(margin_ln));
             let p_adjusted = p.map(|_| adjusted.next().expect("one per present p"));
             let mean = s.map_or(0.0, |s| s.mean);
             let verdict = match p_adjusted {
@@ -154,7 +166,7 @@ mod tests {
             &[0.05, -0.04, 0.02, -0.01],
             &[0.3],
         ];
-        let t = test_all(&comparisons, Adjustment::None);
+        let t = test_all(&comparisons, Adjustment::None, 0.0);
         let v: Vec<Verdict> = t.iter().map(|t| t.verdict).collect();
         assert_eq!(
             v,
@@ -169,16 +181,36 @@ mod tests {
     }
 
     #[test]
+    fn an_effect_smaller_than_the_margin_is_within_noise() {
+        // Ratios around 1.03, tight: faster against 0, not beyond ±5%;
+        // ratios around 1.20 are faster either way.
+        let small: &[f64] = &[0.030, 0.028, 0.031, 0.029, 0.032, 0.030];
+        let big: &[f64] = &[0.18, 0.19, 0.17, 0.18, 0.20, 0.18];
+        let plain = test_all(&[small, big], Adjustment::None, 0.0);
+        assert_eq!(plain[0].verdict, Verdict::Faster);
+        let margin = test_all(&[small, big], Adjustment::None, 0.05);
+        assert_eq!(margin[0].verdict, Verdict::WithinNoise);
+        assert_eq!(margin[0].p, Some(1.0));
+        assert_eq!(margin[1].verdict, Verdict::Faster);
+        // And slower the same way.
+        let neg: Vec<f64> = big.iter().map(|x| -x).collect();
+        assert_eq!(
+            test_all(&[&neg], Adjustment::Holm, 0.05)[0].verdict,
+            Verdict::Slower
+        );
+    }
+
+    #[test]
     fn adjustment_turns_a_marginal_verdict_into_noise() {
         // One marginal comparison (p ≈ 0.03) among nine of noise.
         let marginal: &[f64] = &[0.02, 0.05, 0.01, 0.04, 0.03, -0.005];
         let noise: &[f64] = &[0.01, -0.01, 0.02, -0.02, 0.0];
         let mut comparisons = vec![marginal];
         comparisons.extend(std::iter::repeat_n(noise, 9));
-        let raw = test_all(&comparisons, Adjustment::None);
+        let raw = test_all(&comparisons, Adjustment::None, 0.0);
         assert_eq!(raw[0].verdict, Verdict::Faster);
         for how in [Adjustment::Holm, Adjustment::BenjaminiHochberg] {
-            let adjusted = test_all(&comparisons, how);
+            let adjusted = test_all(&comparisons, how, 0.0);
             assert_eq!(adjusted[0].verdict, Verdict::WithinNoise, "{how:?}");
             assert_eq!(adjusted[0].p, raw[0].p);
             assert!(adjusted[0].p_adjusted.unwrap() > 0.05);

@@ -71,6 +71,24 @@ impl LogRatios {
         }
         t_two_sided_p(self.mean / self.se(), self.df())
     }
+
+    /// Two-sided p-value of the paired t-test against the nearer edge of a
+    /// margin of indifference `±margin_ln` (log terms; `ln(1.05)` for ±5%):
+    /// the mean's distance beyond the edge over its standard error. It is
+    /// below 0.05 exactly when the 95% CI lies wholly beyond the edge, and
+    /// 1 when the mean lies inside the margin. With a margin of 0 it is
+    /// [`LogRatios::p_value`].
+    pub fn p_value_beyond(&self, margin_ln: f64) -> f64 {
+        let margin_ln = margin_ln.max(0.0);
+        let beyond = self.mean.abs() - margin_ln;
+        if beyond <= 0.0 && margin_ln > 0.0 {
+            return 1.0;
+        }
+        if self.se() == 0.0 {
+            return if beyond > 0.0 { 0.0 } else { 1.0 };
+        }
+        t_two_sided_p(beyond / self.se(), self.df())
+    }
 }
 
 /// `ln(b / o)` for each pair of positive times.
@@ -99,6 +117,23 @@ mod tests {
         assert!((t_two_sided_p(t, 9.0) - 0.05).abs() < 1e-9);
         assert_eq!(t_two_sided_p(0.0, 9.0), 1.0);
         assert_eq!(t_two_sided_p(f64::INFINITY, 9.0), 0.0);
+    }
+
+    #[test]
+    fn a_margin_moves_the_null_to_its_edge() {
+        let l = LogRatios::of(&[0.10, 0.12, 0.09, 0.11, 0.13]).unwrap();
+        assert_eq!(l.p_value_beyond(0.0), l.p_value());
+        // The 95% CI's lower end in log terms: beyond it, p is above 0.05;
+        // below it, under.
+        let low = l.mean - l.half_width(0.95);
+        assert!((l.p_value_beyond(low) - 0.05).abs() < 1e-9);
+        assert!(l.p_value_beyond(low * 0.9) < 0.05);
+        assert!(l.p_value_beyond(low * 1.1) > 0.05);
+        // A mean inside the margin can never be called.
+        assert_eq!(l.p_value_beyond(0.2), 1.0);
+        // Symmetric: the same data the other way round.
+        let neg = LogRatios::of(&[-0.10, -0.12, -0.09, -0.11, -0.13]).unwrap();
+        assert!((neg.p_value_beyond(low) - 0.05).abs() < 1e-9);
     }
 
     #[test]

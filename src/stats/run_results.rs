@@ -213,7 +213,7 @@ impl RunResults {
         // inverse, so a positive mean log ratio is `other` faster, and
         // the tested verdict keeps the sign convention of the CI's.
         let slices: Vec<&[f64]> = log_ratios.iter().map(Vec::as_slice).collect();
-        let tested = fdr::test_all(&slices, stats.adjustment);
+        let tested = fdr::test_all(&slices, stats.adjustment, stats.min_effect());
         for (comparison, t) in comparisons.iter_mut().zip(&tested) {
             comparison.p_value = t.p;
             comparison.p_adjusted = t.p_adjusted;
