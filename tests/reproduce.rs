@@ -246,7 +246,12 @@ fn quick_reproductions_add_rounds_to_a_precision_target_unless_told_not_to() {
     let json_of = |extra: &[&str]| {
         let json = scratch.path("w.json");
         let _ = std::fs::remove_file(&json);
-        let mut args = vec!["--scale-down", "256", "--export-json", json.to_str().unwrap()];
+        let mut args = vec![
+            "--scale-down",
+            "256",
+            "--export-json",
+            json.to_str().unwrap(),
+        ];
         args.extend_from_slice(extra);
         let out = succeeded(&mut scratch.reproduce("write2020", args));
         let value: serde_json::Value =

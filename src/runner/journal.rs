@@ -523,6 +523,7 @@ pub(crate) mod tests {
             cache_reached: true,
             interference: None,
             attempt: 0,
+            profile_control: false,
             excluded: None,
         }
     }
@@ -539,6 +540,7 @@ pub(crate) mod tests {
             warmup: false,
             reason: "killed by SIGBUS".into(),
             attempt: 0,
+            profile_control: false,
         };
         journal.append(&Entry::Failure(failure.clone())).unwrap();
         let replay = read(&path).unwrap();
@@ -547,7 +549,7 @@ pub(crate) mod tests {
             vec![Entry::Sample(Box::new(sample(0))), Entry::Failure(failure)]
         );
         assert!(replay.warnings.is_empty() && !replay.torn_tail);
-        assert_eq!(replay.entries[1].slot(), (0, 1, false));
+        assert_eq!(replay.entries[1].slot(), Slot::trial(0, 1, false));
         assert!(
             Journal::create(&path, &header()).is_err(),
             "never overwrites"
@@ -652,6 +654,7 @@ pub(crate) mod tests {
                 warmup: false,
                 reason: "x".into(),
                 attempt: 0,
+                profile_control: false,
             }),
         ]);
         assert!(
@@ -710,6 +713,7 @@ pub(crate) mod tests {
             warmup: false,
             reason: "x".into(),
             attempt: 2,
+            profile_control: false,
         });
         let replay = with(header(), &[attempt(0, 0), attempt(0, 1), failed_retry]).unwrap();
         assert_eq!(
@@ -815,6 +819,7 @@ pub(crate) mod tests {
                     warmup,
                     reason: "r".into(),
                     attempt: 0,
+                    profile_control: false,
                 }),
             },
         )
@@ -842,7 +847,7 @@ pub(crate) mod tests {
                 let plan = &replay.header.plan;
                 let mut raw = crate::results::RawResults::default();
                 for e in replay.entries {
-                    proptest::prop_assert!(e.slot().0 < plan.cases.len());
+                    proptest::prop_assert!(e.slot().case < plan.cases.len());
                     match e {
                         Entry::Sample(s) => raw.samples.push(*s),
                         Entry::Failure(f) => raw.failures.push(f),

@@ -973,11 +973,7 @@ mod tests {
         raw.samples.push(sample(0, 5));
         assert_eq!(
             unfinished_round(&plan, 0, &[0, 1], &raw),
-            [Slot {
-                case: 1,
-                run: 5,
-                warmup: false
-            }]
+            [Slot::trial(1, 5, false)]
         );
         // A run whose last attempt was interfered is owed its next attempt,
         // while retries are left; a failed or clean last attempt is not.
@@ -1005,6 +1001,7 @@ mod tests {
                 warmup: false,
                 reason: "x".into(),
                 attempt: 1,
+                profile_control: false,
             }],
             ..Default::default()
         };
