@@ -348,30 +348,7 @@ fn the_profile_plot_and_flame_graphs_render_in_a_browser() {
     };
     let scratch = Scratch::new();
     let json = scratch.path("profiled.json");
-    succeeded(
-        scratch
-            .run([
-                "--size",
-                "32M",
-                "--method",
-                "read,mmap-copy",
-                "--pattern",
-                "seq",
-                "--block",
-                "16k",
-                "--cache",
-                "warm",
-                "--workload",
-                "sum",
-                "--runs",
-                "3",
-                "--profile",
-                "--profile-hz",
-                "4000",
-                "--export-json",
-            ])
-            .arg(&json),
-    );
+    succeeded(scratch.run(common::PROFILED_WARM_SEQ).arg(&json));
     let results = read_json(&json);
     let profiled = results["cases"]
         .as_array()

@@ -281,26 +281,7 @@ fn an_unprivileged_user_falls_back_to_user_only_samples_in_one_line() {
         .arg(assert_cmd::cargo::cargo_bin!("faultline"))
         .args(["run", "--data-dir"])
         .arg(home.join("data"))
-        .args([
-            "--size",
-            "32M",
-            "--method",
-            "read,mmap-copy",
-            "--pattern",
-            "seq",
-            "--block",
-            "16k",
-            "--cache",
-            "warm",
-            "--workload",
-            "sum",
-            "--runs",
-            "3",
-            "--profile",
-            "--profile-hz",
-            "4000",
-            "--export-json",
-        ])
+        .args(common::PROFILED_WARM_SEQ)
         .arg(&json)
         .env("HOME", &home)
         .output()

@@ -8,6 +8,30 @@ use std::process::Command;
 
 use serde_json::Value;
 
+/// A short profiled run of read and mmap-copy (warm, sequential 16 KiB,
+/// 32 MiB, 3 runs at 4 kHz), ending in `--export-json`: the caller adds
+/// the export's path.
+pub const PROFILED_WARM_SEQ: &[&str] = &[
+    "--size",
+    "32M",
+    "--method",
+    "read,mmap-copy",
+    "--pattern",
+    "seq",
+    "--block",
+    "16k",
+    "--cache",
+    "warm",
+    "--workload",
+    "sum",
+    "--runs",
+    "3",
+    "--profile",
+    "--profile-hz",
+    "4000",
+    "--export-json",
+];
+
 pub mod files;
 pub mod flags;
 pub mod output;
