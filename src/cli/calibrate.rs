@@ -144,6 +144,19 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         .map(|c| c.case.group_label())
         .unwrap_or_default();
     println!("calibrate: {} vs itself, {group}", args.method);
+    // Kept for `reproduce --dry-run`'s power plan (docs/claims.md).
+    let noise = faultline::files::noise::Noise {
+        pair_sd: calibration.pair_sd,
+        when: results
+            .environment
+            .captured_at
+            .clone()
+            .unwrap_or_else(|| "at an unknown time".into()),
+        what: format!("{}, {group}", args.method),
+    };
+    if let Err(e) = faultline::files::noise::write(&config.data_dir, &noise) {
+        eprintln!("warning: could not record the noise for reproduce's power plan: {e}");
+    }
     for line in faultline::report::calibration::calibration_lines(&calibration, args.fdr) {
         println!("{line}");
     }

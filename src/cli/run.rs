@@ -307,6 +307,7 @@ impl RunArgs {
             ),
             resume_adjustment: self.resume.as_ref().and(self.statistics.fdr),
             profile: None,
+            settle: None,
         }
     }
 

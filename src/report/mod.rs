@@ -12,6 +12,7 @@ use crate::stats::RunResults;
 
 mod access;
 pub mod calibration;
+pub mod claims;
 pub mod compare;
 pub mod csv;
 pub mod flame;

@@ -230,6 +230,35 @@ fn extra_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) -> Ve
     round_of(plan, g, members, round, next, false)
 }
 
+/// A settling round of `cases` (from any groups): one paired run of each,
+/// numbered after the highest run any of them has, so the new runs pair
+/// with each other; in alternating order (reversed every other run number).
+fn settle_round(plan: &Plan, cases: &[usize], raw: &RawResults) -> Vec<Slot> {
+    let mut cases: Vec<usize> = cases
+        .iter()
+        .copied()
+        .filter(|&c| c < plan.cases.len())
+        .collect();
+    cases.sort_unstable();
+    cases.dedup();
+    if cases.is_empty() {
+        return Vec::new();
+    }
+    let next = recorded_runs(&cases, raw)
+        .into_iter()
+        .map(|(_, run)| run + 1)
+        .max()
+        .unwrap_or(0)
+        .max(plan.runs);
+    if next % 2 == 1 {
+        cases.reverse();
+    }
+    cases
+        .into_iter()
+        .map(|case| Slot::trial(case, next, false))
+        .collect()
+}
+
 /// The trials missing from the extra rounds group `g` began (a resumed
 /// run's journal may end in the middle of one, or have lost a line): the
 /// first such round's missing slots, in that round's order; empty when
@@ -302,6 +331,7 @@ pub fn run_trials(
     mut record: impl FnMut(&Entry) -> Result<()>,
     mut after_group: impl FnMut(&RawResults),
     mut more_runs: impl FnMut(usize, &RawResults) -> bool,
+    mut settle: impl FnMut(&RawResults) -> Vec<usize>,
 ) -> Result<RawResults> {
     let preparer = Preparer {
         drop_caches: options.drop_caches,
@@ -385,8 +415,17 @@ pub fn run_trials(
             .and_then(|r| r.others().ok())
             .unwrap_or_default()
     };
-    for (g, group) in schedule(plan).into_iter().enumerate() {
-        let finished_before = resumed_group.is_some_and(|last| g < last);
+    // After the groups, a settling phase: rounds of whichever cases
+    // `settle` still asks for, in any group, until it asks for none.
+    let settling_phase = groups.len();
+    let all_cases: Vec<usize> = (0..plan.cases.len()).collect();
+    let phases = schedule(plan)
+        .into_iter()
+        .chain(std::iter::once(Vec::new()));
+    for (g, group) in phases.enumerate() {
+        let settling = g == settling_phase;
+        let members: &[usize] = if settling { &all_cases } else { &groups[g] };
+        let finished_before = !settling && resumed_group.is_some_and(|last| g < last);
         let group = with_controls(group, controls);
         // Each slot with its attempt; an interfered trial's re-run goes to
         // the front (--retry-interfered); with --precision, rounds of
@@ -402,7 +441,7 @@ pub fn run_trials(
                     // were queued as their slots came up).
                     let here: Vec<(usize, u32)> = owed
                         .keys()
-                        .filter(|(case, _)| groups[g].contains(case))
+                        .filter(|(case, _)| members.contains(case))
                         .copied()
                         .collect();
                     if !here.is_empty() {
@@ -417,10 +456,16 @@ pub fn run_trials(
                     if finished_before {
                         break;
                     }
-                    let mut round = unfinished_round(plan, g, &groups[g], &raw);
-                    if round.is_empty() && more_runs(g, &raw) {
-                        round = extra_round(plan, g, &groups[g], &raw);
-                    }
+                    let round = if settling {
+                        settle_round(plan, &settle(&raw), &raw)
+                    } else {
+                        let round = unfinished_round(plan, g, members, &raw);
+                        if round.is_empty() && more_runs(g, &raw) {
+                            extra_round(plan, g, members, &raw)
+                        } else {
+                            round
+                        }
+                    };
                     if round.is_empty() {
                         break;
                     }

@@ -286,7 +286,7 @@ pub fn estimated_seconds(plan: &Plan) -> f64 {
 }
 
 /// `45 s`, `3 min 20 s`, `2 h 05 min`.
-fn format_duration(seconds: f64) -> String {
+pub fn format_duration(seconds: f64) -> String {
     let s = seconds.round() as u64;
     match s {
         0..=59 => format!("{} s", s.max(1)),

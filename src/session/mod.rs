@@ -77,6 +77,19 @@ pub struct SessionConfig {
     /// Sample every trial's main loop (`--profile`), at this rate and in the
     /// mode [`crate::measure::profile::probe`] decided.
     pub profile: Option<ProfileSettings>,
+    /// After the planned runs, the rule that asks for more paired runs of
+    /// some cases until it is satisfied (a study's claims settled).
+    pub settle: Option<Settle>,
+}
+
+/// A [`crate::stats::stopping::SettleRule`], shared.
+#[derive(Clone)]
+pub struct Settle(pub Arc<dyn crate::stats::stopping::SettleRule>);
+
+impl std::fmt::Debug for Settle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Settle(..)")
+    }
 }
 
 /// A prepared run: its plan, files, scratch directory and journal.
@@ -100,6 +113,7 @@ pub struct Session {
     warnings: Vec<String>,
     quiet: bool,
     statistics: crate::plan::precision::Statistics,
+    settle: Option<Settle>,
 }
 
 /// What a session produced.
@@ -164,6 +178,7 @@ impl Session {
             warnings: setup_warnings,
             quiet,
             statistics,
+            settle,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -247,16 +262,25 @@ impl Session {
             )
             .expect("valid template"),
         );
+        // A study's run carries its claims' verdicts in every export.
+        let study = settings
+            .reproduction
+            .as_ref()
+            .and_then(|r| crate::studies::find(&r.preset));
         let assemble = |raw: &RawResults| {
             let mut raw = raw.clone();
             raw.warnings.splice(0..0, warnings.iter().cloned());
-            RunResults::assemble(
+            let mut results = RunResults::assemble(
                 &plan,
                 &raw,
                 environment.clone(),
                 settings.clone(),
                 command_line.clone(),
-            )
+            );
+            if let Some(preset) = &study {
+                results.claims = crate::studies::judge_claims(preset.as_ref(), &results);
+            }
+            results
         };
         let mut export_warned = false;
         let started = std::time::Instant::now();
@@ -276,6 +300,13 @@ impl Session {
                     precision,
                     interference.exclude,
                 )
+        };
+        // The rule's budget counts the whole run's time, from its first trial.
+        let settle_runs = |raw: &RawResults| -> Vec<usize> {
+            let Some(Settle(rule)) = &settle else {
+                return Vec::new();
+            };
+            rule.cases_needing_runs(&assemble(raw), started.elapsed().as_secs_f64())
         };
         let mut kept = resume.done.len();
         let outcome = runner::run_trials(
@@ -297,6 +328,7 @@ impl Session {
                 }
             },
             more_runs,
+            settle_runs,
         );
         progress.finish_and_clear();
         // Every exit once trials have run says where they are kept and how

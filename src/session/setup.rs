@@ -151,6 +151,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         warnings,
         quiet: config.quiet,
         statistics: config.statistics,
+        settle: config.settle.clone(),
     })
 }
 
@@ -437,6 +438,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         warnings,
         quiet: config.quiet,
         statistics,
+        settle: config.settle.clone(),
     })
 }
 

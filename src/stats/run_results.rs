@@ -36,6 +36,10 @@ pub struct RunResults {
     /// precision target, and which cases ran trials too short to time well.
     #[serde(default)]
     pub statistics: StatisticsReport,
+    /// `faultline reproduce`: each of the study's claims with its verdict
+    /// (filled by the session, which knows the study).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<crate::results::claim::ClaimOutcome>,
 }
 
 /// The run-wide statistics beyond each comparison.
@@ -251,6 +255,7 @@ impl RunResults {
             warnings,
             complete: raw.complete,
             statistics,
+            claims: Vec::new(),
         }
     }
 }

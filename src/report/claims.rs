@@ -1,0 +1,66 @@
+//! Claim verdicts as text: each claim's side-by-side table (measured with
+//! its CI beside the published band) and its block in the terminal.
+use crate::report::text_table::Table;
+use crate::results::claim::ClaimOutcome;
+
+/// A measured factor with two decimals (three significant digits above 100).
+pub fn short2(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// The side-by-side rows as a table: comparison, measured with its CI,
+/// published band, verdict.
+pub fn side_by_side(claim: &ClaimOutcome) -> Table {
+    let share = claim.kind == "share";
+    let value = |x: f64| {
+        if share {
+            format!("{:.0}%", x * 100.0)
+        } else {
+            short2(x)
+        }
+    };
+    let rows = claim
+        .pairs
+        .iter()
+        .map(|p| {
+            vec![
+                p.label.clone(),
+                match (p.measured, p.ci) {
+                    (Some(m), Some((l, h))) => format!("{} [{}–{}]", value(m), value(l), value(h)),
+                    _ => "-".into(),
+                },
+                p.published.clone(),
+                p.verdict.map_or("-".into(), |v| v.word().to_string()),
+            ]
+        })
+        .collect();
+    Table::new(
+        &format!("published: {}", claim.published),
+        &[
+            "comparison",
+            &format!("measured [{:.0}% CI]", claim.level * 100.0),
+            "published",
+            "verdict",
+        ],
+        rows,
+    )
+}
+
+/// The claim as terminal text: `[verdict] claim`, the published figure
+/// with each comparison's measured CI beside its published band, then the
+/// explanation and, when unsettled, what would settle it.
+pub fn render_claim(claim: &ClaimOutcome) -> String {
+    let mut out = format!("  [{}] {}\n", claim.verdict_words(), claim.claim);
+    for line in side_by_side(claim).render_text().lines() {
+        out.push_str(&format!("      {line}\n"));
+    }
+    out.push_str(&format!("      {}\n", claim.explanation));
+    if let Some(u) = &claim.unsettled {
+        out.push_str(&format!("      to settle it: {}\n", u.settle));
+    }
+    out
+}
