@@ -43,7 +43,8 @@ pub struct ReproduceArgs {
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
     /// The exports (with `all`: one file per preset, `<stem>-<preset>.<ext>`;
-    /// crotty2022's CSV also writes its per-second timeline to `<stem>-timeline.csv`).
+    /// the CSV's claims go to `<stem>-claims.csv` beside it, and crotty2022's CSV also writes
+    /// its per-second timeline to `<stem>-timeline.csv`).
     #[command(flatten)]
     pub exports: super::ExportArgs,
     /// Interference: the threshold, retries, exclusion.
@@ -530,6 +531,8 @@ fn check_outputs(
             } else {
                 csv.clone()
             };
+            let claims = faultline::report::claims::path_beside(&csv);
+            files.output("--export-csv (its claims file)", &claims)?;
             if preset.name() == "crotty2022" {
                 let beside = faultline::report::timeline_csv::path_beside(&csv);
                 files.output("--export-csv (its timeline file)", &beside)?;

@@ -38,6 +38,23 @@ pub fn render_markdown(results: &RunResults) -> String {
             escape(&r.mode_line())
         ));
     }
+    if !results.claims.is_empty() {
+        out.push_str("## Claims\n\n");
+        push_row(
+            &mut out,
+            crate::report::claims::COLUMNS.iter().map(|c| c.to_string()),
+        );
+        push_row(
+            &mut out,
+            crate::report::claims::COLUMNS
+                .iter()
+                .map(|_| "---".to_string()),
+        );
+        for c in &results.claims {
+            push_row(&mut out, crate::report::claims::claim_row(c));
+        }
+        out.push('\n');
+    }
     out.push_str("## Environment\n\n");
     push_fields(&mut out, ["field", "value"], &results.environment);
     out.push_str("## Settings\n\n");

@@ -830,7 +830,13 @@ mod tests {
             interfered_share: 0.8,
             evidence: String::new(),
         };
-        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[busy.clone()]);
+        let o = judge(
+            "c",
+            &Expect::Effect(p),
+            1.0,
+            "p",
+            std::slice::from_ref(&busy),
+        );
         assert_eq!(o.verdict, Unsettled);
         assert_eq!(o.unsettled.as_ref().unwrap().reason, Reason::MachineBusy);
         assert!(o.unsettled.as_ref().unwrap().settle.contains("80%"));

@@ -222,7 +222,9 @@ mod tests {
         let (w, n) = (plan[0].runs.unwrap(), plan[1].runs.unwrap());
         assert!(w < n, "{w} {n}");
         assert!((plan[1].half_width - 0.10).abs() < 1e-9, "{:?}", plan[1]);
-        let noisier = power_plan(&[narrow.clone()], 0.30, 1000)[0].runs.unwrap();
+        let noisier = power_plan(std::slice::from_ref(&narrow), 0.30, 1000)[0]
+            .runs
+            .unwrap();
         assert!(noisier > n * 3, "{noisier} vs {n}");
         // Beyond the cap: said as such.
         assert_eq!(power_plan(&[narrow], 0.30, 10)[0].runs, None);
