@@ -21,7 +21,9 @@ use crate::stats::effect::{decisive_half_width, Published, CLAIM_LEVEL};
 use crate::stats::power::pairs_needed;
 use crate::stats::stopping::SettleRule;
 use crate::stats::RunResults;
-use crate::studies::claims::{check, Claim, ClaimVerdict, Expect, Reason, BUSY_SHARE};
+use crate::studies::claims::{
+    check, Claim, ClaimOutcome, ClaimVerdict, Expect, Reason, BUSY_SHARE,
+};
 use crate::studies::Preset;
 
 /// Assumed sd of one paired log ratio when this machine has no calibration:
@@ -69,6 +71,41 @@ fn wants_runs(verdict: ClaimVerdict, reason: Option<Reason>) -> bool {
         && matches!(reason, Some(Reason::BudgetSpent | Reason::MachineBusy))
 }
 
+/// The cases of `claim` that another paired run would help decide, from
+/// its `outcome` on the results so far: those of its undecided comparisons
+/// (every one of a trend's), unless the claim is decided, is unsettled for
+/// a reason more runs cannot mend, needs more runs than `max_runs` allows
+/// by its own spread, or the comparison is mostly interfered with or has
+/// its `max_runs` already.
+pub fn runs_wanted<'c>(claim: &'c Claim, outcome: &ClaimOutcome, max_runs: usize) -> Vec<&'c Case> {
+    let reason = outcome.unsettled.as_ref().map(|u| u.reason);
+    if !wants_runs(outcome.verdict, reason) {
+        return Vec::new();
+    }
+    let reachable = match outcome.unsettled.as_ref() {
+        Some(u) if u.reason == Reason::BudgetSpent => u
+            .more_runs
+            .is_some_and(|more| outcome.runs + more <= max_runs),
+        _ => true,
+    };
+    if !reachable {
+        return Vec::new();
+    }
+    let trend = matches!(claim.expect, Expect::Trend { .. });
+    let mut cases = Vec::new();
+    for (k, (base, other)) in claim.pairs.iter().enumerate() {
+        let Some(row) = outcome.pairs.get(k) else {
+            continue;
+        };
+        let undecided = trend || row.verdict == Some(ClaimVerdict::Unsettled);
+        let busy = row.interfered_share >= BUSY_SHARE;
+        if undecided && !busy && row.runs < max_runs {
+            cases.extend([base, other]);
+        }
+    }
+    cases
+}
+
 impl SettleRule for ClaimRule {
     fn cases_needing_runs(&self, results: &RunResults, elapsed_s: f64) -> Vec<usize> {
         if elapsed_s >= self.budget_s {
@@ -78,33 +115,8 @@ impl SettleRule for ClaimRule {
         let mut wanted: Vec<usize> = Vec::new();
         for claim in &self.claims {
             let outcome = check(claim, results);
-            let reason = outcome.unsettled.as_ref().map(|u| u.reason);
-            if !wants_runs(outcome.verdict, reason) {
-                continue;
-            }
-            // A claim whose spread says it needs more runs than the cap
-            // allows, or that sits on an edge, is left to say so.
-            let reachable = match outcome.unsettled.as_ref() {
-                Some(u) if u.reason == Reason::BudgetSpent => u
-                    .more_runs
-                    .is_some_and(|more| outcome.runs + more <= self.max_runs),
-                _ => true,
-            };
-            if !reachable {
-                continue;
-            }
-            let trend = matches!(claim.expect, Expect::Trend { .. });
-            for (k, (base, other)) in claim.pairs.iter().enumerate() {
-                let Some(row) = outcome.pairs.get(k) else {
-                    continue;
-                };
-                let undecided = trend || row.verdict == Some(ClaimVerdict::Unsettled);
-                let busy = row.interfered_share >= BUSY_SHARE;
-                if !undecided || busy || row.runs >= self.max_runs {
-                    continue;
-                }
-                wanted.extend(self.index(base));
-                wanted.extend(self.index(other));
+            for case in runs_wanted(claim, &outcome, self.max_runs) {
+                wanted.extend(self.index(case));
             }
         }
         for outcome in self.preset.profile_claims(results) {
@@ -190,6 +202,7 @@ pub fn power_plan(claims: &[Claim], pair_sd: f64, max_runs: usize) -> Vec<ClaimP
 mod tests {
     use super::*;
     use crate::stats::effect::Size;
+    use crate::studies::claims::PairInput;
 
     fn claim(id: &str, p: Published) -> Claim {
         Claim {
@@ -200,6 +213,103 @@ mod tests {
             quorum: 1.0,
             published: String::new(),
         }
+    }
+
+    /// A claim over `n` comparisons of distinct synthetic cases, judged on
+    /// the given inputs.
+    fn judged(p: Published, inputs: &[PairInput]) -> (Claim, ClaimOutcome) {
+        let case = |i: usize| crate::plan::Case {
+            file_size: 1 << (20 + i),
+            ..crate::fixtures::case(crate::method::MethodKind::Read)
+        };
+        let mut claim = claim("c", p);
+        claim.pairs = (0..inputs.len())
+            .map(|i| (case(2 * i), case(2 * i + 1)))
+            .collect();
+        claim.quorum = 0.75;
+        let outcome = crate::studies::claims::judge(&claim.text, &claim.expect, 0.75, "", inputs)
+            .summarised();
+        (claim, outcome)
+    }
+
+    /// A quiet comparison of `n` pairs whose 90% CI is `[lo, hi]`.
+    fn ci(lo: f64, hi: f64, n: usize) -> PairInput {
+        let t = crate::stats::effect::t_quantile(0.95, (n - 1) as f64);
+        let t95 = crate::stats::effect::t_quantile(0.975, (n - 1) as f64);
+        let m = (lo.ln() + hi.ln()) / 2.0;
+        let se = (hi.ln() - lo.ln()) / 2.0 / t;
+        PairInput::quiet(
+            "p",
+            Some(crate::stats::RatioEstimate {
+                ratio: m.exp(),
+                ci95_low: (m - t95 * se).exp(),
+                ci95_high: (m + t95 * se).exp(),
+                pairs: n,
+            }),
+            "",
+        )
+    }
+
+    #[test]
+    fn the_rule_runs_only_the_undecided_comparisons_of_an_unsettled_claim() {
+        let p = Published::faster(Size::Range {
+            low: 2.0,
+            high: 6.0,
+        });
+        // Two inside, one straddling 2, one inside: decided (3 of 4 hold).
+        let (c, o) = judged(
+            p,
+            &[
+                ci(2.5, 3.0, 5),
+                ci(2.5, 3.0, 5),
+                ci(1.8, 2.4, 5),
+                ci(2.5, 3.0, 5),
+            ],
+        );
+        assert!(o.verdict.decided());
+        assert!(runs_wanted(&c, &o, 40).is_empty(), "a decided claim stops");
+        // Two inside, two straddling: unsettled; only the straddling pairs run.
+        let (c, o) = judged(
+            p,
+            &[
+                ci(2.5, 3.0, 5),
+                ci(1.5, 3.5, 5),
+                ci(2.5, 3.0, 5),
+                ci(1.5, 3.5, 5),
+            ],
+        );
+        assert_eq!(o.verdict, ClaimVerdict::Unsettled);
+        let wanted = runs_wanted(&c, &o, 100);
+        assert_eq!(wanted.len(), 4, "{o:?}");
+        for k in [1, 3] {
+            assert!(wanted.contains(&&c.pairs[k].0) && wanted.contains(&&c.pairs[k].1));
+        }
+        assert!(!wanted.contains(&&c.pairs[0].0));
+        // The cap: at max_runs, or needing more than it allows, nothing runs.
+        assert!(runs_wanted(&c, &o, 5).is_empty());
+        let more = o.unsettled.as_ref().unwrap().more_runs.unwrap();
+        assert!(runs_wanted(&c, &o, 5 + more - 1).is_empty());
+        assert!(!runs_wanted(&c, &o, 5 + more).is_empty());
+    }
+
+    #[test]
+    fn a_busy_comparison_gets_no_more_runs() {
+        let p = Published::faster(Size::Ratio {
+            value: 1.17,
+            tolerance: 0.10,
+        });
+        let mut busy = ci(1.10, 1.20, 10);
+        busy.clean_ratio = ci(0.8, 1.6, 2).ratio;
+        busy.interfered_share = 0.8;
+        let (c, o) = judged(p, &[busy.clone()]);
+        assert_eq!(o.unsettled.as_ref().unwrap().reason, Reason::MachineBusy);
+        assert!(runs_wanted(&c, &o, 40).is_empty(), "the machine is busy");
+        // Lightly interfered: more runs add clean pairs.
+        busy.interfered_share = 0.2;
+        busy.clean_ratio = ci(1.0, 1.4, 8).ratio;
+        let (c, o) = judged(p, &[busy]);
+        assert_eq!(o.verdict, ClaimVerdict::Unsettled);
+        assert_eq!(runs_wanted(&c, &o, 40).len(), 2);
     }
 
     #[test]
