@@ -361,12 +361,12 @@ mod tests {
             eta.record(1, Duration::from_secs(1));
         }
         eta.forecast(0, 2, 20);
-        // 4 s spent: 4 planned cold trials (4 s) and 6 s of room for the
-        // 36 + 36 expected ones, not 72 s.
+        // 4 s spent and 4 planned cold trials (4 s) to come: 2 s of room
+        // before the 10 s budget for the 36 + 36 expected ones, not 72 s.
         let elapsed = Duration::from_secs(4);
         let left = eta.left(elapsed).unwrap().as_secs_f64();
-        assert!((left - 10.0).abs() < 1e-9, "{left}");
-        assert_eq!(eta.expected_total(elapsed), 4 + 4 + 6);
+        assert!((left - 6.0).abs() < 1e-9, "{left}");
+        assert_eq!(eta.expected_total(elapsed), 4 + 4 + 2);
         // With the budget spent, only the planned trials are left.
         let late = Duration::from_secs(20);
         assert!((eta.left(late).unwrap().as_secs_f64() - 4.0).abs() < 1e-9);

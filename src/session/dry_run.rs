@@ -219,7 +219,8 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
             },
             p.max_runs,
             match p.max_time_s {
-                Some(t) if estimate.budget_bound => format!(", cut to --max-time {}", format_duration(t)),
+                Some(t) if estimate.budget_bound =>
+                    format!(", cut to --max-time {}", format_duration(t)),
                 _ => String::new(),
             }
         ),
@@ -319,8 +320,8 @@ pub struct Estimate {
     /// The planned trials ([`estimated_seconds`]).
     pub planned_s: f64,
     /// The rounds the precision rule may add, up to `--max-runs` runs per
-    /// case, cut to what `--max-time` leaves after the planned trials; 0
-    /// without `--precision`.
+    /// case, cut to what `--max-time` leaves after the planned trials (and
+    /// the round under way when it runs out); 0 without `--precision`.
     pub rounds_s: f64,
     /// Whether `--max-time` cut the rounds (the rule then stops there).
     pub budget_bound: bool,
@@ -340,8 +341,23 @@ impl Estimate {
             };
         };
         let extra_runs = f64::from(p.max_runs.saturating_sub(plan.runs));
-        let all_rounds: f64 = plan.cases.iter().map(|c| extra_runs * trial_seconds(c)).sum();
-        let room = p.max_time_s.map(|t| (t - planned_s).max(0.0));
+        let all_rounds: f64 = plan
+            .cases
+            .iter()
+            .map(|c| extra_runs * trial_seconds(c))
+            .sum();
+        // A round that starts before --max-time runs to its end: the last
+        // group's round past the budget, when there is room for rounds.
+        let last_round: f64 = plan.groups().last().map_or(0.0, |g| {
+            g.iter().map(|&i| trial_seconds(&plan.cases[i])).sum()
+        });
+        let room = p.max_time_s.map(|t| (t - planned_s).max(0.0)).map(|room| {
+            if room > 0.0 {
+                room + last_round
+            } else {
+                0.0
+            }
+        });
         let rounds_s = room.map_or(all_rounds, |room| all_rounds.min(room));
         Estimate {
             planned_s,
@@ -408,7 +424,13 @@ mod tests {
             CacheState::AsIs,
         );
         let plan = Plan {
-            cases: vec![case.clone(), Case { method: MethodKind::Mmap, ..case }],
+            cases: vec![
+                case.clone(),
+                Case {
+                    method: MethodKind::Mmap,
+                    ..case
+                },
+            ],
             runs: 4,
             warmup: 1,
             order: crate::plan::OrderPolicy::Alternating,
@@ -428,11 +450,12 @@ mod tests {
         let all = Estimate::of(&plan, Some(&p));
         assert!((all.rounds_s - 32.0 * per_trial).abs() < 1e-9);
         assert!(!all.budget_bound);
-        // --max-time cuts them to what the planned trials leave.
+        // --max-time cuts them to what the planned trials leave, and the
+        // round under way then (one trial of each case of the last group).
         p.max_time_s = Some(none.planned_s + 5.0 * per_trial);
         let cut = Estimate::of(&plan, Some(&p));
         assert!(cut.budget_bound);
-        assert!((cut.total_s() - p.max_time_s.unwrap()).abs() < 1e-9);
+        assert!((cut.total_s() - (p.max_time_s.unwrap() + 2.0 * per_trial)).abs() < 1e-9);
         // A budget the planned trials already spend adds nothing.
         p.max_time_s = Some(1e-3);
         assert_eq!(Estimate::of(&plan, Some(&p)).rounds_s, 0.0);
