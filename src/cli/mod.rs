@@ -98,7 +98,7 @@ pub struct ProfileArgs {
     /// user-only (one line says so). A resumed run profiles as its journal says.
     #[arg(long, conflicts_with = "resume")]
     pub profile: bool,
-    /// --profile's rate: samples per CPU second of each thread, 1 to 10000 [default: 997].
+    /// --profile's rate: samples per CPU second of each thread, 1 to 10000 [default: 499].
     #[arg(long, value_name = "HZ", requires = "profile",
           value_parser = clap::value_parser!(u32).range(1..=i64::from(profile::MAX_HZ)))]
     pub profile_hz: Option<u32>,

@@ -52,9 +52,7 @@ pub fn statistics_lines(results: &RunResults) -> Vec<String> {
         {
             let label = |id: usize| {
                 results
-                    .cases
-                    .iter()
-                    .find(|x| x.id == id)
+                    .case(id)
                     .map_or_else(|| format!("case {id}"), |x| x.label.clone())
             };
             let why = if min_effect > 0.0 {
@@ -101,7 +99,7 @@ pub fn short_trial_warnings(results: &RunResults) -> Vec<String> {
         .short_trials
         .iter()
         .map(|s| {
-            let case = results.cases.iter().find(|c| c.id == s.case);
+            let case = results.case(s.case);
             let label = case.map_or_else(
                 || format!("case {}", s.case),
                 |c| format!("{} ({})", c.label, c.case.group_label()),

@@ -257,7 +257,7 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
                 any_outliers |= case.summary.as_ref().is_some_and(|s| outlier_count(s) > 0);
                 out.push_str(&line(cells, "  "));
             } else {
-                let note = match super::table::case_row(case, results) {
+                let note = match super::table::case_row(case, results, false) {
                     super::table::Row::Empty { note, .. } => note,
                     super::table::Row::Measured(_) => String::new(),
                 };

@@ -65,7 +65,7 @@ pub fn short_verdict_line(
     max: usize,
     styled: bool,
 ) -> String {
-    let case = |id| results.cases.iter().find(|c| c.id == id);
+    let case = |id| results.case(id);
     let (other, base) = (case(cmp.other), case(cmp.baseline));
     let other_label = other.map_or_else(|| format!("case #{}", cmp.other), |c| c.label.clone());
     let base_label = base.map_or_else(|| format!("case #{}", cmp.baseline), |c| c.label.clone());

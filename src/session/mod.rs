@@ -246,6 +246,10 @@ impl Session {
             profile: profile.as_ref().map(|p| p.request),
             profile_control: profile.as_ref().map_or(0, |p| p.control_trials),
             fingerprints,
+            time_budget: statistics
+                .precision
+                .and_then(|p| p.max_time_s)
+                .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok()),
         };
         let trials = plan.trials();
         let progress = indicatif::ProgressBar::with_draw_target(
@@ -257,10 +261,8 @@ impl Session {
             },
         );
         progress.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} trials, {elapsed} elapsed, {prefix}  {msg}",
-            )
-            .expect("valid template"),
+            indicatif::ProgressStyle::with_template("{bar:30} {prefix}  {msg}")
+                .expect("valid template"),
         );
         // A study's run carries its claims' verdicts in every export.
         let study = settings
@@ -287,19 +289,28 @@ impl Session {
         let group_count = plan.groups().len();
         let more_runs = |g: usize, raw: &RawResults| {
             let Some(precision) = &statistics.precision else {
-                return false;
+                return runner::MoreRuns::default();
             };
             let in_time = precision
                 .group_deadline_s(g, group_count)
                 .is_none_or(|deadline| started.elapsed().as_secs_f64() < deadline);
-            in_time
-                && crate::stats::stopping::group_needs_more(
+            runner::MoreRuns {
+                another: in_time
+                    && crate::stats::stopping::group_needs_more(
+                        &plan,
+                        &raw.samples,
+                        g,
+                        precision,
+                        interference.exclude,
+                    ),
+                forecast: crate::stats::stopping::group_forecast(
                     &plan,
                     &raw.samples,
                     g,
                     precision,
                     interference.exclude,
-                )
+                ),
+            }
         };
         // The rule's budget counts the whole run's time, from its first trial.
         let settle_runs = |raw: &RawResults| -> Vec<usize> {
