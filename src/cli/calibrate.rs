@@ -148,7 +148,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         println!("{line}");
     }
     for line in faultline::report::precision::short_trial_warnings(results) {
-        eprintln!("warning: {line}");
+        faultline::console::warning(&line);
     }
     for line in faultline::report::failure_lines(results) {
         eprintln!("failed: {line}");

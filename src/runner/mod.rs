@@ -372,7 +372,7 @@ pub fn run_trials(
                 case.method_label(),
                 case.group_label(),
             );
-            progress.suspend(|| eprintln!("warning: {warning}"));
+            progress.suspend(|| crate::console::warning(&warning));
             raw.warnings.push(warning);
         }
     };
@@ -469,7 +469,7 @@ pub fn run_trials(
                     case.cache,
                     before.fraction() * 100.0
                 );
-                progress.suspend(|| eprintln!("warning: {warning}"));
+                progress.suspend(|| crate::console::warning(&warning));
                 raw.warnings.push(warning);
             }
             // A case with a memory budget runs its child alone in a cgroup of
