@@ -172,6 +172,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     let files = check_outputs(args, &chosen, several)?;
     let mut outcomes = Vec::new();
     let mut code = ExitCode::SUCCESS;
+    let mut dry_plans = Vec::new();
     for preset in &mut chosen {
         let reproduction = Reproduction {
             preset: preset.name().to_string(),
@@ -194,7 +195,10 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 let plan = preset.plan(scope);
                 config.statistics = preset_statistics(args, &plan);
                 if args.dry_run {
-                    println!("{}", dry_run::describe(preset.name(), &plan, &config));
+                    let text = dry_run::describe(preset.name(), &plan, &config);
+                    let width = faultline::console::width_of_terminal();
+                    println!("{}", faultline::console::wrap_lines(&text, width));
+                    dry_plans.push(plan);
                     continue;
                 }
                 announce(preset.as_ref(), &reproduction);
@@ -242,6 +246,9 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if args.dry_run {
+        if dry_plans.len() > 1 {
+            println!("{}", dry_run::describe_total(&dry_plans.iter().collect::<Vec<_>>()));
+        }
         return Ok(code);
     }
     let width = args.output.layout().width;

@@ -476,7 +476,7 @@ fn resumed_profile(
 /// that exists and is not a regular file ([`crate::files::outputs`]).
 /// `inputs` are the files read (`--file`, the journal resumed); `exports`
 /// the exports this session writes, and `journal` the journal it writes.
-fn check_outputs(
+pub(super) fn check_outputs(
     config: &SessionConfig,
     inputs: &[(&str, &Path)],
     exports: &Exports,
