@@ -165,7 +165,11 @@ pub fn table(header: &[&str], rows: &[Vec<String>], indent: usize, max: usize) -
             out.push(head.trim_end().to_string());
         }
         for (i, part) in parts.iter().enumerate() {
-            let lead = if i == 0 { head.clone() } else { " ".repeat(fixed) };
+            let lead = if i == 0 {
+                head.clone()
+            } else {
+                " ".repeat(fixed)
+            };
             out.push(format!("{lead}{part}").trim_end().to_string());
         }
     };
@@ -235,7 +239,10 @@ mod tests {
     #[test]
     fn a_table_wraps_its_last_column_under_itself() {
         let rows = vec![
-            vec!["read (seq)".to_string(), "one two three four five six".into()],
+            vec![
+                "read (seq)".to_string(),
+                "one two three four five six".into(),
+            ],
             vec!["mmap".to_string(), "x".into()],
         ];
         let lines = table(&["case", "why"], &rows, 2, 30);
@@ -247,6 +254,9 @@ mod tests {
         // Too narrow for columns: each row is one wrapped line.
         let narrow = table(&["case", "why"], &rows, 2, 14);
         assert!(narrow.iter().all(|l| width(l) <= 14), "{narrow:?}");
-        assert!(narrow.iter().any(|l| l.contains("read (seq)")), "{narrow:?}");
+        assert!(
+            narrow.iter().any(|l| l.contains("read (seq)")),
+            "{narrow:?}"
+        );
     }
 }

@@ -61,8 +61,11 @@ impl OutputArgs {
         anstream::AutoStream::new(std::io::stdout(), choice)
     }
 
-    /// Writes `text` (which may carry colour codes) to standard output.
+    /// Writes `text` (which may carry colour codes) to standard output,
+    /// each line wrapped to the width ([`faultline::console::wrap_lines`]):
+    /// no line is wider than the terminal, `-v`'s full tables included.
     pub fn print(&self, text: &str) {
+        let text = faultline::console::wrap_lines(text, self.layout().width);
         let mut out = self.stdout();
         // A closed pipe is not worth a panic; the exit code says the rest.
         let _ = out.write_all(text.as_bytes());

@@ -247,7 +247,10 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     }
     if args.dry_run {
         if dry_plans.len() > 1 {
-            println!("{}", dry_run::describe_total(&dry_plans.iter().collect::<Vec<_>>()));
+            println!(
+                "{}",
+                dry_run::describe_total(&dry_plans.iter().collect::<Vec<_>>())
+            );
         }
         return Ok(code);
     }

@@ -15,6 +15,7 @@ pub mod calibration;
 pub mod compare;
 pub mod csv;
 pub mod flame;
+pub mod fleet_matrix;
 mod fmt;
 mod groups;
 pub mod html;

@@ -115,7 +115,9 @@ pub fn short_trial_warnings(results: &RunResults) -> Vec<String> {
 
 /// The short-trial warning said once for every case it concerns: its text,
 /// then the table's header and rows (case, median main loop, advice).
-pub fn short_trial_table(results: &RunResults) -> Option<(String, [&'static str; 3], Vec<Vec<String>>)> {
+pub fn short_trial_table(
+    results: &RunResults,
+) -> Option<(String, [&'static str; 3], Vec<Vec<String>>)> {
     let threshold = results.statistics.short_trials.first()?.threshold_ns / 1_000_000;
     Some((
         format!(

@@ -334,7 +334,7 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
     out
 }
 
-pub use crate::console::{fit, width, wrap};
+pub use crate::console::{fit, width, wrap, wrap_hanging};
 
 #[cfg(test)]
 mod tests {

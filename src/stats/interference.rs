@@ -151,7 +151,10 @@ impl CaseInterference {
             ));
         }
         if self.excluded > 0 {
-            why.push_str(&format!("; {} left out (--exclude-interfered)", self.excluded));
+            why.push_str(&format!(
+                "; {} left out (--exclude-interfered)",
+                self.excluded
+            ));
         }
         Some(vec![
             format!("{label} ({group})"),
