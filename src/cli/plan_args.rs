@@ -34,13 +34,17 @@ pub struct PlanArgs {
     pub printed: Option<String>,
 }
 
-/// `run --dry-run`: what the plan would run and need, and its cases; nothing
+/// `run --dry-run` (and `calibrate --dry-run`): what the plan would run and need, and its cases; nothing
 /// is generated, created or measured.
 /// An export the run would refuse is refused here too.
-pub fn print_dry_run(plan: &Plan, config: &SessionConfig) -> anyhow::Result<ExitCode> {
+pub fn print_dry_run(
+    name: &str,
+    plan: &Plan,
+    config: &SessionConfig,
+) -> anyhow::Result<ExitCode> {
     dry_run::check_outputs(plan, config)?;
     let width = faultline::console::width_of_terminal();
-    let mut text = dry_run::describe("run", plan, config);
+    let mut text = dry_run::describe(name, plan, config);
     text.push('\n');
     for line in dry_run::case_lines(plan) {
         text.push_str(&line);
