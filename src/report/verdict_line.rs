@@ -123,7 +123,20 @@ pub fn short_verdict_line(
         .or(candidates.last())
         .cloned()
         .unwrap_or_default();
-    let line = format!("{}{reason}", head(styled));
+    // With --profile, where each side spent its time, in the default
+    // output too (the reason a method wins).
+    let profile = match (summaries, cmp.verdict) {
+        (_, Verdict::WithinNoise) => String::new(),
+        ((Some(o), Some(b)), _) => match (&o.profile, &b.profile) {
+            (Some(op), Some(bp)) => format!(
+                "; {}",
+                super::profile::verdict_clause((&base_label, bp), (&other_label, op))
+            ),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    };
+    let line = format!("{}{reason}{profile}", head(styled));
     if width(&line) <= max {
         return line;
     }
@@ -270,6 +283,17 @@ mod tests {
             "{:?}",
             styled[0]
         );
+    }
+
+    #[test]
+    fn a_profiled_verdict_says_where_each_side_spent_its_time_without_verbose() {
+        let results = fixtures::profiled_results();
+        for max in [80, 100] {
+            let verdict = &short_verdict_lines(&results, max, false)[0];
+            let joined = verdict.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(joined.contains("profile: read spends 60% copying to user"), "{verdict}");
+            assert!(verdict.lines().all(|l| width(l) <= max), "{verdict}");
+        }
     }
 
     #[test]
