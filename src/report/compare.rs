@@ -165,9 +165,15 @@ pub fn render_fleet_text(
                 line.push_str("  ");
                 line.push_str(&notes.join("; "));
             }
-            // Wrapped under the notes' start.
-            let hang = width(&line) - width(&notes.join("; "));
-            for l in super::terminal::wrap_hanging(line.trim_end(), max, hang.min(max / 2)) {
+            // Wrapped under the notes' start when too wide.
+            let line = line.trim_end();
+            if width(line) <= max {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            }
+            let hang = width(line) - width(&notes.join("; "));
+            for l in super::terminal::wrap_hanging(line, max, hang.min(max / 2)) {
                 out.push_str(&l);
                 out.push('\n');
             }

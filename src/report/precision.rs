@@ -195,6 +195,39 @@ mod tests {
     use crate::stats::stopping::GroupPrecision;
 
     #[test]
+    fn short_trial_advice_fits_the_case() {
+        use crate::method::MethodKind;
+        use crate::plan::CacheState;
+        let mut case = crate::fixtures::case(MethodKind::Read);
+        case.cache = CacheState::Warm;
+        let advice = |c: &crate::plan::Case| short_trial_advice(c, 20_000_000);
+        assert_eq!(advice(&case), "--min-trial-time 20ms, or a larger --size");
+        // Given already: a larger value, not the same one.
+        case.min_trial_ns = Some(20_000_000);
+        assert_eq!(
+            advice(&case),
+            "--min-trial-time above the 20 ms given (e.g. 40 ms), or a larger --size"
+        );
+        // A cold pass cannot be repeated.
+        case.min_trial_ns = None;
+        case.cache = CacheState::Cold;
+        assert_eq!(advice(&case), "a larger --size");
+        // A trace's length is the trace's, not --size.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        std::fs::write(&path, "0,4096\n").unwrap();
+        let (reference, _) = crate::pattern::trace::TraceRef::open(
+            &path,
+            &crate::pattern::trace::TraceOptions::default(),
+        )
+        .unwrap();
+        case.trace = Some(reference);
+        assert_eq!(advice(&case), "a longer trace");
+        case.cache = CacheState::Warm;
+        assert_eq!(advice(&case), "--min-trial-time 20ms");
+    }
+
+    #[test]
     fn the_lines_say_the_method_the_target_and_the_short_trials() {
         let mut results = crate::fixtures::results();
         results.statistics.family = 1;

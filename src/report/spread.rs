@@ -132,8 +132,8 @@ mod tests {
             count: 2,
             mode: crate::plan::ThreadMode::Split,
         });
-        let summary = results.cases[1].summary.as_mut().unwrap();
-        summary.procs = crate::stats::spread::proc_spread(&results.cases[1].samples);
+        let procs = crate::stats::spread::proc_spread(&results.cases[1].samples);
+        results.cases[1].summary.as_mut().unwrap().procs = procs;
         let lines = spread_lines(&results);
         assert!(
             lines[1].contains("PSS not measured with --threads"),

@@ -120,7 +120,7 @@ pub fn short_verdict_line(
     let reason = candidates
         .iter()
         .find(|r| width(r) <= room)
-        .or(candidates.last())
+        .or(candidates.iter().min_by_key(|r| width(r)))
         .cloned()
         .unwrap_or_default();
     // With --profile, where each side spent its time, in the default
@@ -271,8 +271,14 @@ mod tests {
                 // Wrapped, not cut: the group and the reason are whole.
                 assert!(!verdict.contains('…'), "{max}: {verdict}");
                 let words: Vec<&str> = verdict.split_whitespace().collect();
-                assert_eq!(words.join(" ").matches("a very long group label").count(), 6);
-                assert!(verdict.contains("syscall cost dominates"), "{max}: {verdict}");
+                assert_eq!(
+                    words.join(" ").matches("a very long group label").count(),
+                    6
+                );
+                assert!(
+                    words.join(" ").contains("syscall cost dominates"),
+                    "{max}: {verdict}"
+                );
             }
         }
         let plain = short_verdict_lines(&fixtures::results(), 100, false);
@@ -291,7 +297,10 @@ mod tests {
         for max in [80, 100] {
             let verdict = &short_verdict_lines(&results, max, false)[0];
             let joined = verdict.split_whitespace().collect::<Vec<_>>().join(" ");
-            assert!(joined.contains("profile: read spends 60% copying to user"), "{verdict}");
+            assert!(
+                joined.contains("profile: read spends 60% copying to user"),
+                "{verdict}"
+            );
             assert!(verdict.lines().all(|l| width(l) <= max), "{verdict}");
         }
     }

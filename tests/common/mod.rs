@@ -126,8 +126,12 @@ impl Scratch {
 }
 
 /// The faultline binary this test suite was built with.
+/// The binary, without the caller's `COLUMNS` (the width is then 100 into
+/// a pipe, as the tests expect, unless a test sets it).
 pub fn faultline() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("faultline"))
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("faultline"));
+    cmd.env_remove("COLUMNS");
+    cmd
 }
 
 /// A JSON export.
