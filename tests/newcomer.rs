@@ -219,7 +219,7 @@ fn help_leaks_no_rustdoc_link_and_completions_offer_the_presets() {
 fn clean_says_how_much_it_freed() {
     let scratch = Scratch::new();
     common::succeeded(
-        scratch.run(
+        &mut scratch.run(
             Flags::new()
                 .size("1M")
                 .method("read")

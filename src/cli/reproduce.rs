@@ -385,7 +385,10 @@ fn session_config(
 ) -> anyhow::Result<SessionConfig> {
     let data_dir = session::data_dir(args.data_dir.clone());
     let runs = data_dir.join("runs");
-    faultline::files::dataset::ensure_private_dir(&runs)?;
+    // A dry run touches nothing, not even the data directory.
+    if !args.dry_run {
+        faultline::files::dataset::ensure_private_dir(&runs)?;
+    }
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
