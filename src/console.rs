@@ -198,13 +198,13 @@ pub fn table(header: &[&str], rows: &[Vec<String>], indent: usize, max: usize) -
 
 /// Prints `warning: TEXT` to standard error, wrapped to the terminal
 /// (continuation lines indented), unless `--quiet`.
-pub fn warning(text: impl std::fmt::Display) {
-    say("warning", &text.to_string());
+pub fn warning(text: &str) {
+    say("warning", text);
 }
 
 /// Prints `note: TEXT` as [`warning`] does.
-pub fn note(text: impl std::fmt::Display) {
-    say("note", &text.to_string());
+pub fn note(text: &str) {
+    say("note", text);
 }
 
 /// Prints a warning that concerns several cases once: `warning: TEXT`

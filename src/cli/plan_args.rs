@@ -55,7 +55,7 @@ pub fn print_dry_run(name: &str, plan: &Plan, config: &SessionConfig) -> anyhow:
 pub fn warn_without_verdicts(plan: &Plan) {
     let compared = plan.cases.iter().any(|c| c.method != plan.cases[0].method);
     if plan.runs < 2 && compared {
-        faultline::console::warning(format!(
+        faultline::console::warning(&format!(
             "--runs {}: no verdicts: a verdict needs at least two pairs of runs \
              (--runs 2 or more)",
             plan.runs

@@ -113,11 +113,13 @@ pub fn short_trial_warnings(results: &RunResults) -> Vec<String> {
         .collect()
 }
 
+/// A warning said once for the cases it concerns: its text, the table's
+/// header, and one row per case.
+pub type WarningTable = (String, [&'static str; 3], Vec<Vec<String>>);
+
 /// The short-trial warning said once for every case it concerns: its text,
 /// then the table's header and rows (case, median main loop, advice).
-pub fn short_trial_table(
-    results: &RunResults,
-) -> Option<(String, [&'static str; 3], Vec<Vec<String>>)> {
+pub fn short_trial_table(results: &RunResults) -> Option<WarningTable> {
     let threshold = results.statistics.short_trials.first()?.threshold_ns / 1_000_000;
     Some((
         format!(

@@ -326,7 +326,7 @@ impl Session {
             match journal.remove() {
                 Ok(()) => true,
                 Err(e) => {
-                    crate::console::warning(&e);
+                    crate::console::warning(&e.to_string());
                     false
                 }
             }
@@ -374,7 +374,7 @@ fn print_interference(results: &RunResults) {
     }
     let exclude = results.settings.interference.is_some_and(|i| i.exclude);
     if let Some(note) = exclusion_note(&tallies, exclude) {
-        crate::console::note(note);
+        crate::console::note(&note);
     }
 }
 

@@ -215,7 +215,7 @@ fn cache_warnings(plan: &Plan, files: &BTreeMap<u64, Dataset>) -> Vec<String> {
         }
     }
     for w in &warnings {
-        crate::console::warning(&w);
+        crate::console::warning(w);
     }
     warnings
 }
@@ -254,7 +254,7 @@ fn operation_count_warnings(plan: &Plan) -> Vec<String> {
         ));
     }
     for w in &warnings {
-        crate::console::warning(&w);
+        crate::console::warning(w);
     }
     warnings
 }
@@ -326,7 +326,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
     let replay = journal::read(path)?;
     dataset::ensure_private_dir(&config.data_dir).context("preparing the data directory")?;
     for warning in &replay.warnings {
-        crate::console::warning(&warning);
+        crate::console::warning(warning);
     }
     let header = replay.header;
     // The journal's precision and shortest trial: the rounds it added are
