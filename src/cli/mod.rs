@@ -172,6 +172,17 @@ pub fn parse() -> Result<Cli, ExitCode> {
     Ok(cli)
 }
 
+/// Whether `command` was given `--quiet`.
+pub fn quiet(command: &Command) -> bool {
+    match command {
+        Command::Run(args) => args.output.output.quiet,
+        Command::Reproduce(args) => args.output.quiet,
+        Command::Compare(args) => args.output.quiet,
+        Command::Calibrate(args) => args.output.quiet,
+        _ => false,
+    }
+}
+
 /// Prints what a finished session measured (the table, the verdicts, the
 /// failed trials) and how it ended, and returns its exit code.
 pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> ExitCode {
@@ -189,8 +200,8 @@ pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> 
             println!("{part}");
         }
     }
-    for line in faultline::report::precision::short_trial_warnings(results) {
-        eprintln!("warning: {line}");
+    if let Some((text, header, rows)) = faultline::report::precision::short_trial_table(results) {
+        faultline::console::warning_table(&text, &header, &rows);
     }
     for line in faultline::report::failure_lines(results) {
         eprintln!("failed: {line}");

@@ -380,6 +380,9 @@ pub fn run_trials(
         .max();
     let mut raw = resume.raw;
     raw.complete = false;
+    // The last trial's throughput of each case, shown in the progress line
+    // while the case runs again (measured: bytes over its main loop).
+    let mut last_rate: std::collections::BTreeMap<usize, f64> = Default::default();
     // Control trials only beside profiled ones, at most one per measured run.
     let controls = match options.profile {
         Some(_) => options.profile_control.min(plan.runs),
@@ -415,7 +418,7 @@ pub fn run_trials(
                 case.method_label(),
                 case.group_label(),
             );
-            bar.suspend(|| eprintln!("warning: {warning}"));
+            bar.suspend(|| crate::console::warning(&warning));
             raw.warnings.push(warning);
         }
     };
@@ -513,7 +516,7 @@ pub fn run_trials(
                 return Ok(raw);
             }
             let case = &plan.cases[slot.case];
-            bar.set_message(format!("{} · {}", case.method_label(), case.group_label()));
+            bar.set_message(progress_message(case, last_rate.get(&slot.case).copied()));
             let file = trial_file(case, slot.case, files, options)?;
             let dataset = file.dataset();
             let mut prepared_by = preparer.prepare(dataset, case.cache, case.warm_by)?;
@@ -537,7 +540,7 @@ pub fn run_trials(
                     case.cache,
                     before.fraction() * 100.0
                 );
-                bar.suspend(|| eprintln!("warning: {warning}"));
+                bar.suspend(|| crate::console::warning(&warning));
                 raw.warnings.push(warning);
             }
             // A case with a memory budget runs its child alone in a cgroup of
@@ -599,6 +602,10 @@ pub fn run_trials(
             progress.refresh();
             let entry = match outcome {
                 Ok(mut report) => {
+                    if report.wall_ns > 0 && report.bytes > 0 {
+                        let rate = report.bytes as f64 * 1e9 / report.wall_ns as f64;
+                        last_rate.insert(slot.case, rate);
+                    }
                     if let Some(raw_profile) = report.raw_profile.take() {
                         let namer = namer.get_or_insert_with(Namer::new);
                         report.profile = Some(namer.name(&raw_profile));
@@ -778,6 +785,20 @@ fn is_disk_full(reason: &str) -> bool {
     reason.starts_with("disk full (")
 }
 
+/// The progress line's message for a trial of `case`: the method and group,
+/// and the throughput of the case's last trial, when one has run.
+fn progress_message(case: &Case, last_rate: Option<f64>) -> String {
+    match last_rate {
+        Some(rate) => format!(
+            "{} · {} · last trial {}/s",
+            case.method_label(),
+            case.group_label(),
+            crate::size::format_size(rate as u64)
+        ),
+        None => format!("{} · {}", case.method_label(), case.group_label()),
+    }
+}
+
 fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
     let file = File::open(&dataset.path).map_err(|e| Error::io("open", &dataset.path, e))?;
     residency::measure(&file).map_err(|e| Error::io("measure residency of", &dataset.path, e))
@@ -918,6 +939,16 @@ mod tests {
     use super::*;
     use crate::method::MethodKind;
     use crate::plan::Metric;
+
+    #[test]
+    fn the_progress_line_shows_the_last_trials_throughput() {
+        let case = crate::fixtures::case(MethodKind::Read);
+        let first = progress_message(&case, None);
+        assert!(!first.contains("/s"), "{first}");
+        let later = progress_message(&case, Some(2.5 * 1024.0 * 1024.0 * 1024.0));
+        assert!(later.ends_with(" · last trial 2.50 GiB/s"), "{later}");
+        assert!(later.starts_with(&first), "{later}");
+    }
 
     fn plan(order: OrderPolicy) -> Plan {
         let case = |method| {

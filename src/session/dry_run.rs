@@ -137,6 +137,40 @@ pub fn passes(case: &Case) -> u64 {
     threads * u64::from(case.procs.unwrap_or(1).max(1))
 }
 
+/// Refuses what the run would refuse before measuring: an export (or
+/// `--keep-output`) that cannot be written where it is asked for, or that
+/// would clobber an input or another output. The dry run checks the same,
+/// so that it does not promise a run that would not start.
+pub fn check_outputs(plan: &Plan, config: &SessionConfig) -> Result<()> {
+    let inputs: Vec<(&str, &std::path::Path)> = config
+        .file
+        .iter()
+        .map(|f| ("--file", f.as_path()))
+        .collect();
+    let timelines = plan.cases.iter().any(|c| c.duration_s.is_some());
+    super::setup::check_outputs(config, &inputs, &config.exports, None, timelines)
+}
+
+/// The bytes one pass of `case` moves: a replayed trace's reads (or, for a
+/// write method, its writes), else the whole file.
+pub fn bytes_per_pass(case: &Case) -> u64 {
+    match &case.trace {
+        Some(t) if case.method.writes() => t.write_bytes,
+        Some(t) => t.read_bytes,
+        None => case.file_size,
+    }
+}
+
+/// The device requests one cold pass of `case` makes at least: a trace's
+/// operations, else one per block.
+fn requests_per_pass(case: &Case) -> u64 {
+    match &case.trace {
+        Some(t) if case.method.writes() => t.writes,
+        Some(t) => t.reads,
+        None => case.file_size.div_ceil(case.block_size.max(1)),
+    }
+}
+
 /// `--dry-run`: what the plan called `name` would run and need, without
 /// running or writing anything.
 pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
@@ -173,7 +207,7 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
     if !counted.is_empty() {
         let volume: u64 = counted
             .iter()
-            .map(|c| c.file_size * passes(c) * per_case)
+            .map(|c| bytes_per_pass(c) * passes(c) * per_case)
             .sum();
         let repeated = counted.iter().any(|c| passes(c) > 1);
         lines.push(format!(
@@ -244,6 +278,22 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
     lines.join("\n")
 }
 
+/// The dry run of several plans (`reproduce all --dry-run`) ends with
+/// their total: plans, trials and the estimated time, on the same
+/// assumptions as each plan's.
+pub fn describe_total(plans: &[&Plan]) -> String {
+    let trials: u64 = plans
+        .iter()
+        .map(|p| p.cases.len() as u64 * u64::from(p.runs + p.warmup))
+        .sum();
+    let seconds: f64 = plans.iter().map(|p| estimated_seconds(p)).sum();
+    format!(
+        "total: {} plans, {trials} trials, estimated time about {}",
+        plans.len(),
+        format_duration(seconds)
+    )
+}
+
 /// One line per case: its number, method and group, as the run labels them.
 pub fn case_lines(plan: &Plan) -> Vec<String> {
     plan.cases
@@ -281,7 +331,7 @@ const ASSUMED_SECONDS_PER_TRIAL: f64 = 0.05;
 fn trial_seconds(c: &Case) -> f64 {
     let device = |bytes: u64| bytes as f64 / ASSUMED_DEVICE_BYTES_PER_S;
     let cached = |bytes: u64| bytes as f64 / ASSUMED_CACHED_BYTES_PER_S;
-    let bytes = c.file_size * passes(c);
+    let bytes = bytes_per_pass(c) * passes(c);
     let prepare = match c.cache {
         crate::plan::CacheState::Warm => device(c.file_size),
         _ => 0.0,
@@ -293,8 +343,8 @@ fn trial_seconds(c: &Case) -> f64 {
             cached(bytes) + if synced { device(bytes) } else { 0.0 } + cached(c.file_size)
         }
         None if c.cache == crate::plan::CacheState::Cold => {
-            let requests = bytes.div_ceil(c.block_size.max(1)) as f64;
-            let random = c.pattern != crate::pattern::Pattern::Seq;
+            let requests = (requests_per_pass(c) * passes(c)) as f64;
+            let random = c.pattern != crate::pattern::Pattern::Seq || c.trace.is_some();
             let waits = if random {
                 requests / ASSUMED_DEVICE_REQUESTS_PER_S
             } else {
