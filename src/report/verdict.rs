@@ -226,18 +226,22 @@ fn sync_mean(s: &CaseSummary) -> f64 {
 ///    (smaller requests: no read-around, or read-ahead defeated);
 /// 2. major faults: the slower side takes [`FAR`] times the faster side's
 ///    major faults per MiB, and at least [`MIN_PER_MIB`] more;
-/// 3. page faults: the same for all faults, and the slower side spends more
-///    sys time per MiB;
+/// 3. page faults: the same for all faults, and the slower side's extra
+///    sys time accounts for at least [`SETUP_SHARE`] of the time gap;
 /// 4. syscalls: the faster side issues a [`FAR`]th of the slower side's
-///    syscalls per MiB or fewer, at least [`MIN_PER_MIB`] fewer, and spends
-///    less sys time per MiB;
+///    syscalls per MiB or fewer, at least [`MIN_PER_MIB`] fewer, and the
+///    slower side's extra sys time accounts for at least [`SETUP_SHARE`]
+///    of the time gap (a side that waited on the device is not explained by
+///    its syscalls);
 /// 5. setup: with the `total` metric, the difference in mean setup +
 ///    teardown explains at least [`SETUP_SHARE`] of the difference in mean time.
 pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<String> {
     let (f, s) = (&faster.summary.per_mib, &slower.summary.per_mib);
     let far_more = |slow: f64, fast: f64| slow >= FAR * fast && slow - fast >= MIN_PER_MIB;
-    let more_sys = s.sys_ms > f.sys_ms;
     let time_gap = slower.summary.time_ns.mean - faster.summary.time_ns.mean;
+    // Kernel CPU explains the gap only when it is a large share of it.
+    let sys_gap = slower.summary.sys_ns.mean - faster.summary.sys_ns.mean;
+    let more_sys = s.sys_ms > f.sys_ms && time_gap > 0.0 && sys_gap >= SETUP_SHARE * time_gap;
 
     if metric == Metric::Total {
         let sync_gap = sync_mean(slower.summary) - sync_mean(faster.summary);
@@ -512,6 +516,13 @@ mod tests {
         assert!(line.contains("than case #99"), "{line}");
     }
 
+    /// `slow` made `time_ms` slower than `fast`, `sys_ms` of it in the kernel.
+    fn slowed(mut slow: CaseSummary, fast: &CaseSummary, time_ms: f64, sys_ms: f64) -> CaseSummary {
+        slow.time_ns.mean = fast.time_ns.mean + time_ms * 1e6;
+        slow.sys_ns.mean = fast.sys_ns.mean + sys_ms * 1e6;
+        slow
+    }
+
     fn side<'a>(label: &'a str, s: &'a CaseSummary) -> Side<'a> {
         Side { label, summary: s }
     }
@@ -530,8 +541,16 @@ mod tests {
     fn syscall_rule_needs_far_fewer_syscalls_and_less_sys_time() {
         let fast = fixtures::case_summary(per_mib(16.0, 0.0, 0.0, 0.05), None);
         let slow = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.31), None);
+        let slow = slowed(slow, &fast, 100.0, 80.0);
         let clause = explain(side("mmap", &fast), side("read", &slow), Metric::Loop);
         assert_eq!(clause.as_deref(), Some("syscall cost dominates"));
+        // Far more syscalls and sys time, but the gap is mostly elsewhere
+        // (waiting on the device): the syscalls do not explain it.
+        let waited = slowed(slow.clone(), &fast, 1000.0, 80.0);
+        assert_eq!(
+            explain(side("mmap", &fast), side("read", &waited), Metric::Loop),
+            None
+        );
 
         // Less sys time on the slower side: syscalls are not what costs.
         let slow_cheap = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.01), None);
@@ -555,8 +574,15 @@ mod tests {
     fn fault_rule_needs_far_more_faults_and_more_sys_time() {
         let fast = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.1), None);
         let slow = fixtures::case_summary(per_mib(256.0, 0.0, 0.0, 0.4), None);
+        let slow = slowed(slow, &fast, 100.0, 60.0);
         let clause = explain(side("read", &fast), side("mmap", &slow), Metric::Loop);
         assert_eq!(clause.as_deref(), Some("page-fault cost dominates"));
+        // The same counters with the extra time spent in user space.
+        let user_bound = slowed(slow.clone(), &fast, 100.0, 20.0);
+        assert_eq!(
+            explain(side("read", &fast), side("mmap", &user_bound), Metric::Loop),
+            None
+        );
 
         let slow_cheap = fixtures::case_summary(per_mib(256.0, 0.0, 0.0, 0.05), None);
         assert_eq!(
@@ -607,6 +633,7 @@ mod tests {
         ] {
             let fast = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.1), f);
             let slow = fixtures::case_summary(per_mib(256.0, 0.0, 0.0, 0.4), s);
+            let slow = slowed(slow, &fast, 100.0, 60.0);
             let clause = explain(side("read", &fast), side("mmap", &slow), Metric::Loop);
             assert_eq!(
                 clause.as_deref(),

@@ -167,7 +167,7 @@ fn reasons(
         Verdict::Slower => explain(b, o, results.settings.metric),
         Verdict::WithinNoise => return out,
     };
-    let counter = strongest_counter(other, base, fresh_write)
+    let counter = strongest_counter(other, base, fresh_write, cmp.verdict == Verdict::Faster)
         .map(|(name, x, y)| format!("{name}: {other_label} {x}, {base_label} {y}"));
     if let Some(clause) = clause {
         let short = clause
@@ -190,15 +190,17 @@ fn reasons(
 }
 
 /// The counter on which `other` and `baseline` differ most (by the ratio
-/// of the larger to the smaller), as its name with unit and the two
-/// values, other's first; `None` when every
-/// counter is about equal. Device reads count only when either side read
+/// of the larger to the smaller) in the winner's favour (the winner pays
+/// less of it: `other` when `other_won`), as its name with unit and the two
+/// values, other's first; `None` when every counter is about equal or
+/// favours the loser (a counter the loser does better on explains nothing). Device reads count only when either side read
 /// from the device (a warm read has none to compare), and never for a
 /// fresh write target (the device counters are device-wide).
 pub fn strongest_counter(
     other: &CaseSummary,
     base: &CaseSummary,
     fresh_write: bool,
+    other_won: bool,
 ) -> Option<(&'static str, String, String)> {
     let (o, b) = (&other.per_mib, &base.per_mib);
     let sync = |s: &CaseSummary| s.sync_ns.as_ref().map_or(0.0, |x| x.mean / 1e6);
@@ -224,6 +226,8 @@ pub fn strongest_counter(
         .into_iter()
         // A difference smaller than the floor is noise, not a reason.
         .filter(|(_, x, y, floor)| (x - y).abs() >= *floor)
+        // Only a cost the winner pays less of.
+        .filter(|(_, x, y, _)| if other_won { x < y } else { y < x })
         .map(|(name, x, y, floor)| {
             let strength = ((x.max(y) + floor) / (x.min(y) + floor)).ln();
             (strength, name, x, y)
@@ -251,11 +255,24 @@ mod tests {
             results.cases[1].summary.as_ref().unwrap(),
             results.cases[0].summary.as_ref().unwrap(),
             false,
+            true,
         )
         .unwrap();
         assert_eq!(
             counter,
             ("syscalls/MiB", "0".to_string(), "64.0".to_string())
+        );
+        // Had read won, mmap's fewer syscalls would favour the loser: not a
+        // reason. Only a counter read pays less of may be cited (its faults).
+        let counter = strongest_counter(
+            results.cases[1].summary.as_ref().unwrap(),
+            results.cases[0].summary.as_ref().unwrap(),
+            false,
+            false,
+        );
+        assert_eq!(
+            counter,
+            Some(("faults/MiB", "16.0".to_string(), "0".to_string()))
         );
     }
 
@@ -308,10 +325,17 @@ mod tests {
     #[test]
     fn without_a_rule_the_counter_is_labelled_other_vs_baseline() {
         let mut results = fixtures::results();
-        // Same syscalls: no rule fires; the faults differ most.
+        // Same syscalls: no rule fires. The faults differ most, but mmap,
+        // the winner, takes more of them: the counter cited is the one in
+        // its favour, its sys time.
         let s = results.cases[1].summary.as_mut().unwrap();
         s.per_mib.syscalls = 64.0;
         let line = &short_verdict_lines(&results, 100, false)[0];
-        assert!(line.ends_with("; faults/MiB: mmap 16.0, read 0"), "{line}");
+        assert!(line.ends_with("; sys ms/MiB: mmap 0.05, read 0.31"), "{line}");
+        // No counter in the winner's favour: no reason at all.
+        let s = results.cases[1].summary.as_mut().unwrap();
+        s.per_mib.sys_ms = 0.31;
+        let line = &short_verdict_lines(&results, 100, false)[0];
+        assert!(line.ends_with("[1.38–1.46]"), "{line}");
     }
 }
