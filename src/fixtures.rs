@@ -318,6 +318,7 @@ pub(crate) fn results() -> RunResults {
                 pairs: 3,
             },
             verdict: Verdict::Faster,
+            interfered_share: 0.0,
             p_value: Some(0.001),
             p_adjusted: Some(0.001),
         }],

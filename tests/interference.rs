@@ -106,16 +106,21 @@ fn a_cpu_busy_helper_beside_the_trials_is_recorded_and_warned_about() {
         assert_eq!(tally["trials"], 3, "{tally}");
         assert_eq!(tally["interfered"], 3, "{tally}");
     }
+    // One warning, a row per case, with the advice.
     let stderr = stderr_lines(&out);
-    let warnings: Vec<&String> = stderr
+    let rows = stderr
         .iter()
-        .filter(|l| l.contains("3 of 3 trials interfered (100%)"))
-        .collect();
-    assert_eq!(warnings.len(), 2, "one warning per case: {stderr:?}");
+        .filter(|l| l.contains("3 of 3 (100%)"))
+        .count();
+    assert_eq!(rows, 2, "one row per case: {stderr:?}");
+    let flat = stderr
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
-        warnings[0].contains("--retry-interfered N"),
-        "{}",
-        warnings[0]
+        flat.contains("warning: trials interfered") && flat.contains("--retry-interfered N"),
+        "{flat}"
     );
     assert!(results["warnings"]
         .as_array()
@@ -194,10 +199,15 @@ fn another_process_reads_are_not_charged_to_a_warm_trial() {
         .sum();
     assert!(device_wide > 0.0, "the device-wide counters saw nothing");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let verdict = stdout
-        .lines()
-        .find(|l| l.starts_with("seq 64 KiB sum, warm:"))
+    // The verdict (decided or unsettled: the reader makes the machine
+    // busy), wrapped over lines: its words, flattened.
+    let at = stdout
+        .find("seq 64 KiB sum, warm: ")
         .expect("a verdict line");
+    let verdict = stdout[at..]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
         verdict.contains("own storage reads 0.00 vs 0.00 B/B"),
         "{verdict}"
@@ -281,10 +291,8 @@ fn interfered_trials_are_retried_and_every_attempt_is_kept_marked() {
         assert_eq!(case["interference"]["retries"], 4);
     }
     let stderr = stderr_lines(&out).join("\n");
-    assert!(
-        stderr.contains("6 of 6 trials interfered (100%), most often: "),
-        "{stderr}"
-    );
+    let flat = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert_eq!(flat.matches("6 of 6 (100%)").count(), 2, "{stderr}");
     let reasons = samples(&results)
         .iter()
         .flat_map(|(_, s)| s["interference"]["reasons"].as_array().unwrap().clone())
@@ -296,7 +304,7 @@ fn interfered_trials_are_retried_and_every_attempt_is_kept_marked() {
         .count();
     assert_eq!(reasons, 12, "every attempt names the other run");
     assert!(
-        stderr.contains("after 4 re-run(s), 2 of 2 runs still interfered"),
+        flat.contains("after 4 re-run(s), 2 of 2 runs still interfered"),
         "{stderr}"
     );
     let text = std::fs::read_to_string(&csv).unwrap();
@@ -462,4 +470,48 @@ fn a_run_cut_before_its_retries_resumes_with_every_attempt_once() {
         "each attempt journalled once"
     );
     assert!(after.starts_with(&format!("{}\n", lines[..8].join("\n"))));
+}
+
+#[test]
+fn a_comparison_every_trial_of_which_was_interfered_with_is_unsettled_not_decided() {
+    // Another run beside every trial: no clean pair is left, so neither
+    // "faster", "slower" nor "within noise" may be said.
+    let scratch = Scratch::new();
+    let _other = another_run(&scratch);
+    let json = scratch.path("out.json");
+    let out = succeeded(
+        run(&scratch, warm_read("1M", 3))
+            .arg("--export-json")
+            .arg(&json),
+    );
+    let results = common::read_json(&json);
+    let comparisons = results["comparisons"].as_array().unwrap();
+    assert_eq!(comparisons.len(), 1, "{results}");
+    let c = &comparisons[0];
+    assert_eq!(c["verdict"], "unsettled", "{c}");
+    assert_eq!(c["interfered_share"], 1.0, "{c}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("unsettled against read"), "{stdout}");
+    assert!(
+        flat.contains("machine busy: 100% of its paired runs"),
+        "{stdout}"
+    );
+    // The full reason and its advice are in the export's verdict lines too.
+    assert!(results["warnings"].is_array());
+    assert!(!flat.contains("faster than"), "{stdout}");
+    assert!(!flat.contains("slower than"), "{stdout}");
+    // Without the other run, the same comparison is decided or within noise.
+    drop(_other);
+    let quiet = scratch.path("quiet.json");
+    succeeded(
+        run(&scratch, warm_read("1M", 3))
+            .arg("--interference-threshold")
+            .arg("off")
+            .arg("--export-json")
+            .arg(&quiet),
+    );
+    let results = common::read_json(&quiet);
+    assert_ne!(results["comparisons"][0]["verdict"], "unsettled");
+    assert!(results["comparisons"][0].get("interfered_share").is_none());
 }

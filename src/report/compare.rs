@@ -40,6 +40,7 @@ pub fn change_text(est: &RatioEstimate, styled: bool) -> String {
         Verdict::Faster => "faster",
         Verdict::Slower => "slower",
         Verdict::WithinNoise => "within noise",
+        Verdict::Unsettled => "unsettled",
     };
     let word = paint(word, verdict_style(verdict), styled);
     match verdict {
@@ -204,6 +205,7 @@ pub fn render_fleet_text(
                         Verdict::Faster => "larger",
                         Verdict::Slower => "smaller",
                         Verdict::WithinNoise => "within noise",
+                        Verdict::Unsettled => "unsettled",
                     };
                     line.push_str(&format!(
                         "; {}/A {}, {}",

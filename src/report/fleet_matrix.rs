@@ -14,6 +14,7 @@ fn symbol(v: Option<Verdict>) -> char {
         Some(Verdict::Faster) => 'F',
         Some(Verdict::Slower) => 'S',
         Some(Verdict::WithinNoise) => '=',
+        Some(Verdict::Unsettled) => '?',
         None => '·',
     }
 }

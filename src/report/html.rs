@@ -372,6 +372,7 @@ pub(crate) fn push_verdicts(out: &mut String, results: &RunResults, lines: &[Str
                 Verdict::Faster => ("faster", "faster"),
                 Verdict::Slower => ("slower", "slower"),
                 Verdict::WithinNoise => ("within-noise", "within noise"),
+                Verdict::Unsettled => ("unsettled", "unsettled"),
             };
             out.push_str(&format!(
                 "<li class=\"verdict {class}\"><span class=\"badge\">{word}</span>{}</li>\n",

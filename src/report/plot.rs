@@ -742,7 +742,7 @@ fn verdict_color(v: Verdict) -> RGBColor {
     match v {
         Verdict::Faster => FASTER,
         Verdict::Slower => SLOWER,
-        Verdict::WithinNoise => NOISE,
+        Verdict::WithinNoise | Verdict::Unsettled => NOISE,
     }
 }
 
@@ -751,6 +751,7 @@ fn verdict_words(v: Verdict) -> &'static str {
         Verdict::Faster => "faster (CI above 1)",
         Verdict::Slower => "slower (CI below 1)",
         Verdict::WithinNoise => "within noise (CI contains 1)",
+        Verdict::Unsettled => "unsettled (machine busy)",
     }
 }
 

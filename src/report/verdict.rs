@@ -75,6 +75,13 @@ pub fn verdict_line(cmp: &ComparisonResult, results: &RunResults) -> String {
             ratio(r.ci95_low),
             ratio(r.ci95_high)
         )),
+        Verdict::Unsettled => line.push_str(&format!(
+            "{other_label} against {base_label} is unsettled: {} (ratio {} [{}–{}])",
+            crate::stats::busy::unsettled_words(cmp.interfered_share),
+            ratio(r.ratio),
+            ratio(r.ci95_low),
+            ratio(r.ci95_high)
+        )),
     }
     // A fresh write target has nothing to read, so device reads during its
     // trials are other activity on the device (the counters are device-wide):
@@ -113,7 +120,7 @@ pub fn verdict_line(cmp: &ComparisonResult, results: &RunResults) -> String {
             let clause = match cmp.verdict {
                 Verdict::Faster => explain(other_side, base_side, results.settings.metric),
                 Verdict::Slower => explain(base_side, other_side, results.settings.metric),
-                Verdict::WithinNoise => None,
+                Verdict::WithinNoise | Verdict::Unsettled => None,
             };
             if let Some(clause) = clause {
                 line.push_str("; ");

@@ -18,12 +18,13 @@ use crate::stats::analysis::CaseSummary;
 use crate::stats::{ComparisonResult, RunResults, Verdict};
 
 /// The style of a verdict word: green for faster, red for slower, yellow
-/// for within noise.
+/// for within noise, magenta for unsettled.
 pub fn verdict_style(verdict: Verdict) -> Style {
     let color = match verdict {
         Verdict::Faster => AnsiColor::Green,
         Verdict::Slower => AnsiColor::Red,
         Verdict::WithinNoise => AnsiColor::Yellow,
+        Verdict::Unsettled => AnsiColor::Magenta,
     };
     Style::new().fg_color(Some(color.into())).bold()
 }
@@ -38,12 +39,13 @@ pub fn paint(text: &str, style: Style, styled: bool) -> String {
 }
 
 /// `line` with the first occurrence of its verdict's words (`faster than`,
-/// `slower than`, `within noise`) in the verdict's colour.
+/// `slower than`, `within noise`, `unsettled`) in the verdict's colour.
 pub fn paint_verdict_word(line: &str, verdict: Verdict) -> String {
     let word = match verdict {
         Verdict::Faster => "faster than",
         Verdict::Slower => "slower than",
         Verdict::WithinNoise => "within noise",
+        Verdict::Unsettled => "unsettled",
     };
     line.replacen(word, &paint(word, verdict_style(verdict), true), 1)
 }
@@ -80,6 +82,7 @@ pub fn short_verdict_line(
             1.0 / r.ci95_low,
         ),
         Verdict::WithinNoise => ("within noise of", r.ratio, r.ci95_low, r.ci95_high),
+        Verdict::Unsettled => ("unsettled against", r.ratio, r.ci95_low, r.ci95_high),
     };
     let head_plain = format!(
         "{}: {other_label} {ratio:.2}x {word} {base_label} [{low:.2}–{high:.2}]",
@@ -166,6 +169,14 @@ fn reasons(
         Verdict::Faster => explain(o, b, results.settings.metric),
         Verdict::Slower => explain(b, o, results.settings.metric),
         Verdict::WithinNoise => return out,
+        Verdict::Unsettled => {
+            out.push(crate::stats::busy::unsettled_words(cmp.interfered_share));
+            out.push(format!(
+                "machine busy: {:.0}% of its paired runs interfered",
+                cmp.interfered_share * 100.0
+            ));
+            return out;
+        }
     };
     let counter = strongest_counter(other, base, fresh_write, cmp.verdict == Verdict::Faster)
         .map(|(name, x, y)| format!("{name}: {other_label} {x}, {base_label} {y}"));
@@ -331,7 +342,10 @@ mod tests {
         let s = results.cases[1].summary.as_mut().unwrap();
         s.per_mib.syscalls = 64.0;
         let line = &short_verdict_lines(&results, 100, false)[0];
-        assert!(line.ends_with("; sys ms/MiB: mmap 0.05, read 0.31"), "{line}");
+        assert!(
+            line.ends_with("; sys ms/MiB: mmap 0.05, read 0.31"),
+            "{line}"
+        );
         // No counter in the winner's favour: no reason at all.
         let s = results.cases[1].summary.as_mut().unwrap();
         s.per_mib.sys_ms = 0.31;

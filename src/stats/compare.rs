@@ -31,7 +31,7 @@ pub struct RatioEstimate {
     pub pairs: usize,
 }
 
-/// Faster, slower or within noise.
+/// Faster, slower, within noise, or unsettled because the machine was busy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
@@ -41,6 +41,16 @@ pub enum Verdict {
     Slower,
     /// The CI contains 1.
     WithinNoise,
+    /// Not decided: trials were interfered with, and the clean pairs alone
+    /// do not decide it (see `stats::busy`). Never from a CI alone.
+    Unsettled,
+}
+
+impl Verdict {
+    /// Faster or slower: a direction was decided.
+    pub fn decided(self) -> bool {
+        matches!(self, Verdict::Faster | Verdict::Slower)
+    }
 }
 
 /// Ratio `baseline[i] / other[i]` over the pairs (so with times, > 1 means

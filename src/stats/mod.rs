@@ -4,6 +4,7 @@
 pub mod access;
 pub mod across;
 pub mod analysis;
+pub mod busy;
 pub mod calibrate;
 pub mod compare;
 pub mod effect;

@@ -95,8 +95,14 @@ pub struct ComparisonResult {
     /// Throughput of `other` over throughput of `baseline`, paired by run.
     pub throughput_ratio: RatioEstimate,
     /// What the CI supports, after the run's adjustment for many
-    /// comparisons (`settings.statistics.adjustment`).
+    /// comparisons (`settings.statistics.adjustment`), decided from the
+    /// clean pairs when any trial was interfered with ([`crate::stats::busy`]):
+    /// `unsettled` when those do not decide it.
     pub verdict: Verdict,
+    /// Share (0–1) of the paired runs with an interfered trial; when above
+    /// 0, `throughput_ratio` and the p-values are over the clean pairs only.
+    #[serde(default, skip_serializing_if = "crate::stats::run_results::is_zero")]
+    pub interfered_share: f64,
     /// Two-sided p-value of the paired t-test on the log ratios.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p_value: Option<f64>,
@@ -104,6 +110,11 @@ pub struct ComparisonResult {
     /// faster or slower when it is under 0.05.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub p_adjusted: Option<f64>,
+}
+
+/// For serde: leave a zero share out.
+pub(crate) fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl CaseResult {
@@ -135,6 +146,7 @@ impl RunResults {
         command_line: Vec<String>,
     ) -> RunResults {
         use crate::stats::analysis::{compare_cases, compared_log_ratios, summarize_case};
+        use crate::stats::busy;
         use crate::stats::fdr;
         use crate::stats::interference;
         use crate::stats::profile_cost;
@@ -187,7 +199,10 @@ impl RunResults {
         }));
         warnings.extend(interference::exclusion_note(&tallies, exclude_interfered));
         let mut comparisons = Vec::new();
-        let mut log_ratios = Vec::new();
+        // Per comparison: the log ratios the verdict rests on (the clean
+        // pairs when any trial was interfered with) and those of all pairs.
+        let mut basis_logs = Vec::new();
+        let mut all_logs = Vec::new();
         let mut precision = Vec::new();
         let stats = settings.statistics;
         for group in plan.groups() {
@@ -196,20 +211,39 @@ impl RunResults {
             for &other in &group[1..] {
                 let b = interference::counted(&cases[baseline].samples);
                 let o = interference::counted(&cases[other].samples);
-                if let Some(ratio) = compare_cases(&b, &o, plan.metric) {
-                    let logs = compared_log_ratios(&b, &o, plan.metric).unwrap_or_default();
-                    comparisons.push(ComparisonResult {
-                        group: plan.cases[baseline].group_label(),
-                        baseline,
-                        other,
-                        verdict: ratio.verdict(),
-                        throughput_ratio: ratio,
-                        p_value: None,
-                        p_adjusted: None,
-                    });
-                    group_logs.push(logs.clone());
-                    log_ratios.push(logs);
-                }
+                let Some(ratio) = compare_cases(&b, &o, plan.metric) else {
+                    continue;
+                };
+                let logs = compared_log_ratios(&b, &o, plan.metric).unwrap_or_default();
+                let (cb, co) = (busy::clean(&b), busy::clean(&o));
+                let clean_ratio = compare_cases(&cb, &co, plan.metric);
+                let share = busy::interfered_share(
+                    ratio.pairs,
+                    clean_ratio.as_ref().map_or(0, |r| r.pairs),
+                );
+                let (shown, basis) = if share > 0.0 {
+                    let clean_logs = compared_log_ratios(&cb, &co, plan.metric).unwrap_or_default();
+                    (clean_ratio.unwrap_or_else(|| ratio.clone()), clean_logs)
+                } else {
+                    (ratio, logs.clone())
+                };
+                comparisons.push(ComparisonResult {
+                    group: plan.cases[baseline].group_label(),
+                    baseline,
+                    other,
+                    verdict: shown.verdict(),
+                    throughput_ratio: shown,
+                    interfered_share: share,
+                    p_value: None,
+                    p_adjusted: None,
+                });
+                group_logs.push(if basis.is_empty() {
+                    logs.clone()
+                } else {
+                    basis.clone()
+                });
+                basis_logs.push(basis);
+                all_logs.push(logs);
             }
             if let Some(target) = &stats.precision {
                 if group.len() > 1 && !group_logs.is_empty() {
@@ -226,12 +260,14 @@ impl RunResults {
         // Times are ratios of baseline over other; throughput is the
         // inverse, so a positive mean log ratio is `other` faster, and
         // the tested verdict keeps the sign convention of the CI's.
-        let slices: Vec<&[f64]> = log_ratios.iter().map(Vec::as_slice).collect();
-        let tested = fdr::test_all(&slices, stats.adjustment, stats.min_effect());
-        for (comparison, t) in comparisons.iter_mut().zip(&tested) {
+        let basis_slices: Vec<&[f64]> = basis_logs.iter().map(Vec::as_slice).collect();
+        let all_slices: Vec<&[f64]> = all_logs.iter().map(Vec::as_slice).collect();
+        let tested = fdr::test_all(&basis_slices, stats.adjustment, stats.min_effect());
+        let on_all = fdr::test_all(&all_slices, stats.adjustment, stats.min_effect());
+        for ((comparison, t), all) in comparisons.iter_mut().zip(&tested).zip(&on_all) {
             comparison.p_value = t.p;
             comparison.p_adjusted = t.p_adjusted;
-            comparison.verdict = t.verdict;
+            comparison.verdict = busy::settle(t.verdict, all.verdict, comparison.interfered_share);
         }
         let short_trials = cases
             .iter()

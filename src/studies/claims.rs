@@ -42,8 +42,8 @@ use crate::plan::Case;
 use crate::report::claims::short2;
 use crate::report::verdict::evidence;
 pub use crate::results::claim::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};
-use crate::results::Sample;
 use crate::stats::analysis::compare_cases;
+use crate::stats::busy;
 use crate::stats::effect::{self, EffectOutcome, EffectVerdict, LogRatios, Published, CLAIM_LEVEL};
 use crate::stats::trend::trend;
 use crate::stats::RatioEstimate;
@@ -54,9 +54,10 @@ use crate::stats::RunResults;
 pub const MAX_PLANNED_PAIRS: usize = 400;
 
 /// A comparison whose runs were interfered with in at least this share is
-/// not given more runs: the machine is busy, and more runs on it would be
-/// just as busy.
-pub const BUSY_SHARE: f64 = 0.5;
+/// unsettled unless its clean pairs decide it, and is not given more runs:
+/// the machine is busy, and more runs on it would be just as busy. The
+/// run's own verdicts use the same share ([`crate::stats::busy`]).
+pub use crate::stats::busy::BUSY_SHARE;
 
 /// What a claim's published figure means as data. Time ratios are
 /// baseline / other: above 1 means `other` is faster.
@@ -651,13 +652,7 @@ pub fn pair_input(results: &RunResults, base: &Case, other: &Case, label: String
     let metric = results.settings.metric;
     let (bs, os) = (b.counted_samples(), o.counted_samples());
     let ratio = compare_cases(&bs, &os, metric);
-    let clean = |s: &[Sample]| {
-        s.iter()
-            .filter(|s| !s.interfered())
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    let (cb, co) = (clean(&bs), clean(&os));
+    let (cb, co) = (busy::clean(&bs), busy::clean(&os));
     let clean_ratio = compare_cases(&cb, &co, metric);
     let paired = ratio.as_ref().map_or(0, |r| r.pairs);
     let clean_pairs = clean_ratio.as_ref().map_or(0, |r| r.pairs);
@@ -665,7 +660,7 @@ pub fn pair_input(results: &RunResults, base: &Case, other: &Case, label: String
         let any = bs.iter().chain(&os).filter(|s| s.interfered()).count();
         any as f64 / (bs.len() + os.len()).max(1) as f64
     } else {
-        paired.saturating_sub(clean_pairs) as f64 / paired as f64
+        busy::interfered_share(paired, clean_pairs)
     };
     let evidence = match (&o.summary, &b.summary) {
         (Some(os), Some(bs)) => format!(
