@@ -6,8 +6,9 @@ use clap::Args;
 use faultline::plan::precision::{Adjustment, Precision, Statistics};
 use faultline::plan::Plan;
 
-/// Precision of the default comparison when no --runs, --precision,
-/// --max-runs or --max-time is given: ±5%, at most 20 runs per case and 30 s.
+/// Precision of every run given no --runs (and no --precision): ±5%, at most
+/// 20 runs per case and 30 s. One rule set for every run: the default
+/// comparison and a sweep of patterns and blocks alike.
 pub const DEFAULT_PRECISION: Precision = Precision {
     target: 0.05,
     max_runs: 20,
@@ -17,12 +18,16 @@ pub const DEFAULT_PRECISION: Precision = Precision {
 /// Most runs per case under --precision when --max-runs is not given.
 pub const DEFAULT_MAX_RUNS: u32 = 30;
 
+/// The smallest difference a run's verdicts call when no --min-effect is
+/// given: ±5%, with or without --runs (a smaller difference is within noise).
+pub const DEFAULT_MIN_EFFECT: f64 = 0.05;
+
 /// How precise the verdicts must be, and how they are adjusted.
 #[derive(Debug, Default, Args)]
 #[command(next_help_heading = "Statistics")]
 pub struct PrecisionArgs {
     /// Add alternating runs to each group until every comparison's 95% CI is within ±P
-    /// (e.g. 2%), or --max-runs or --max-time is reached [default comparison: 5%, 20 runs, 30 s].
+    /// (e.g. 2%), or --max-runs or --max-time is reached [without --runs: 5%, 20 runs, 30 s].
     #[arg(long, value_name = "P", value_parser = parse_precision)]
     pub precision: Option<f64>,
     /// With --precision: most measured runs per case [default: 30].
@@ -43,30 +48,30 @@ pub struct PrecisionArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_min_trial)]
     pub min_trial_time: Option<f64>,
     /// The smallest difference a verdict calls (e.g. 5%; 0 calls any difference the CI shows):
-    /// "faster" or "slower" only when the 95% CI lies wholly beyond ×/÷ (1 + P)
-    /// [default: the --precision target, else 0].
+    /// "faster" or "slower" only when the 95% CI lies wholly beyond ×/÷ (1 + P) [default: 5%].
     #[arg(long, value_name = "P", value_parser = parse_min_effect)]
     pub min_effect: Option<f64>,
 }
 
 impl PrecisionArgs {
-    /// The statistics settings; `default_job` says the run is the default
-    /// comparison with no --runs, which then gets [`DEFAULT_PRECISION`].
-    pub fn statistics(&self, default_job: bool) -> Statistics {
+    /// The statistics settings; `adaptive` says the run was given no --runs
+    /// (and is not a resume), so it gets [`DEFAULT_PRECISION`]. Every run
+    /// calls differences from [`DEFAULT_MIN_EFFECT`] unless told otherwise.
+    pub fn statistics(&self, adaptive: bool) -> Statistics {
         let precision = match self.precision {
             Some(target) => Some(Precision {
                 target,
                 max_runs: self.max_runs.unwrap_or(DEFAULT_MAX_RUNS),
                 max_time_s: self.max_time,
             }),
-            None if default_job => Some(DEFAULT_PRECISION),
+            None if adaptive => Some(DEFAULT_PRECISION),
             None => None,
         };
         Statistics {
             precision,
             adjustment: self.fdr.unwrap_or_default(),
             min_trial_ns: self.min_trial_time.map(|s| (s * 1e9) as u64),
-            min_effect: self.min_effect,
+            min_effect: Some(self.min_effect.unwrap_or(DEFAULT_MIN_EFFECT)),
         }
     }
 

@@ -299,12 +299,11 @@ impl RunArgs {
             quiet: self.output.output.quiet,
             interference: self.interference.settings(),
             // A resumed run's plan comes from its journal: the default
-            // precision of the main job is not guessed for it.
-            statistics: self.statistics.statistics(
-                self.resume.is_none()
-                    && self.runs.is_none()
-                    && self.factors().is_default_comparison(),
-            ),
+            // precision is not guessed for it. One rule set otherwise:
+            // without --runs, runs are added until the precision is reached.
+            statistics: self
+                .statistics
+                .statistics(self.resume.is_none() && self.runs.is_none()),
             resume_adjustment: self.resume.as_ref().and(self.statistics.fdr),
             profile: None,
             settle: None,

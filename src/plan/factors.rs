@@ -202,16 +202,14 @@ fn or_default<T: Copy>(values: &[T], default: T) -> Vec<T> {
     }
 }
 
-impl Factors {
-    /// Whether no pattern or block was given, so the default comparison runs.
-    pub fn is_default_comparison(&self) -> bool {
-        self.patterns.is_empty() && self.blocks.is_empty()
-    }
+/// Measured runs per case to start with when no --runs is given.
+pub const DEFAULT_RUNS: u32 = 5;
 
-    /// Measured runs per case.
+impl Factors {
+    /// Measured runs per case: `--runs`, else 5 to start with (more are
+    /// added until the precision target is reached), for every run alike.
     pub fn runs(&self) -> u32 {
-        self.runs
-            .unwrap_or(if self.is_default_comparison() { 5 } else { 10 })
+        self.runs.unwrap_or(DEFAULT_RUNS)
     }
 
     /// Whether the run scales images (`--workload scale`).
@@ -889,7 +887,8 @@ mod tests {
         let plan = f.plan(&[1 << 20]).unwrap();
         // 2 patterns x 2 blocks x (read + 2x2 mmap variants)
         assert_eq!(plan.cases.len(), 2 * 2 * 5);
-        assert_eq!(plan.runs, 10);
+        // The same start as the default comparison: one rule set.
+        assert_eq!(plan.runs, DEFAULT_RUNS);
         assert!(plan
             .cases
             .iter()

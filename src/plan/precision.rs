@@ -61,6 +61,42 @@ impl Statistics {
     }
 }
 
+impl Statistics {
+    /// The rules a run's verdicts follow, in words: how many runs (`runs`
+    /// fixed by --runs, or a start with more added until the precision
+    /// target), the smallest effect called, and the interference rule.
+    pub fn rules_words(&self, runs: u32) -> String {
+        let pct = |f: f64| {
+            let p = f * 100.0;
+            if p < 1.0 {
+                format!("±{p:.2}%")
+            } else {
+                format!("±{p:.1}%")
+            }
+        };
+        let how = match &self.precision {
+            Some(p) => format!(
+                "{runs} runs per case to start, more until each comparison's 95% CI is within {} \
+                 (at most {} per case{})",
+                pct(p.target),
+                p.max_runs,
+                p.max_time_s
+                    .map(|t| format!(", {t:.0} s in all"))
+                    .unwrap_or_default()
+            ),
+            None => format!("{runs} runs per case (--runs; no runs added)"),
+        };
+        let effect = match self.min_effect() {
+            e if e > 0.0 => format!("differences within {} are no difference", pct(e)),
+            _ => "any difference the CI shows is called (--min-effect 0)".to_string(),
+        };
+        format!(
+            "rules: {how}; {effect}; decided from clean pairs when trials were interfered \
+             with, else unsettled"
+        )
+    }
+}
+
 /// How the p-values of one run's comparisons are adjusted before verdicts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]

@@ -34,8 +34,7 @@ pub fn run_label(results: &RunResults) -> String {
 
 /// A change as criterion prints it: `+3.1%, within noise` or
 /// `−12% [−15, −9], slower` (the CI in percent, ends rounded).
-pub fn change_text(est: &RatioEstimate, styled: bool) -> String {
-    let verdict = est.verdict();
+pub fn change_text(est: &RatioEstimate, verdict: Verdict, styled: bool) -> String {
     let word = match verdict {
         Verdict::Faster => "faster",
         Verdict::Slower => "slower",
@@ -44,7 +43,10 @@ pub fn change_text(est: &RatioEstimate, styled: bool) -> String {
     };
     let word = paint(word, verdict_style(verdict), styled);
     match verdict {
-        Verdict::WithinNoise => format!("{}, {word}", percent(est.ratio - 1.0)),
+        // A CI that contains 1 says nothing more than the word.
+        Verdict::WithinNoise if est.verdict() == Verdict::WithinNoise => {
+            format!("{}, {word}", percent(est.ratio - 1.0))
+        }
         _ => {
             // CI ends in whole percent (one decimal under 1%).
             let end = |x: f64| {
@@ -151,14 +153,14 @@ pub fn render_fleet_text(
                 notes.push(format!("only in {}", letters[only]));
             } else {
                 for (i, change) in c.change.iter().enumerate().skip(1) {
-                    match change {
-                        Some(est) => {
-                            notes.push(format!("{}: {}", letters[i], change_text(est, styled)))
+                    match (change, c.verdict[i]) {
+                        (Some(est), Some(v)) => {
+                            notes.push(format!("{}: {}", letters[i], change_text(est, v, styled)))
                         }
-                        None if c.throughput[i].is_none() => {
+                        _ if c.throughput[i].is_none() => {
                             notes.push(format!("{}: not run", letters[i]))
                         }
-                        None => {}
+                        _ => {}
                     }
                 }
             }
@@ -234,14 +236,15 @@ pub fn render_baseline_text(fleet: &Fleet, max: usize, styled: bool) -> String {
     for c in &fleet.cases {
         match (&c.throughput[0], &c.throughput[1], &c.change[1]) {
             (Some(_), Some(_), Some(est)) => {
+                let v = c.verdict[1].unwrap_or(Verdict::WithinNoise);
                 let head = format!("  {}, {}: {}", c.group, c.label, "");
-                let text = change_text(est, false);
+                let text = change_text(est, v, false);
                 let head = if width(&head) + width(&text) > max {
                     fit(&head, max.saturating_sub(width(&text) + 1))
                 } else {
                     head
                 };
-                out.push_str(&format!("{head}{}\n", change_text(est, styled)));
+                out.push_str(&format!("{head}{}\n", change_text(est, v, styled)));
             }
             (None, Some(_), _) => only_new.push(format!("{}, {}", c.group, c.label)),
             (Some(_), None, _) => only_old.push(format!("{}, {}", c.group, c.label)),
@@ -279,16 +282,22 @@ mod tests {
     #[test]
     fn changes_read_as_criterion_prints_them() {
         assert_eq!(
-            change_text(&est(1.031, 0.98, 1.08), false),
+            change_text(&est(1.031, 0.98, 1.08), Verdict::WithinNoise, false),
             "+3.1%, within noise"
         );
         assert_eq!(
-            change_text(&est(0.88, 0.85, 0.91), false),
+            change_text(&est(0.88, 0.85, 0.91), Verdict::Slower, false),
             "−12% [−15, −9], slower"
         );
         assert_eq!(
-            change_text(&est(1.5, 1.4, 1.6), false),
+            change_text(&est(1.5, 1.4, 1.6), Verdict::Faster, false),
             "+50% [+40, +60], faster"
+        );
+        // A CI off 1 but not wholly beyond the smallest effect: its ends are
+        // shown, and the word is within noise.
+        assert_eq!(
+            change_text(&est(1.094, 1.03, 1.17), Verdict::WithinNoise, false),
+            "+9.4% [+3, +17], within noise"
         );
         assert_eq!(ratio_text(&est(1.17, 1.1, 1.25)), "1.17x [1.10–1.25]");
         assert_eq!(run_letter(0), "A");

@@ -64,7 +64,11 @@ pub fn render_html_many(runs: &[&RunResults], names: &[String], fleet: &Fleet) -
         }
         for (i, change) in c.change.iter().enumerate().skip(1) {
             let text = match (change, c.throughput[0], c.throughput[i]) {
-                (Some(est), _, _) => change_text(est, false),
+                (Some(est), _, _) => change_text(
+                    est,
+                    c.verdict[i].unwrap_or(crate::stats::Verdict::WithinNoise),
+                    false,
+                ),
                 (None, None, Some(_)) => "not in A".to_string(),
                 (None, Some(_), None) => format!("not in {}", letters[i]),
                 _ => "-".to_string(),

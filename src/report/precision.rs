@@ -18,7 +18,15 @@ fn plus_minus(fraction: f64) -> String {
     }
 }
 
-/// The adjustment line, one line per verdict the adjustment changed, and
+/// The rules the run's verdicts follow, the same for every run.
+pub fn rules_line(results: &RunResults) -> String {
+    results
+        .settings
+        .statistics
+        .rules_words(results.settings.runs)
+}
+
+/// The rules line, the adjustment line, one line per verdict the adjustment changed, and
 /// one line per group with a precision target.
 pub fn statistics_lines(results: &RunResults) -> Vec<String> {
     let stats = &results.statistics;
@@ -31,6 +39,7 @@ pub fn statistics_lines(results: &RunResults) -> Vec<String> {
     });
     let mut lines = Vec::new();
     if !results.comparisons.is_empty() {
+        lines.push(rules_line(results));
         let adjustment = match stats.adjustment {
             Adjustment::None => format!(
                 "verdicts: each of {} comparison(s) at 5% on its own (--fdr none: no adjustment for many comparisons)",
@@ -245,9 +254,14 @@ mod tests {
             threshold_ns: 20_000_000,
         }];
         let lines = statistics_lines(&results);
-        assert!(lines[0].contains("Benjamini-Hochberg"), "{lines:?}");
+        // The rules first, then the adjustment, then the precision.
         assert!(
-            lines[1].contains("precision ±2.0%: seq 16 KiB sum, warm: NOT reached: --max-runs spent (widest CI ±3.1%, 30 runs)"),
+            lines[0].starts_with("rules: 3 runs per case (--runs; no runs added)"),
+            "{lines:?}"
+        );
+        assert!(lines[1].contains("Benjamini-Hochberg"), "{lines:?}");
+        assert!(
+            lines[2].contains("precision ±2.0%: seq 16 KiB sum, warm: NOT reached: --max-runs spent (widest CI ±3.1%, 30 runs)"),
             "{lines:?}"
         );
         let warnings = short_trial_warnings(&results);
@@ -259,19 +273,23 @@ mod tests {
         // A CI that excludes 1 but an adjusted verdict of noise is said.
         results.comparisons[0].verdict = Verdict::WithinNoise;
         results.comparisons[0].p_adjusted = Some(0.08);
-        assert!(statistics_lines(&results)[1].contains("within noise (p 0.001, adjusted 0.080)"));
+        assert!(statistics_lines(&results)[2].contains("within noise (p 0.001, adjusted 0.080)"));
         // A smallest effect is said on the adjustment line and in the reason.
-        assert!(!statistics_lines(&results)[0].contains("--min-effect"));
+        assert!(!statistics_lines(&results)[1].contains("--min-effect"));
         results.settings.statistics.min_effect = Some(0.05);
         let lines = statistics_lines(&results);
         assert!(
-            lines[0].ends_with(
+            lines[1].ends_with(
                 "a difference is called only when its CI lies beyond ±5.0% (--min-effect)"
             ),
             "{lines:?}"
         );
         assert!(
-            lines[1].contains("not wholly beyond ±5.0% (--min-effect)"),
+            lines[0].contains("differences within ±5.0% are no difference"),
+            "{lines:?}"
+        );
+        assert!(
+            lines[2].contains("not wholly beyond ±5.0% (--min-effect)"),
             "{lines:?}"
         );
     }

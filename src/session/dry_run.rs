@@ -201,6 +201,7 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
             "  largest file one write trial creates: {}",
             format_size(need.largest_write)
         ),
+        format!("  {}", config.statistics.rules_words(plan.runs)),
     ];
     let (timed, counted): (Vec<_>, Vec<_>) =
         plan.cases.iter().partition(|c| c.duration_s.is_some());

@@ -5,11 +5,22 @@
 //! A case is the same case in two runs when its group (every factor but the
 //! method), file size and method label agree. A comparison is the same when
 //! its group, file size and both labels agree.
+//!
+//! A change of a case between runs is judged as a run's comparison is: it
+//! is "faster" or "slower" only when its CI lies wholly beyond the smallest
+//! effect ([`CHANGE_FLOOR`], or the larger `--min-effect` of the two runs:
+//! two runs minutes apart differ by more than pairs within one run), and
+//! it rests on the trials that were not interfered with; when too few of
+//! those are left, it is unsettled ([`crate::stats::busy`]).
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::error::{Error, Result};
 use crate::stats::analysis::throughput_bps;
-use crate::stats::{CaseResult, RatioEstimate, RunResults};
+use crate::stats::{CaseResult, RatioEstimate, RunResults, Verdict};
+
+/// The smallest change between two runs that is called faster or slower
+/// when neither run asked for a larger `--min-effect`.
+pub const CHANGE_FLOOR: f64 = 0.05;
 
 /// Several runs side by side.
 #[derive(Clone, Debug)]
@@ -34,6 +45,23 @@ pub struct FleetCase {
     /// Each run's throughput over the first run's (ratio of geometric means,
     /// Welch CI); `None` for the first run and where either lacks samples.
     pub change: Vec<Option<RatioEstimate>>,
+    /// What each change says ([`change_verdict`]); `None` where `change` is.
+    pub verdict: Vec<Option<Verdict>>,
+}
+
+/// The verdict of a change between runs with CI `est`: beyond ×/÷ (1 +
+/// `floor`) wholly, faster or slower; else within noise; `busy` (too few
+/// clean trials on a side) makes it unsettled.
+pub fn change_verdict(est: &RatioEstimate, floor: f64, busy: bool) -> Verdict {
+    if busy {
+        Verdict::Unsettled
+    } else if est.ci95_low > 1.0 + floor {
+        Verdict::Faster
+    } else if est.ci95_high < 1.0 / (1.0 + floor) {
+        Verdict::Slower
+    } else {
+        Verdict::WithinNoise
+    }
 }
 
 /// One comparison (a case against its group's baseline) across the runs.
@@ -70,7 +98,11 @@ fn key(c: &CaseResult) -> CaseKey {
 
 /// Throughput of each sample of `case`, keyed by run number.
 fn throughputs(case: &CaseResult, results: &RunResults) -> BTreeMap<u32, f64> {
-    case.counted_samples()
+    throughputs_of(&case.counted_samples(), results)
+}
+
+fn throughputs_of(samples: &[crate::results::Sample], results: &RunResults) -> BTreeMap<u32, f64> {
+    samples
         .iter()
         .map(|s| (s.run, throughput_bps(s, results.settings.metric)))
         .filter(|(_, t)| t.is_finite() && *t > 0.0)
@@ -123,17 +155,62 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
             .unwrap_or(usize::MAX)
     };
     keys.sort_by_cached_key(|k| rank(&k.0, k.1));
+    let floor = runs
+        .iter()
+        .map(|r| r.settings.statistics.min_effect())
+        .fold(CHANGE_FLOOR, f64::max);
     let cases: Vec<FleetCase> = keys
         .iter()
         .map(|k| {
             let per_run: Vec<Option<&CaseResult>> =
                 by_key.iter().map(|m| m.get(k).copied()).collect();
-            let samples: Vec<Option<Vec<f64>>> = per_run
+            // Each run's throughputs: over its clean trials when any were
+            // interfered with and at least 2 are clean (else all, and busy).
+            let (samples, busy): (Vec<Option<Vec<f64>>>, Vec<bool>) = per_run
                 .iter()
                 .zip(runs)
-                .map(|(c, r)| c.map(|c| throughputs(c, r).into_values().collect()))
-                .collect();
+                .map(|(c, r)| {
+                    let Some(c) = c else {
+                        return (None, false);
+                    };
+                    let counted = c.counted_samples();
+                    let clean = crate::stats::busy::clean(&counted);
+                    if clean.len() == counted.len() {
+                        (
+                            Some(throughputs_of(&counted, r).into_values().collect()),
+                            false,
+                        )
+                    } else if clean.len() >= 2 {
+                        (
+                            Some(throughputs_of(&clean, r).into_values().collect()),
+                            false,
+                        )
+                    } else {
+                        (
+                            Some(throughputs_of(&counted, r).into_values().collect()),
+                            true,
+                        )
+                    }
+                })
+                .unzip();
             let first = samples[0].clone();
+            let change: Vec<Option<RatioEstimate>> = samples
+                .iter()
+                .enumerate()
+                .map(|(i, s)| match (i, &first, s) {
+                    (0, _, _) => None,
+                    (_, Some(a), Some(b)) => super::independent_ratio(a, b),
+                    _ => None,
+                })
+                .collect();
+            let verdict = change
+                .iter()
+                .enumerate()
+                .map(|(i, est)| {
+                    est.as_ref()
+                        .map(|e| change_verdict(e, floor, busy[0] || busy[i]))
+                })
+                .collect();
             FleetCase {
                 group: k.0.clone(),
                 file_size: k.1,
@@ -145,15 +222,8 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
                             .map(|s| s.throughput_bps.mean)
                     })
                     .collect(),
-                change: samples
-                    .iter()
-                    .enumerate()
-                    .map(|(i, s)| match (i, &first, s) {
-                        (0, _, _) => None,
-                        (_, Some(a), Some(b)) => super::independent_ratio(a, b),
-                        _ => None,
-                    })
-                    .collect(),
+                change,
+                verdict,
             }
         })
         .collect();
@@ -260,6 +330,60 @@ mod tests {
         );
         let ror = cmp.ratio_of_ratios[1].as_ref().unwrap();
         assert!((ror.ratio - 0.5).abs() < 1e-6, "{ror:?}");
+    }
+
+    #[test]
+    fn a_change_is_called_only_beyond_the_smallest_effect_and_never_when_busy() {
+        let est = |lo, hi| RatioEstimate {
+            ratio: f64::sqrt(lo * hi),
+            ci95_low: lo,
+            ci95_high: hi,
+            pairs: 5,
+        };
+        // +3% to +17%: off 1, but not wholly beyond 5%.
+        assert_eq!(
+            change_verdict(&est(1.03, 1.17), 0.05, false),
+            Verdict::WithinNoise
+        );
+        assert_eq!(
+            change_verdict(&est(1.06, 1.17), 0.05, false),
+            Verdict::Faster
+        );
+        assert_eq!(
+            change_verdict(&est(0.80, 0.94), 0.05, false),
+            Verdict::Slower
+        );
+        assert_eq!(
+            change_verdict(&est(0.80, 0.96), 0.05, false),
+            Verdict::WithinNoise
+        );
+        assert_eq!(
+            change_verdict(&est(1.5, 1.6), 0.05, true),
+            Verdict::Unsettled
+        );
+    }
+
+    #[test]
+    fn a_change_rests_on_clean_trials_and_is_unsettled_without_them() {
+        let a = fixtures::results();
+        let mut b = slowed(2.0, 1);
+        let fl = fleet(&[&a, &b]).unwrap();
+        let mmap = fl.cases.iter().position(|c| c.label == "mmap").unwrap();
+        assert_eq!(fl.cases[mmap].verdict[1], Some(Verdict::Slower));
+        // Every trial of B's mmap interfered with: no clean pair, unsettled.
+        for s in &mut b.cases[1].samples {
+            s.interference = Some(crate::measure::interference::Interference {
+                interfered: true,
+                ..Default::default()
+            });
+        }
+        let fl = fleet(&[&a, &b]).unwrap();
+        assert_eq!(fl.cases[mmap].verdict[1], Some(Verdict::Unsettled));
+        // The floor follows the larger --min-effect of the runs.
+        let mut wide = slowed(1.08, 1);
+        wide.settings.statistics.min_effect = Some(0.10);
+        let fl = fleet(&[&a, &wide]).unwrap();
+        assert_eq!(fl.cases[mmap].verdict[1], Some(Verdict::WithinNoise));
     }
 
     #[test]
