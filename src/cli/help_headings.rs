@@ -27,6 +27,8 @@ pub const HEADINGS: &[(&str, &str)] = &[
     ("fill", "Write options"),
     ("sync", "Write options"),
     ("sync-call", "Write options"),
+    ("open-sync", "Write options"),
+    ("msync", "Write options"),
     ("target", "Write options"),
     ("size-with", "Write options"),
     ("dir", "Write options"),

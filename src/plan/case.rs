@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{CacheState, Target, Threads, WarmBy};
 use crate::method::{
-    Advice, IoOptions, MethodKind, MmapOptions, Populate, Share, SizeWith, SyncCall, SyncPolicy,
-    WriteOptions,
+    Advice, IoOptions, MethodKind, MmapOptions, Msync, OpenSync, Populate, Share, SizeWith,
+    SyncCall, SyncPolicy, WriteOptions,
 };
 use crate::pattern::Pattern;
 use crate::workload::{FillContent, ScaleFactor, ScaleUnit, WorkloadKind};
@@ -37,9 +37,17 @@ pub struct Case {
     /// When the data is made durable (write methods only).
     #[serde(default)]
     pub sync: Option<SyncPolicy>,
-    /// fsync or fdatasync (`write` and `pwrite` with a sync policy other than none).
+    /// fsync, fdatasync or sync_file_range (the write methods but
+    /// `mmap-write`, with a sync policy other than none).
     #[serde(default)]
     pub sync_call: Option<SyncCall>,
+    /// The file opened with O_DSYNC or O_SYNC (the write methods that write
+    /// through a descriptor; absent for the others).
+    #[serde(default)]
+    pub open_sync: Option<OpenSync>,
+    /// msync with MS_SYNC or MS_ASYNC (`mmap-write` with a sync policy other than none).
+    #[serde(default)]
+    pub msync: Option<Msync>,
     /// A fresh file or an existing one overwritten (write methods only).
     #[serde(default)]
     pub target: Option<Target>,
@@ -201,13 +209,15 @@ impl Case {
         WriteOptions {
             sync: self.sync.unwrap_or_default(),
             sync_call: self.sync_call.unwrap_or_default(),
+            msync: self.msync.unwrap_or_default(),
             size_with: self.size_with,
             zeroed_buffer: self.fill == Some(FillContent::Calloc),
         }
     }
 
-    /// The method with its options, e.g. `mmap`, `mmap(populate=map,advice=random)`
-    /// or `write(sync=end,sync-call=fdatasync)`. Options at their defaults are left out.
+    /// The method with its options, e.g. `mmap`, `mmap(populate=map,advice=random)`,
+    /// `write(sync=end,sync-call=fdatasync)` or `pwrite(open-sync=dsync)`.
+    /// Options at their defaults are left out.
     pub fn method_label(&self) -> String {
         let mut opts = Vec::new();
         if let Some(p) = self.populate.filter(|p| *p != Populate::None) {
@@ -224,6 +234,12 @@ impl Case {
         }
         if let Some(c) = self.sync_call.filter(|c| *c != SyncCall::Fsync) {
             opts.push(format!("sync-call={c}"));
+        }
+        if let Some(m) = self.msync.filter(|m| *m != Msync::Sync) {
+            opts.push(format!("msync={m}"));
+        }
+        if let Some(o) = self.open_sync.filter(|o| *o != OpenSync::None) {
+            opts.push(format!("open-sync={o}"));
         }
         if let Some(w) = self.size_with.filter(|w| *w != SizeWith::Truncate) {
             opts.push(format!("size-with={w}"));

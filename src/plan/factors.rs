@@ -15,8 +15,8 @@ use std::collections::HashSet;
 use super::{CacheState, Case, Metric, OrderPolicy, Plan, Target, ThreadMode, Threads, WarmBy};
 use crate::error::{Error, Result};
 use crate::method::{
-    Advice, Fadvise, IoOptions, MethodKind, MethodOption, Populate, Share, SizeWith, SyncCall,
-    SyncPolicy,
+    Advice, Fadvise, IoOptions, MethodKind, MethodOption, Msync, OpenSync, Populate, Share,
+    SizeWith, SyncCall, SyncPolicy,
 };
 use crate::pattern::trace::{LoadedTrace, Ops};
 use crate::pattern::Pattern;
@@ -57,6 +57,10 @@ pub struct Factors {
     pub syncs: Vec<SyncPolicy>,
     /// The call write methods sync with.
     pub sync_calls: Vec<SyncCall>,
+    /// The O_DSYNC or O_SYNC flag the write methods that take it open their file with.
+    pub open_syncs: Vec<OpenSync>,
+    /// MS_SYNC or MS_ASYNC for `mmap-write`'s msync.
+    pub msyncs: Vec<Msync>,
     /// What write methods write into.
     pub targets: Vec<Target>,
     /// How a fresh file is sized before it is mapped.
@@ -131,6 +135,8 @@ impl Default for Factors {
             fills: vec![FillContent::Pattern],
             syncs: vec![SyncPolicy::None],
             sync_calls: vec![SyncCall::Fsync],
+            open_syncs: vec![OpenSync::None],
+            msyncs: vec![Msync::Sync],
             targets: vec![Target::Fresh],
             size_withs: vec![SizeWith::Truncate],
             caches: vec![CacheState::Warm, CacheState::Cold],
@@ -441,6 +447,8 @@ impl Factors {
             self.fills.len(),
             self.syncs.len(),
             self.sync_calls.len(),
+            self.open_syncs.len(),
+            self.msyncs.len(),
             self.targets.len(),
             self.size_withs.len(),
             self.caches.len(),
@@ -501,6 +509,19 @@ impl Factors {
                 when(takes(c, O::SyncCall) && syncs, &self.sync_calls)
             },
             |c, v| c.sync_call = v,
+        );
+        cases = multiply(
+            cases,
+            |c| {
+                let syncs = c.sync.is_some_and(|s| s != SyncPolicy::None);
+                when(takes(c, O::Msync) && syncs, &self.msyncs)
+            },
+            |c, v| c.msync = v,
+        );
+        cases = multiply(
+            cases,
+            |c| when(takes(c, O::OpenSync), &self.open_syncs),
+            |c, v| c.open_sync = v,
         );
         cases = multiply(
             cases,
@@ -722,8 +743,39 @@ impl Factors {
         Ok(())
     }
 
-    /// Refuses option values out of range.
+    /// Refuses option values out of range, and a durability option no
+    /// method of the run takes.
     fn check_option_values(&self) -> Result<()> {
+        use clap::ValueEnum as _;
+        let taking = |o: MethodOption| -> Vec<String> {
+            MethodKind::value_variants()
+                .iter()
+                .filter(|m| m.takes(o))
+                .map(|m| m.to_string())
+                .collect()
+        };
+        let given = |o: MethodOption| self.methods.iter().any(|m| m.takes(o));
+        if self.open_syncs.iter().any(|&o| o != OpenSync::None) && !given(MethodOption::OpenSync) {
+            return Err(Error::Plan(format!(
+                "--open-sync is for the methods that write through a file descriptor ({}); \
+                 mmap-write syncs with --sync and --msync",
+                taking(MethodOption::OpenSync).join(", ")
+            )));
+        }
+        if self.msyncs.iter().any(|&m| m != Msync::Sync) {
+            if !given(MethodOption::Msync) {
+                return Err(Error::Plan(
+                    "--msync is for --method mmap-write (the others sync with --sync-call)".into(),
+                ));
+            }
+            if self.syncs.iter().all(|&s| s == SyncPolicy::None) {
+                return Err(Error::Plan(
+                    "--msync says how mmap-write syncs, and --sync none never does: \
+                     add --sync end or --sync each"
+                        .into(),
+                ));
+            }
+        }
         for &b in &self.stdio_buffers {
             if b == 0 || b > MAX_STDIO_BUFFER {
                 return Err(Error::Plan(format!(

@@ -20,7 +20,7 @@ use crate::stats::stopping::GroupPrecision;
 use crate::stats::{CaseResult, ComparisonResult, RunResults};
 
 /// The header row, in column order.
-pub const COLUMNS: [&str; 99] = [
+pub const COLUMNS: [&str; 101] = [
     "case_id",
     "method_label",
     "method",
@@ -35,6 +35,8 @@ pub const COLUMNS: [&str; 99] = [
     "share",
     "sync",
     "sync_call",
+    "open_sync",
+    "msync",
     "target",
     "size_with",
     "fill",
@@ -231,6 +233,8 @@ fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
         opt(c.share),
         opt(c.sync),
         opt(c.sync_call),
+        opt(c.open_sync),
+        opt(c.msync),
         opt(c.target),
         opt(c.size_with),
         opt(c.fill),
