@@ -464,6 +464,11 @@ impl Preset for Crotty2022 {
                 s.budget
             ));
         }
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        notes.push(format!(
+            "Not reproducible on a machine this small: the study's TLB-shootdown collapse grows with the cores that share the mapping (100 threads on a 64-core EPYC, ~1.2 M shootdowns/s); here {cpus} CPU(s), so one eviction interrupts at most {} other CPU(s), and the measured table's peak TLB/s cannot show how shootdowns scale with cores. The study's ~5 s stall when memory filled came from kswapd's global eviction, which a per-trial cgroup (direct reclaim by the readers) does not exercise.",
+            cpus.saturating_sub(1)
+        ));
         notes.extend([
             format!("Published on {PUBLISHED_ON} over a 2 TiB device (20x memory); a reproduction runs on this machine's cores and disk (see the machine notes) with a page cache limited by a cgroup (or a file larger than free memory), so its absolute rates are not the study's: compare shapes and ratios, not M reads/s."),
             "The memory budget is a cgroup limit on the trial process's page cache (memory.max or memory.limit_in_bytes), not the machine's RAM: reclaim is the cgroup's own (direct reclaim by the reading threads), not kswapd's global eviction the study measured.".into(),
