@@ -82,16 +82,15 @@ fn every_durability_option_writes_the_same_bytes_with_every_method() {
     // seq and random × (write, pwrite, stdio-write, uring-write: 3 open
     // flags × (none + 2 syncs × 2 calls)) + mmap-write: none + 2 syncs × 2 msyncs.
     assert_eq!(labels.len(), 4 * 3 * 5 + 5);
-    let csv = std::fs::read_to_string(&csv).unwrap();
-    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
-    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
     let (open_sync, msync) = (column("open_sync"), column("msync"));
-    let cells: Vec<(String, String)> = csv
-        .lines()
-        .skip(1)
+    let cells: Vec<(String, String)> = reader
+        .records()
         .map(|row| {
-            let cells: Vec<&str> = row.split(',').collect();
-            (cells[open_sync].to_string(), cells[msync].to_string())
+            let row = row.unwrap();
+            (row[open_sync].to_string(), row[msync].to_string())
         })
         .collect();
     assert!(cells.iter().any(|(o, _)| o == "dsync"), "{cells:?}");
@@ -131,7 +130,10 @@ fn stdio_write_writes_every_order_and_buffer_size_byte_for_byte() {
             if case["pattern"] == "seq" {
                 // A sequential write goes out a buffer at a time.
                 let buffer = case["stdio_buffer"].as_u64().unwrap();
-                assert!(calls <= (size as u64).div_ceil(buffer) + 1, "{label}: {calls}");
+                assert!(
+                    calls <= (size as u64).div_ceil(buffer) + 1,
+                    "{label}: {calls}"
+                );
             } else {
                 // Each jump is a write of what was buffered and an lseek.
                 assert!(calls <= 2 * blocks + 1, "{label}: {calls}");
@@ -145,11 +147,25 @@ fn stdio_write_writes_every_order_and_buffer_size_byte_for_byte() {
 fn durability_options_without_a_method_to_take_them_are_refused() {
     let scratch = Scratch::new();
     scratch.refused(
-        ["--size", "1M", "--method", "mmap-write", "--open-sync", "dsync"],
+        [
+            "--size",
+            "1M",
+            "--method",
+            "mmap-write",
+            "--open-sync",
+            "dsync",
+        ],
         &["--open-sync is for", "write, pwrite", "--msync"],
     );
     scratch.refused(
-        ["--size", "1M", "--method", "read,mmap", "--open-sync", "sync"],
+        [
+            "--size",
+            "1M",
+            "--method",
+            "read,mmap",
+            "--open-sync",
+            "sync",
+        ],
         &["--open-sync is for"],
     );
     scratch.refused(

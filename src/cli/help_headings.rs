@@ -18,6 +18,8 @@ pub const HEADINGS: &[(&str, &str)] = &[
     ("trace-path", "Workload"),
     ("duration", "Workload"),
     ("memory-budget", "Workload"),
+    ("rate", "Workload"),
+    ("think-time", "Workload"),
     ("metric", "Methods"),
     ("stdio-buffer", "Methods"),
     ("iov", "Methods"),

@@ -156,6 +156,15 @@ pub struct RunArgs {
     /// reads per second and a per-second timeline, 1 to 86400.
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=86_400))]
     pub duration: Option<u32>,
+    /// Paced load: issue the operations (blocks) at this rate, ops per second (2000) or bytes per
+    /// second (64M/s), each value a case; every paced case records its latencies. Not with
+    /// --threads, --procs or --duration.
+    #[arg(long, value_name = "RATE", value_delimiter = ',', value_parser = faultline::plan::pace::parse_rate)]
+    pub rate: Vec<faultline::plan::pace::Rate>,
+    /// Paced load: wait this many seconds after each operation (0.001 to a year; e.g. 0.005),
+    /// each value a case; combines with --rate (whichever starts the next later).
+    #[arg(long, value_name = "SECONDS", value_delimiter = ',', value_parser = faultline::size::parse_seconds)]
+    pub think_time: Vec<Duration>,
     /// Run each trial in a memory cgroup that limits its page cache to SIZE (needs root).
     #[arg(long, value_name = "SIZE", value_parser = clap_size)]
     pub memory_budget: Option<u64>,
@@ -195,6 +204,7 @@ pub struct RunArgs {
         "advice", "share", "open_sync", "msync", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
         "factor", "enlarge", "scale_unit", "image", "threads", "thread_mode", "procs",
         "trace", "fadvise", "duration", "memory_budget", "precision", "min_trial_time",
+        "rate", "think_time",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -265,6 +275,12 @@ impl RunArgs {
             fadvises: self.fadvise.clone(),
             duration_s: self.duration,
             memory_budget: None,
+            rates: self.rate.clone(),
+            think_ns: self
+                .think_time
+                .iter()
+                .map(|d| d.as_nanos() as u64)
+                .collect(),
         }
     }
 

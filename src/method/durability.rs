@@ -81,9 +81,8 @@ pub(super) fn sync_file_range(fd: libc::c_int, offset: u64, len: u64) -> std::io
         | libc::SYNC_FILE_RANGE_WRITE
         | libc::SYNC_FILE_RANGE_WAIT_AFTER;
     // SAFETY: a plain system call on a descriptor the caller owns.
-    let rc = unsafe {
-        libc::sync_file_range(fd, offset as libc::off64_t, len as libc::off64_t, flags)
-    };
+    let rc =
+        unsafe { libc::sync_file_range(fd, offset as libc::off64_t, len as libc::off64_t, flags) };
     if rc == 0 {
         Ok(())
     } else {

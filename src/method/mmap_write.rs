@@ -68,9 +68,7 @@ pub(super) const MMAP_WRITE: Spec = Spec {
     options: &[MethodOption::SizeWith, MethodOption::Msync],
     build: |file, layout, config, timer| {
         let w = config.write;
-        Box::new(
-            MmapWriteMethod::new(file, layout, w.size_with, w.sync, timer).msync(w.msync),
-        )
+        Box::new(MmapWriteMethod::new(file, layout, w.size_with, w.sync, timer).msync(w.msync))
     },
 };
 
@@ -217,8 +215,7 @@ impl Method for MmapWriteMethod {
     fn sync(&mut self) -> Result<()> {
         if self.sync == SyncPolicy::End {
             if let Some(map) = &self.map {
-                msync_range(map, self.msync, 0, map.len())
-                    .map_err(|e| write_error("msync", e))?;
+                msync_range(map, self.msync, 0, map.len()).map_err(|e| write_error("msync", e))?;
             }
         }
         Ok(())

@@ -82,6 +82,10 @@ pub struct Case {
     /// order once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<u32>,
+    /// The target rate or think time of the trial's operations (`--rate`,
+    /// `--think-time`; [`crate::plan::pace`]); absent: flat out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<crate::plan::pace::Pace>,
     /// The memory the trial's page cache may fill, and how that is enforced
     /// ([`crate::plan::memory_budget`]); absent: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -260,13 +264,14 @@ impl Case {
 
     /// Whether a trial of this case can repeat its pass to last longer
     /// (`--min-trial-time`): a warm or as-is read on one thread, not timed,
-    /// not a scale (whose output is written once).
+    /// not paced, not a scale (whose output is written once).
     pub fn repeats_passes(&self) -> bool {
         !self.method.writes()
             && self.cache != CacheState::Cold
             && self.threads.is_none()
             && self.procs.is_none()
             && self.duration_s.is_none()
+            && self.pace.is_none()
             && self.scale.is_none()
     }
 
@@ -294,7 +299,7 @@ impl Case {
             self.warm_by,
             self.seed,
             self.scale.map(|s| (s, self.scale_unit.unwrap_or_default())),
-            self.threads,
+            (self.threads, self.pace),
             self.procs,
         )
     }
@@ -334,6 +339,9 @@ impl Case {
         if let Some(s) = self.duration_s {
             workload.push_str(&format!(", {s} s"));
         }
+        if let Some(p) = self.pace {
+            workload.push_str(&format!(", {p}"));
+        }
         if let Some(b) = self.memory_budget {
             workload.push_str(&format!(", {b}"));
         }
@@ -362,7 +370,7 @@ impl Case {
 
 /// What [`Case::group_key`] returns: pattern with its trace, block size,
 /// file size, workload, fill content, target, cache state, warm-by, seed,
-/// scale factor with its unit, threads and processes.
+/// scale factor with its unit, threads with the pace, and processes.
 pub type GroupKey = (
     (Pattern, Option<crate::pattern::trace::TraceRef>),
     u64,
@@ -374,6 +382,6 @@ pub type GroupKey = (
     WarmBy,
     u64,
     Option<(ScaleFactor, ScaleUnit)>,
-    Option<Threads>,
+    (Option<Threads>, Option<crate::plan::pace::Pace>),
     Option<u32>,
 );

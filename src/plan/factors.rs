@@ -121,6 +121,10 @@ pub struct Factors {
     pub duration_s: Option<u32>,
     /// The page-cache budget each trial runs under (`--memory-budget`).
     pub memory_budget: Option<super::memory_budget::MemoryBudget>,
+    /// Target rates of the operations (`--rate`; empty: flat out).
+    pub rates: Vec<super::pace::Rate>,
+    /// Think times after each operation, ns (`--think-time`; empty: none).
+    pub think_ns: Vec<u64>,
 }
 
 impl Default for Factors {
@@ -167,6 +171,8 @@ impl Default for Factors {
             fadvises: Vec::new(),
             duration_s: None,
             memory_budget: None,
+            rates: Vec::new(),
+            think_ns: Vec::new(),
         }
     }
 }
@@ -373,6 +379,8 @@ impl Factors {
             },
             |c, m| c.method = m,
         );
+        let paces = super::pace::choices(&self.rates, &self.think_ns);
+        cases = multiply(cases, |_| paces.clone(), |c, p| c.pace = p);
         cases = self.multiply_method_options(cases);
         let calloc = cases.iter().find(|c| {
             c.fill == Some(FillContent::Calloc) && !c.method.takes(MethodOption::CallocBuffer)
@@ -405,6 +413,10 @@ impl Factors {
                     Ops::Writes => t.reference.longest_write,
                 }
                 .max(1);
+            }
+            // First: a paced case records latency, which the others refuse.
+            if let Some(why) = super::pace::refusal(case) {
+                return Err(Error::Plan(why));
             }
             if let Some(why) = super::duration::refusal(case) {
                 return Err(Error::Plan(why));
@@ -464,6 +476,8 @@ impl Factors {
             self.scale_factors.len(),
             self.threads.len(),
             self.thread_modes.len(),
+            self.rates.len(),
+            self.think_ns.len(),
         ];
         let product = lengths
             .iter()
@@ -581,9 +595,16 @@ impl Factors {
             },
             |c, v| c.io.fadvise = v,
         );
+        // A paced case is there for its latencies: it always records them.
         multiply(
             cases,
-            |_| or_default(&self.latency, false),
+            |c| {
+                if c.pace.is_some() {
+                    vec![true]
+                } else {
+                    or_default(&self.latency, false)
+                }
+            },
             |c, v| c.latency = v,
         )
     }

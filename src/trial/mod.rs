@@ -212,11 +212,16 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     method.setup().map_err(|e| on_filesystem(e, &spec.path))?;
     let t1 = Instant::now();
     switch_profiler(profiler.as_ref(), true)?;
+    // The pace's schedule starts with the loop.
+    let pacer = case
+        .pace
+        .map(|p| crate::trial::main_loop::Pacer::new(p, case.block_size));
     let counts = crate::trial::main_loop::run_main_loop(
         method.as_mut(),
         &order,
         workload.as_mut(),
         latency.as_mut(),
+        pacer,
     )?;
     switch_profiler(profiler.as_ref(), false)?;
     let t2 = Instant::now();
@@ -336,6 +341,7 @@ fn more_passes(
             method.as_mut(),
             &order,
             workload.as_mut(),
+            None,
             None,
         )?;
         let t2 = Instant::now();
