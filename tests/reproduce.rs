@@ -531,7 +531,7 @@ fn crotty2022_records_one_timeline_point_per_second_under_a_recorded_budget() {
     );
     let results = read_json(&json);
     let samples = samples(&results);
-    assert_eq!(samples.len(), 5 * 2, "5 methods, 2 runs");
+    assert_eq!(samples.len(), 6 * 2, "6 methods, 2 runs");
     for (case, sample) in &samples {
         assert_eq!(case["duration_s"], 3);
         let kind = case["memory_budget"]["kind"].as_str().unwrap();
@@ -591,7 +591,7 @@ fn crotty2022_records_one_timeline_point_per_second_under_a_recorded_budget() {
         .next()
         .unwrap()
         .starts_with("case,method,run,sequence,second,"));
-    assert_eq!(rows.count(), 5 * 2 * 3, "a row per second of every trial");
+    assert_eq!(rows.count(), 6 * 2 * 3, "a row per second of every trial");
     let html = std::fs::read_to_string(&report).unwrap();
     assert!(html.contains("id=\"plot-crotty2022-timeline"));
     assert!(html.contains("id=\"plot-crotty2022-relative"));

@@ -8,7 +8,8 @@ use clap::Args;
 
 use faultline::files::image;
 use faultline::method::{
-    Advice, Fadvise, MethodKind, Populate, Share, SizeWith, Switch, SyncCall, SyncPolicy,
+    Advice, Fadvise, MethodKind, Msync, OpenSync, Populate, Share, SizeWith, Switch, SyncCall,
+    SyncPolicy,
 };
 use faultline::pattern::trace::{Follow, LoadedTrace, TraceFormat, TraceOptions, TraceRef};
 use faultline::pattern::Pattern;
@@ -68,9 +69,17 @@ pub struct RunArgs {
     /// When write methods sync: never, once after the loop, or after every block.
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [SyncPolicy::None])]
     pub sync: Vec<SyncPolicy>,
-    /// The call write methods sync with (mmap-write always uses msync(MS_SYNC)).
+    /// The call write methods sync with: fsync, fdatasync, or sync_file_range of the block (each)
+    /// or the file (end); mmap-write syncs with msync (see --msync).
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [SyncCall::Fsync])]
     pub sync_call: Vec<SyncCall>,
+    /// Open the written file with O_DSYNC or O_SYNC, so every write is durable when it returns
+    /// (write, pwrite, stdio-write, direct-write, uring-write, uring-direct-write).
+    #[arg(long, value_delimiter = ',', value_enum, default_values_t = [OpenSync::None])]
+    pub open_sync: Vec<OpenSync>,
+    /// How mmap-write's msync waits (with --sync end or each): MS_SYNC, or MS_ASYNC.
+    #[arg(long, value_delimiter = ',', value_enum, default_values_t = [Msync::Sync])]
+    pub msync: Vec<Msync>,
     /// What write methods write into: a new file, or an existing preallocated one written over.
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [Target::Fresh])]
     pub target: Vec<Target>,
@@ -147,6 +156,15 @@ pub struct RunArgs {
     /// reads per second and a per-second timeline, 1 to 86400.
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=86_400))]
     pub duration: Option<u32>,
+    /// Paced load: issue the operations (blocks) at this rate, ops per second (2000) or bytes per
+    /// second (64M/s), each value a case; every paced case records its latencies. Not with
+    /// --threads, --procs or --duration.
+    #[arg(long, value_name = "RATE", value_delimiter = ',', value_parser = faultline::plan::pace::parse_rate)]
+    pub rate: Vec<faultline::plan::pace::Rate>,
+    /// Paced load: wait this many seconds after each operation (0.001 to a year; e.g. 0.005),
+    /// each value a case; combines with --rate (whichever starts the next later).
+    #[arg(long, value_name = "SECONDS", value_delimiter = ',', value_parser = faultline::size::parse_seconds)]
+    pub think_time: Vec<Duration>,
     /// Run each trial in a memory cgroup that limits its page cache to SIZE (needs root).
     #[arg(long, value_name = "SIZE", value_parser = clap_size)]
     pub memory_budget: Option<u64>,
@@ -183,9 +201,10 @@ pub struct RunArgs {
     /// --min-trial-time come from the journal.
     #[arg(long, value_name = "JOURNAL", conflicts_with_all = [
         "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
-        "advice", "share", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
+        "advice", "share", "open_sync", "msync", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
         "factor", "enlarge", "scale_unit", "image", "threads", "thread_mode", "procs",
         "trace", "fadvise", "duration", "memory_budget", "precision", "min_trial_time",
+        "rate", "think_time",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -224,6 +243,8 @@ impl RunArgs {
             fills: self.fill.clone(),
             syncs: self.sync.clone(),
             sync_calls: self.sync_call.clone(),
+            open_syncs: self.open_sync.clone(),
+            msyncs: self.msync.clone(),
             targets: self.target.clone(),
             size_withs: self.size_with.clone(),
             caches: self.cache.clone(),
@@ -254,6 +275,12 @@ impl RunArgs {
             fadvises: self.fadvise.clone(),
             duration_s: self.duration,
             memory_budget: None,
+            rates: self.rate.clone(),
+            think_ns: self
+                .think_time
+                .iter()
+                .map(|d| d.as_nanos() as u64)
+                .collect(),
         }
     }
 

@@ -29,7 +29,7 @@ pub(super) const DIRECT_WRITE: Spec = Spec {
     maps_file: false,
     direct: true,
     uses_uring: false,
-    options: &[MethodOption::SyncCall],
+    options: &[MethodOption::SyncCall, MethodOption::OpenSync],
     build: |file, layout, config, timer| {
         let w = config.write;
         Box::new(DirectWriteMethod::new(
@@ -103,7 +103,7 @@ impl Method for DirectWriteMethod {
             workload.produce(offset, buf);
             pwrite_all(file, buf, offset, "O_DIRECT pwrite", &mut counts)?;
             if each {
-                sync_in_loop(file, call, timer, &mut counts)?;
+                sync_in_loop(file, call, (offset, len as u64), timer, &mut counts)?;
             }
             counts.bytes += len as u64;
             Ok::<u64, Error>(0)

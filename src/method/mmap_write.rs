@@ -4,8 +4,11 @@
 //! blocks are allocated when the dirty pages are written back) or `fallocate`
 //! (blocks allocated now). An overwrite target already has its size. The
 //! workload produces each block directly into the mapping. With `--sync each`
-//! every block's pages are `msync(MS_SYNC)`ed after it is stored; with
-//! `--sync end` the whole mapping is, once, on its own clock.
+//! every block's pages are `msync`ed after it is stored; with `--sync end`
+//! the whole mapping is, once, on its own clock. `--msync sync` (the
+//! default) is `MS_SYNC`, which waits for the write-back; `--msync async` is
+//! `MS_ASYNC`, which on Linux returns at once (dirty shared pages are
+//! already tracked, and written back when the kernel chooses).
 //!
 //! # Safety
 //! A store into a page the file system cannot back (the disk is full and the
@@ -19,6 +22,7 @@ use std::os::unix::io::AsRawFd;
 
 use serde::{Deserialize, Serialize};
 
+use super::durability::Msync;
 use super::{write_error, LoopCounts, Method, MethodOption, Spec, SyncPolicy, SyncTimer};
 use crate::error::{Error, Result};
 use crate::pattern::{BlockOrder, Layout};
@@ -61,16 +65,10 @@ pub(super) const MMAP_WRITE: Spec = Spec {
     maps_file: true,
     direct: false,
     uses_uring: false,
-    options: &[MethodOption::SizeWith],
+    options: &[MethodOption::SizeWith, MethodOption::Msync],
     build: |file, layout, config, timer| {
         let w = config.write;
-        Box::new(MmapWriteMethod::new(
-            file,
-            layout,
-            w.size_with,
-            w.sync,
-            timer,
-        ))
+        Box::new(MmapWriteMethod::new(file, layout, w.size_with, w.sync, timer).msync(w.msync))
     },
 };
 
@@ -80,6 +78,7 @@ pub struct MmapWriteMethod {
     layout: Layout,
     size_with: Option<SizeWith>,
     sync: SyncPolicy,
+    msync: Msync,
     timer: Box<dyn SyncTimer>,
     map: Option<memmap2::MmapMut>,
 }
@@ -99,9 +98,30 @@ impl MmapWriteMethod {
             layout,
             size_with,
             sync,
+            msync: Msync::Sync,
             timer,
             map: None,
         }
+    }
+
+    /// Syncs with msync(MS_ASYNC) instead of MS_SYNC when `msync` says so.
+    pub fn msync(mut self, msync: Msync) -> Self {
+        self.msync = msync;
+        self
+    }
+}
+
+/// msync of `len` bytes of `map` at `start` (memmap2 aligns the start to a
+/// page), waiting for the write-back or not as `msync` says.
+fn msync_range(
+    map: &memmap2::MmapMut,
+    msync: Msync,
+    start: usize,
+    len: usize,
+) -> std::io::Result<()> {
+    match msync {
+        Msync::Sync => map.flush_range(start, len),
+        Msync::Async => map.flush_async_range(start, len),
     }
 }
 
@@ -163,6 +183,7 @@ impl Method for MmapWriteMethod {
     fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts> {
         let layout = self.layout;
         let each = self.sync == SyncPolicy::Each;
+        let msync = self.msync;
         let map = self
             .map
             .as_mut()
@@ -181,7 +202,7 @@ impl Method for MmapWriteMethod {
             if each {
                 // msync of the pages the block spans (memmap2 aligns the start).
                 timer
-                    .time(&mut || map.flush_range(start, len))
+                    .time(&mut || msync_range(map, msync, start, len))
                     .map_err(|e| write_error("msync", e))?;
                 counts.syscalls += 1;
             }
@@ -194,7 +215,7 @@ impl Method for MmapWriteMethod {
     fn sync(&mut self) -> Result<()> {
         if self.sync == SyncPolicy::End {
             if let Some(map) = &self.map {
-                map.flush().map_err(|e| write_error("msync", e))?;
+                msync_range(map, self.msync, 0, map.len()).map_err(|e| write_error("msync", e))?;
             }
         }
         Ok(())

@@ -21,6 +21,7 @@ use crate::workload::Workload;
 pub mod aligned;
 pub mod direct;
 mod direct_write;
+mod durability;
 mod fadvise;
 mod mmap;
 mod mmap_write;
@@ -28,10 +29,12 @@ mod options;
 mod preadv;
 mod read;
 mod stdio;
+mod stdio_write;
 pub mod uring;
 mod uring_write;
 mod write;
 
+pub use durability::{Msync, OpenSync};
 pub use fadvise::Fadvise;
 pub use mmap::{Advice, MmapMethod, MmapOptions, Populate, Share};
 pub use mmap_write::SizeWith;
@@ -73,8 +76,10 @@ impl SyncTimer for Untimed {
 pub struct WriteOptions {
     /// When the data is made durable.
     pub sync: SyncPolicy,
-    /// fsync or fdatasync (every write method but `mmap-write`).
+    /// fsync, fdatasync or sync_file_range (every write method but `mmap-write`).
     pub sync_call: SyncCall,
+    /// `mmap-write`: msync with MS_SYNC or MS_ASYNC.
+    pub msync: Msync,
     /// How `mmap-write` sizes a fresh file; `None` when the file already has its size.
     pub size_with: Option<SizeWith>,
     /// `write`, `pwrite`: the buffer is zeroed memory left untouched (calloc),
@@ -110,13 +115,17 @@ pub enum MethodOption {
     Advice,
     /// `--share`: MAP_SHARED or MAP_PRIVATE.
     Share,
-    /// `--sync-call`: fsync or fdatasync (with a sync policy other than none).
+    /// `--sync-call`: fsync, fdatasync or sync_file_range (with a sync policy other than none).
     SyncCall,
+    /// `--open-sync`: the file opened with O_DSYNC or O_SYNC (the trial opens it).
+    OpenSync,
+    /// `--msync`: msync with MS_SYNC or MS_ASYNC (with a sync policy other than none).
+    Msync,
     /// `--size-with`: how a fresh file is sized before it is mapped.
     SizeWith,
     /// `--fill calloc`: the write buffer is calloc'd and never stored into.
     CallocBuffer,
-    /// `--stdio-buffer`: the buffered reader's capacity.
+    /// `--stdio-buffer`: the buffered reader's (or writer's) capacity.
     StdioBuffer,
     /// `--iov`: blocks per vectored call.
     Iov,
@@ -198,6 +207,8 @@ registry! {
         UringWrite => uring_write::URING_WRITE,
         /// io_uring writes with O_DIRECT from aligned buffers.
         UringDirectWrite => uring_write::URING_DIRECT_WRITE,
+        /// A buffered writer (std's BufWriter of --stdio-buffer bytes) written in --block pieces, like C's fwrite.
+        StdioWrite => stdio_write::STDIO_WRITE,
     }
 }
 

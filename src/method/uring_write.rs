@@ -74,6 +74,7 @@ pub(super) const URING_WRITE: Spec = Spec {
         MethodOption::SyncCall,
         MethodOption::Depth,
         MethodOption::Registered,
+        MethodOption::OpenSync,
     ],
     build: |file, layout, config, _| build(file, layout, config, false),
 };
@@ -279,15 +280,27 @@ impl Writer<'_> {
         self.reap()
     }
 
+    /// The sync linked to slot `s`'s write: fsync or fdatasync of the
+    /// file, or sync_file_range of the slot's block.
     fn fsync_entry(&self, s: usize, call: SyncCall) -> squeue::Entry {
-        let flags = match call {
-            SyncCall::Fsync => types::FsyncFlags::empty(),
-            SyncCall::Fdatasync => types::FsyncFlags::DATASYNC,
+        let entry = match call {
+            SyncCall::Fsync => opcode::Fsync::new(self.fd).build(),
+            SyncCall::Fdatasync => opcode::Fsync::new(self.fd)
+                .flags(types::FsyncFlags::DATASYNC)
+                .build(),
+            SyncCall::SyncFileRange => {
+                let slot = self.slots[s];
+                opcode::SyncFileRange::new(self.fd, slot.len as u32)
+                    .offset(slot.offset)
+                    .flags(
+                        libc::SYNC_FILE_RANGE_WAIT_BEFORE
+                            | libc::SYNC_FILE_RANGE_WRITE
+                            | libc::SYNC_FILE_RANGE_WAIT_AFTER,
+                    )
+                    .build()
+            }
         };
-        opcode::Fsync::new(self.fd)
-            .flags(flags)
-            .build()
-            .user_data(((s as u64) << 1) | SYNC_BIT)
+        entry.user_data(((s as u64) << 1) | SYNC_BIT)
     }
 
     /// Queues the write of the rest of slot `s`, and its linked sync with

@@ -4,7 +4,8 @@
 //! The workload produces each block into one block-sized buffer, which is then
 //! written at the block's offset: `write` moves the file cursor (with an
 //! `lseek` first when the order jumps), `pwrite` names the offset. With
-//! `--sync each` every block is followed by `fsync` or `fdatasync`; with
+//! `--sync each` every block is followed by `fsync`, `fdatasync` or a
+//! `sync_file_range` of the block (`--sync-call`); with
 //! `--sync end` the whole file is synced once after the loop, on its own clock.
 use std::fs::File;
 use std::io::{Seek, SeekFrom, Write};
@@ -67,6 +68,9 @@ pub enum SyncCall {
     Fsync,
     /// fdatasync(): data, and metadata only when needed to read it back (e.g. the size).
     Fdatasync,
+    /// sync_file_range(WAIT_BEFORE|WRITE|WAIT_AFTER) of the block (`--sync each`) or of the
+    /// whole file (`--sync end`): data write-back only, no metadata, no device cache flush.
+    SyncFileRange,
 }
 
 display_as_value_name!(SyncPolicy, SyncCall);
@@ -86,7 +90,11 @@ pub(super) const WRITE: Spec = Spec {
     maps_file: false,
     direct: false,
     uses_uring: false,
-    options: &[MethodOption::SyncCall, MethodOption::CallocBuffer],
+    options: &[
+        MethodOption::SyncCall,
+        MethodOption::CallocBuffer,
+        MethodOption::OpenSync,
+    ],
     build: |file, layout, config, timer| build(file, layout, config, timer, Call::Write),
 };
 
@@ -182,26 +190,33 @@ pub(super) fn pwrite_all(
     Ok(())
 }
 
-/// The sync of `--sync each` after one block: `call` on `file`, timed by
-/// `timer` and counted as a system call.
+/// The sync of `--sync each` after the block of `len` bytes at `offset`:
+/// `call` on `file` (sync_file_range over the block only), timed by `timer`
+/// and counted as a system call.
 pub(super) fn sync_in_loop(
     file: &File,
     call: SyncCall,
+    (offset, len): (u64, u64),
     timer: &mut dyn SyncTimer,
     counts: &mut LoopCounts,
 ) -> Result<()> {
     timer
-        .time(&mut || sync_file(file, call))
+        .time(&mut || sync_file(file, call, offset, len))
         .map_err(|e| write_error(sync_name(call), e))?;
     counts.syscalls += 1;
     Ok(())
 }
 
-/// Runs the sync call on `file`.
-pub(super) fn sync_file(file: &File, call: SyncCall) -> std::io::Result<()> {
+/// Runs the sync call on `file`; sync_file_range covers the `len` bytes at
+/// `offset` (`len` 0: to the end of the file), the others the whole file.
+pub(super) fn sync_file(file: &File, call: SyncCall, offset: u64, len: u64) -> std::io::Result<()> {
     match call {
         SyncCall::Fsync => file.sync_all(),
         SyncCall::Fdatasync => file.sync_data(),
+        SyncCall::SyncFileRange => {
+            use std::os::unix::io::AsRawFd;
+            super::durability::sync_file_range(file.as_raw_fd(), offset, len)
+        }
     }
 }
 
@@ -210,7 +225,7 @@ pub(super) fn sync_file(file: &File, call: SyncCall) -> std::io::Result<()> {
 /// that writes through a file descriptor.
 pub(super) fn sync_at_end(file: &File, policy: SyncPolicy, call: SyncCall) -> Result<()> {
     if policy == SyncPolicy::End {
-        sync_file(file, call).map_err(|e| write_error(sync_name(call), e))?;
+        sync_file(file, call, 0, 0).map_err(|e| write_error(sync_name(call), e))?;
     }
     Ok(())
 }
@@ -219,6 +234,7 @@ pub(super) fn sync_name(call: SyncCall) -> &'static str {
     match call {
         SyncCall::Fsync => "fsync",
         SyncCall::Fdatasync => "fdatasync",
+        SyncCall::SyncFileRange => "sync_file_range",
     }
 }
 
@@ -275,7 +291,8 @@ impl Method for WriteMethod {
                 Call::Pwrite => pwrite_all(file, buf, offset, "pwrite", &mut counts)?,
             }
             if each {
-                sync_in_loop(file, *sync_call, timer.as_mut(), &mut counts)?;
+                let range = (offset, len as u64);
+                sync_in_loop(file, *sync_call, range, timer.as_mut(), &mut counts)?;
             }
             counts.bytes += len as u64;
             Ok(0)

@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{CacheState, Target, Threads, WarmBy};
 use crate::method::{
-    Advice, IoOptions, MethodKind, MmapOptions, Populate, Share, SizeWith, SyncCall, SyncPolicy,
-    WriteOptions,
+    Advice, IoOptions, MethodKind, MmapOptions, Msync, OpenSync, Populate, Share, SizeWith,
+    SyncCall, SyncPolicy, WriteOptions,
 };
 use crate::pattern::Pattern;
 use crate::workload::{FillContent, ScaleFactor, ScaleUnit, WorkloadKind};
@@ -37,9 +37,17 @@ pub struct Case {
     /// When the data is made durable (write methods only).
     #[serde(default)]
     pub sync: Option<SyncPolicy>,
-    /// fsync or fdatasync (`write` and `pwrite` with a sync policy other than none).
+    /// fsync, fdatasync or sync_file_range (the write methods but
+    /// `mmap-write`, with a sync policy other than none).
     #[serde(default)]
     pub sync_call: Option<SyncCall>,
+    /// The file opened with O_DSYNC or O_SYNC (the write methods that write
+    /// through a descriptor; absent for the others).
+    #[serde(default)]
+    pub open_sync: Option<OpenSync>,
+    /// msync with MS_SYNC or MS_ASYNC (`mmap-write` with a sync policy other than none).
+    #[serde(default)]
+    pub msync: Option<Msync>,
     /// A fresh file or an existing one overwritten (write methods only).
     #[serde(default)]
     pub target: Option<Target>,
@@ -74,6 +82,10 @@ pub struct Case {
     /// order once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<u32>,
+    /// The target rate or think time of the trial's operations (`--rate`,
+    /// `--think-time`; [`crate::plan::pace`]); absent: flat out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pace: Option<crate::plan::pace::Pace>,
     /// The memory the trial's page cache may fill, and how that is enforced
     /// ([`crate::plan::memory_budget`]); absent: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -201,13 +213,15 @@ impl Case {
         WriteOptions {
             sync: self.sync.unwrap_or_default(),
             sync_call: self.sync_call.unwrap_or_default(),
+            msync: self.msync.unwrap_or_default(),
             size_with: self.size_with,
             zeroed_buffer: self.fill == Some(FillContent::Calloc),
         }
     }
 
-    /// The method with its options, e.g. `mmap`, `mmap(populate=map,advice=random)`
-    /// or `write(sync=end,sync-call=fdatasync)`. Options at their defaults are left out.
+    /// The method with its options, e.g. `mmap`, `mmap(populate=map,advice=random)`,
+    /// `write(sync=end,sync-call=fdatasync)` or `pwrite(open-sync=dsync)`.
+    /// Options at their defaults are left out.
     pub fn method_label(&self) -> String {
         let mut opts = Vec::new();
         if let Some(p) = self.populate.filter(|p| *p != Populate::None) {
@@ -224,6 +238,12 @@ impl Case {
         }
         if let Some(c) = self.sync_call.filter(|c| *c != SyncCall::Fsync) {
             opts.push(format!("sync-call={c}"));
+        }
+        if let Some(m) = self.msync.filter(|m| *m != Msync::Sync) {
+            opts.push(format!("msync={m}"));
+        }
+        if let Some(o) = self.open_sync.filter(|o| *o != OpenSync::None) {
+            opts.push(format!("open-sync={o}"));
         }
         if let Some(w) = self.size_with.filter(|w| *w != SizeWith::Truncate) {
             opts.push(format!("size-with={w}"));
@@ -244,13 +264,14 @@ impl Case {
 
     /// Whether a trial of this case can repeat its pass to last longer
     /// (`--min-trial-time`): a warm or as-is read on one thread, not timed,
-    /// not a scale (whose output is written once).
+    /// not paced, not a scale (whose output is written once).
     pub fn repeats_passes(&self) -> bool {
         !self.method.writes()
             && self.cache != CacheState::Cold
             && self.threads.is_none()
             && self.procs.is_none()
             && self.duration_s.is_none()
+            && self.pace.is_none()
             && self.scale.is_none()
     }
 
@@ -278,7 +299,7 @@ impl Case {
             self.warm_by,
             self.seed,
             self.scale.map(|s| (s, self.scale_unit.unwrap_or_default())),
-            self.threads,
+            (self.threads, self.pace),
             self.procs,
         )
     }
@@ -318,6 +339,9 @@ impl Case {
         if let Some(s) = self.duration_s {
             workload.push_str(&format!(", {s} s"));
         }
+        if let Some(p) = self.pace {
+            workload.push_str(&format!(", {p}"));
+        }
         if let Some(b) = self.memory_budget {
             workload.push_str(&format!(", {b}"));
         }
@@ -346,7 +370,7 @@ impl Case {
 
 /// What [`Case::group_key`] returns: pattern with its trace, block size,
 /// file size, workload, fill content, target, cache state, warm-by, seed,
-/// scale factor with its unit, threads and processes.
+/// scale factor with its unit, threads with the pace, and processes.
 pub type GroupKey = (
     (Pattern, Option<crate::pattern::trace::TraceRef>),
     u64,
@@ -358,6 +382,6 @@ pub type GroupKey = (
     WarmBy,
     u64,
     Option<(ScaleFactor, ScaleUnit)>,
-    Option<Threads>,
+    (Option<Threads>, Option<crate::plan::pace::Pace>),
     Option<u32>,
 );

@@ -15,8 +15,8 @@ use std::collections::HashSet;
 use super::{CacheState, Case, Metric, OrderPolicy, Plan, Target, ThreadMode, Threads, WarmBy};
 use crate::error::{Error, Result};
 use crate::method::{
-    Advice, Fadvise, IoOptions, MethodKind, MethodOption, Populate, Share, SizeWith, SyncCall,
-    SyncPolicy,
+    Advice, Fadvise, IoOptions, MethodKind, MethodOption, Msync, OpenSync, Populate, Share,
+    SizeWith, SyncCall, SyncPolicy,
 };
 use crate::pattern::trace::{LoadedTrace, Ops};
 use crate::pattern::Pattern;
@@ -57,6 +57,10 @@ pub struct Factors {
     pub syncs: Vec<SyncPolicy>,
     /// The call write methods sync with.
     pub sync_calls: Vec<SyncCall>,
+    /// The O_DSYNC or O_SYNC flag the write methods that take it open their file with.
+    pub open_syncs: Vec<OpenSync>,
+    /// MS_SYNC or MS_ASYNC for `mmap-write`'s msync.
+    pub msyncs: Vec<Msync>,
     /// What write methods write into.
     pub targets: Vec<Target>,
     /// How a fresh file is sized before it is mapped.
@@ -117,6 +121,10 @@ pub struct Factors {
     pub duration_s: Option<u32>,
     /// The page-cache budget each trial runs under (`--memory-budget`).
     pub memory_budget: Option<super::memory_budget::MemoryBudget>,
+    /// Target rates of the operations (`--rate`; empty: flat out).
+    pub rates: Vec<super::pace::Rate>,
+    /// Think times after each operation, ns (`--think-time`; empty: none).
+    pub think_ns: Vec<u64>,
 }
 
 impl Default for Factors {
@@ -131,6 +139,8 @@ impl Default for Factors {
             fills: vec![FillContent::Pattern],
             syncs: vec![SyncPolicy::None],
             sync_calls: vec![SyncCall::Fsync],
+            open_syncs: vec![OpenSync::None],
+            msyncs: vec![Msync::Sync],
             targets: vec![Target::Fresh],
             size_withs: vec![SizeWith::Truncate],
             caches: vec![CacheState::Warm, CacheState::Cold],
@@ -161,6 +171,8 @@ impl Default for Factors {
             fadvises: Vec::new(),
             duration_s: None,
             memory_budget: None,
+            rates: Vec::new(),
+            think_ns: Vec::new(),
         }
     }
 }
@@ -365,6 +377,8 @@ impl Factors {
             },
             |c, m| c.method = m,
         );
+        let paces = super::pace::choices(&self.rates, &self.think_ns);
+        cases = multiply(cases, |_| paces.clone(), |c, p| c.pace = p);
         cases = self.multiply_method_options(cases);
         let calloc = cases.iter().find(|c| {
             c.fill == Some(FillContent::Calloc) && !c.method.takes(MethodOption::CallocBuffer)
@@ -397,6 +411,10 @@ impl Factors {
                     Ops::Writes => t.reference.longest_write,
                 }
                 .max(1);
+            }
+            // First: a paced case records latency, which the others refuse.
+            if let Some(why) = super::pace::refusal(case) {
+                return Err(Error::Plan(why));
             }
             if let Some(why) = super::duration::refusal(case) {
                 return Err(Error::Plan(why));
@@ -439,6 +457,8 @@ impl Factors {
             self.fills.len(),
             self.syncs.len(),
             self.sync_calls.len(),
+            self.open_syncs.len(),
+            self.msyncs.len(),
             self.targets.len(),
             self.size_withs.len(),
             self.caches.len(),
@@ -454,6 +474,8 @@ impl Factors {
             self.scale_factors.len(),
             self.threads.len(),
             self.thread_modes.len(),
+            self.rates.len(),
+            self.think_ns.len(),
         ];
         let product = lengths
             .iter()
@@ -499,6 +521,19 @@ impl Factors {
                 when(takes(c, O::SyncCall) && syncs, &self.sync_calls)
             },
             |c, v| c.sync_call = v,
+        );
+        cases = multiply(
+            cases,
+            |c| {
+                let syncs = c.sync.is_some_and(|s| s != SyncPolicy::None);
+                when(takes(c, O::Msync) && syncs, &self.msyncs)
+            },
+            |c, v| c.msync = v,
+        );
+        cases = multiply(
+            cases,
+            |c| when(takes(c, O::OpenSync), &self.open_syncs),
+            |c, v| c.open_sync = v,
         );
         cases = multiply(
             cases,
@@ -558,9 +593,16 @@ impl Factors {
             },
             |c, v| c.io.fadvise = v,
         );
+        // A paced case is there for its latencies: it always records them.
         multiply(
             cases,
-            |_| or_default(&self.latency, false),
+            |c| {
+                if c.pace.is_some() {
+                    vec![true]
+                } else {
+                    or_default(&self.latency, false)
+                }
+            },
             |c, v| c.latency = v,
         )
     }
@@ -720,8 +762,39 @@ impl Factors {
         Ok(())
     }
 
-    /// Refuses option values out of range.
+    /// Refuses option values out of range, and a durability option no
+    /// method of the run takes.
     fn check_option_values(&self) -> Result<()> {
+        use clap::ValueEnum as _;
+        let taking = |o: MethodOption| -> Vec<String> {
+            MethodKind::value_variants()
+                .iter()
+                .filter(|m| m.takes(o))
+                .map(|m| m.to_string())
+                .collect()
+        };
+        let given = |o: MethodOption| self.methods.iter().any(|m| m.takes(o));
+        if self.open_syncs.iter().any(|&o| o != OpenSync::None) && !given(MethodOption::OpenSync) {
+            return Err(Error::Plan(format!(
+                "--open-sync is for the methods that write through a file descriptor ({}); \
+                 mmap-write syncs with --sync and --msync",
+                taking(MethodOption::OpenSync).join(", ")
+            )));
+        }
+        if self.msyncs.iter().any(|&m| m != Msync::Sync) {
+            if !given(MethodOption::Msync) {
+                return Err(Error::Plan(
+                    "--msync is for --method mmap-write (the others sync with --sync-call)".into(),
+                ));
+            }
+            if self.syncs.iter().all(|&s| s == SyncPolicy::None) {
+                return Err(Error::Plan(
+                    "--msync says how mmap-write syncs, and --sync none never does: \
+                     add --sync end or --sync each"
+                        .into(),
+                ));
+            }
+        }
         for &b in &self.stdio_buffers {
             if b == 0 || b > MAX_STDIO_BUFFER {
                 return Err(Error::Plan(format!(

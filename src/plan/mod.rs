@@ -4,8 +4,9 @@
 //! types it is made of ([`CacheState`], [`WarmBy`], [`Target`], [`Threads`]);
 //! [`factors`] expands lists of factors into cases, [`preflight`] checks a
 //! plan against this machine before anything runs, [`memory_budget`]
-//! finds how a page-cache budget can be enforced here, and [`duration`]
-//! says which cases can run for a fixed time.
+//! finds how a page-cache budget can be enforced here, [`duration`]
+//! says which cases can run for a fixed time, and [`pace`] which can run
+//! at a target rate.
 use serde::{Deserialize, Serialize};
 
 pub mod cache;
@@ -14,6 +15,7 @@ pub mod duration;
 pub mod factors;
 pub mod memory_budget;
 pub mod notes;
+pub mod pace;
 pub mod precision;
 pub mod preflight;
 mod target;

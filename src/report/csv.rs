@@ -20,7 +20,7 @@ use crate::stats::stopping::GroupPrecision;
 use crate::stats::{CaseResult, ComparisonResult, RunResults};
 
 /// The header row, in column order.
-pub const COLUMNS: [&str; 99] = [
+pub const COLUMNS: [&str; 103] = [
     "case_id",
     "method_label",
     "method",
@@ -120,6 +120,10 @@ pub const COLUMNS: [&str; 99] = [
     "case_interfered_trials",
     "case_interfered_share",
     "exclude_interfered",
+    "open_sync",
+    "msync",
+    "rate",
+    "think_ns",
 ];
 
 /// The vmstat deltas exported, in column order (before the interference record's).
@@ -148,14 +152,30 @@ pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
             .collect();
         for case in &results.cases {
             let statistics = case_statistics(results, case, &comparisons, &precision);
+            let later = later_case_columns(&case.case);
             for sample in &case.samples {
                 let mut row = record(case, sample);
                 row.extend(statistics.iter().cloned());
+                row.extend(later.iter().cloned());
                 out.write_record(row).map_err(io::Error::from)?;
             }
         }
         out.flush()
     })
+}
+
+/// The case's columns added after the statistics (columns are only ever
+/// added at the end): `open_sync`, `msync`, `rate`, `think_ns`.
+fn later_case_columns(c: &crate::plan::Case) -> [String; 4] {
+    fn opt<T: ToString>(x: Option<T>) -> String {
+        x.map(|x| x.to_string()).unwrap_or_default()
+    }
+    [
+        opt(c.open_sync),
+        opt(c.msync),
+        opt(c.pace.and_then(|p| p.rate)),
+        opt(c.pace.and_then(|p| p.think_ns)),
+    ]
 }
 
 /// A value's name as the JSON export spells it (`bh`, `within-noise`, `max-runs`).

@@ -355,7 +355,19 @@ fn trial_seconds(c: &Case) -> f64 {
         }
         None => cached(bytes),
     };
-    ASSUMED_SECONDS_PER_TRIAL + prepare + main
+    ASSUMED_SECONDS_PER_TRIAL + prepare + main.max(paced_seconds(c))
+}
+
+/// The least time a paced case's loop takes (`--rate`, `--think-time`):
+/// each operation after the first waits an interval or a think time.
+fn paced_seconds(c: &Case) -> f64 {
+    let Some(pace) = c.pace else {
+        return 0.0;
+    };
+    let waits = requests_per_pass(c).saturating_sub(1) as f64;
+    let interval = pace.rate.map_or(0, |r| r.interval_ns(c.block_size));
+    let gap = interval.max(pace.think_ns.unwrap_or(0));
+    waits * gap as f64 / 1e9
 }
 
 /// The plan's planned trials at the assumed rates ([`trial_seconds`] for

@@ -114,11 +114,12 @@ impl SyncTimer for LoopSyncs {
 }
 
 /// Opens the file a write trial writes into: read-write (a shared writable
-/// mapping needs both), never created, never through a symbolic link. The
+/// mapping needs both), never created, never through a symbolic link, with
+/// the case's `--open-sync` flag (O_DSYNC or O_SYNC) if it has one. The
 /// runner created it in the scratch directory; as a second line of defence the
 /// child refuses anything that is not a regular file of this user, with one
 /// link, named as faultline names its files.
-fn open_for_writing(path: &Path) -> Result<File> {
+fn open_for_writing(path: &Path, open_sync: Option<crate::method::OpenSync>) -> Result<File> {
     let refuse = |why: &str| {
         Error::Trial(format!(
             "refusing to write {}: {why}; write trials only write files faultline created",
@@ -135,7 +136,7 @@ fn open_for_writing(path: &Path) -> Result<File> {
     let file = OpenOptions::new()
         .read(true)
         .write(true)
-        .custom_flags(libc::O_NOFOLLOW)
+        .custom_flags(libc::O_NOFOLLOW | open_sync.map_or(0, |o| o.flags()))
         .open(path)
         .map_err(|e| Error::io("open for writing", path, e))?;
     let meta = file.metadata().map_err(|e| Error::io("stat", path, e))?;
@@ -150,7 +151,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let case = &spec.case;
     let writes = case.method.writes();
     let file = if writes {
-        open_for_writing(&spec.path)?
+        open_for_writing(&spec.path, case.open_sync)?
     } else {
         File::open(&spec.path).map_err(|e| Error::io("open", &spec.path, e))?
     };
@@ -211,11 +212,16 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     method.setup().map_err(|e| on_filesystem(e, &spec.path))?;
     let t1 = Instant::now();
     switch_profiler(profiler.as_ref(), true)?;
+    // The pace's schedule starts with the loop.
+    let pacer = case
+        .pace
+        .map(|p| crate::trial::main_loop::Pacer::new(p, case.block_size));
     let counts = crate::trial::main_loop::run_main_loop(
         method.as_mut(),
         &order,
         workload.as_mut(),
         latency.as_mut(),
+        pacer,
     )?;
     switch_profiler(profiler.as_ref(), false)?;
     let t2 = Instant::now();
@@ -335,6 +341,7 @@ fn more_passes(
             method.as_mut(),
             &order,
             workload.as_mut(),
+            None,
             None,
         )?;
         let t2 = Instant::now();
@@ -542,6 +549,37 @@ pub fn child_main() -> i32 {
             } else {
                 1
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::method::OpenSync;
+    use std::os::unix::io::AsRawFd;
+
+    /// The file status flags the kernel holds for `file`.
+    fn status_flags(file: &File) -> libc::c_int {
+        // SAFETY: F_GETFL on a descriptor this test owns.
+        unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFL) }
+    }
+
+    #[test]
+    fn a_write_target_is_opened_with_its_cases_open_sync_flag() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("faultline-test.data");
+        std::fs::write(&path, b"").unwrap();
+        // O_SYNC includes O_DSYNC's bit, so test the exact pair.
+        let sync_bits = libc::O_SYNC | libc::O_DSYNC;
+        for (open_sync, want) in [
+            (None, 0),
+            (Some(OpenSync::None), 0),
+            (Some(OpenSync::Dsync), libc::O_DSYNC),
+            (Some(OpenSync::Sync), libc::O_SYNC),
+        ] {
+            let file = open_for_writing(&path, open_sync).unwrap();
+            assert_eq!(status_flags(&file) & sync_bits, want, "{open_sync:?}");
         }
     }
 }

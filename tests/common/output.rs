@@ -22,9 +22,17 @@ pub fn one_line(out: &Output, code: i32, needles: &[&str]) -> String {
 /// that a `--runs 1` plan gives no verdicts.
 #[track_caller]
 pub fn one_line_besides_damon(out: &Output, code: i32, needles: &[&str]) -> String {
+    // A warning wraps to the console's width: its continuation lines are
+    // indented, and go with it.
+    let mut in_damon = false;
     let lines = stderr_lines(out)
         .into_iter()
-        .filter(|l| !(l.starts_with("warning: ") && l.contains(" DAMON kdamond(s) running: ")))
+        .filter(|l| {
+            let continued = in_damon && l.starts_with(' ');
+            in_damon = continued
+                || (l.starts_with("warning: ") && l.contains(" DAMON kdamond(s) running"));
+            !in_damon
+        })
         // A one-run plan is told up front that it gives no verdicts.
         .filter(|l| !(l.starts_with("warning: --runs 1: no verdicts")))
         .collect();

@@ -1,0 +1,216 @@
+//! The durability options (`--open-sync`, `--sync-call sync-file-range`,
+//! `--msync`) and the buffered writer (`stdio-write`), end to end: the real
+//! binary on small files (1 MiB at most).
+mod common;
+
+use std::collections::HashSet;
+
+use common::{assert_no_failures, entries, labels, samples, Flags, Scratch};
+
+/// The sum of the `pattern` fill's bytes over a file of `len` bytes.
+fn pattern_sum(len: usize) -> u64 {
+    let mut bytes = vec![0u8; len];
+    faultline::workload::fill_pattern(0, &mut bytes);
+    bytes.iter().map(|&b| b as u64).sum()
+}
+
+#[test]
+fn every_durability_option_writes_the_same_bytes_with_every_method() {
+    let scratch = Scratch::new();
+    let size = 1 << 20;
+    let csv = scratch.path("out.csv");
+    let markdown = scratch.path("out.md");
+    let results = scratch.run_json(
+        Flags::new()
+            .size("1M")
+            .method("write,pwrite,stdio-write,mmap-write,uring-write")
+            .pattern("seq,random")
+            .block("256k")
+            .sync("none,end,each")
+            .flag("--sync-call", "fsync,sync-file-range")
+            .flag("--open-sync", "none,dsync,sync")
+            .flag("--msync", "sync,async")
+            .flag("--export-csv", &csv)
+            .flag("--export-markdown", &markdown)
+            .runs(1),
+    );
+    // The runner read every written file back: a wrong byte fails the trial.
+    assert_no_failures(&results);
+    let want = pattern_sum(size);
+    let mut per_block_syncs = 0;
+    for (case, s) in samples(&results) {
+        let label = case["label"].as_str().unwrap();
+        assert_eq!(s["checksum"].as_u64().unwrap(), want, "{label}");
+        assert_eq!(s["bytes"], size as u64, "{label}");
+        let method = case["method"].as_str().unwrap();
+        // Each option is set on the methods that take it, and only those.
+        assert_eq!(
+            case["open_sync"].is_null(),
+            method == "mmap-write",
+            "{label}"
+        );
+        let syncs = case["sync"] != "none";
+        assert_eq!(
+            case["msync"].is_null(),
+            method != "mmap-write" || !syncs,
+            "{label}"
+        );
+        // write and pwrite: one call per block, and one sync_file_range per
+        // block with --sync each.
+        if (method == "write" || method == "pwrite")
+            && case["sync"] == "each"
+            && case["sync_call"] == "sync-file-range"
+            && case["pattern"] == "seq"
+        {
+            assert_eq!(s["syscalls"], 8, "{label}");
+            assert!(s["sync_ns"].as_u64().unwrap() > 0, "{label}");
+            per_block_syncs += 1;
+        }
+    }
+    assert_eq!(per_block_syncs, 2 * 3, "write and pwrite × 3 open flags");
+    let labels = labels(&results);
+    for label in [
+        "write(open-sync=dsync)",
+        "pwrite(sync=each,sync-call=sync-file-range,open-sync=sync)",
+        "stdio-write(open-sync=dsync,buffer=8 KiB)",
+        "uring-write(sync=each,sync-call=sync-file-range,depth=1)",
+        "mmap-write(sync=each,msync=async)",
+        "mmap-write(sync=end)",
+    ] {
+        assert!(labels.contains(label), "{label} missing from {labels:?}");
+    }
+    // seq and random × (write, pwrite, stdio-write, uring-write: 3 open
+    // flags × (none + 2 syncs × 2 calls)) + mmap-write: none + 2 syncs × 2 msyncs.
+    assert_eq!(labels.len(), 4 * 3 * 5 + 5);
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (open_sync, msync) = (column("open_sync"), column("msync"));
+    let cells: Vec<(String, String)> = reader
+        .records()
+        .map(|row| {
+            let row = row.unwrap();
+            (row[open_sync].to_string(), row[msync].to_string())
+        })
+        .collect();
+    assert!(cells.iter().any(|(o, _)| o == "dsync"), "{cells:?}");
+    assert!(cells.iter().any(|(_, m)| m == "async"), "{cells:?}");
+    let markdown = std::fs::read_to_string(&markdown).unwrap();
+    assert!(markdown.contains("open-sync=dsync"));
+    assert!(markdown.contains("msync=async"));
+    assert!(entries(&scratch.data_dir().join("scratch")).is_empty());
+}
+
+#[test]
+fn stdio_write_writes_every_order_and_buffer_size_byte_for_byte() {
+    let scratch = Scratch::new();
+    // Not a multiple of a page or of a block; small, for the 1-byte blocks.
+    let size = 300_007;
+    let results = scratch.run_json(
+        Flags::new()
+            .size(size.to_string())
+            .method("write,stdio-write")
+            .pattern("seq,random,reverse")
+            .block("1,12345")
+            .flag("--stdio-buffer", "4k,64k")
+            .target("fresh,overwrite")
+            .cache("as-is")
+            .runs(1),
+    );
+    assert_no_failures(&results);
+    let want = pattern_sum(size);
+    let mut buffers = HashSet::new();
+    for (case, s) in samples(&results) {
+        let label = case["label"].as_str().unwrap();
+        assert_eq!(s["checksum"].as_u64().unwrap(), want, "{label}");
+        if case["method"] == "stdio-write" {
+            buffers.insert(case["stdio_buffer"].as_u64().unwrap());
+            let blocks = (size as u64).div_ceil(case["block_size"].as_u64().unwrap());
+            let calls = s["syscalls"].as_u64().unwrap();
+            if case["pattern"] == "seq" {
+                // A sequential write goes out a buffer at a time.
+                let buffer = case["stdio_buffer"].as_u64().unwrap();
+                assert!(
+                    calls <= (size as u64).div_ceil(buffer) + 1,
+                    "{label}: {calls}"
+                );
+            } else {
+                // Each jump is a write of what was buffered and an lseek.
+                assert!(calls <= 2 * blocks + 1, "{label}: {calls}");
+            }
+        }
+    }
+    assert_eq!(buffers, HashSet::from([4096, 65536]));
+}
+
+#[test]
+fn durability_options_without_a_method_to_take_them_are_refused() {
+    let scratch = Scratch::new();
+    scratch.refused(
+        [
+            "--size",
+            "1M",
+            "--method",
+            "mmap-write",
+            "--open-sync",
+            "dsync",
+        ],
+        &["--open-sync is for", "write, pwrite", "--msync"],
+    );
+    scratch.refused(
+        [
+            "--size",
+            "1M",
+            "--method",
+            "read,mmap",
+            "--open-sync",
+            "sync",
+        ],
+        &["--open-sync is for"],
+    );
+    scratch.refused(
+        ["--size", "1M", "--method", "write", "--msync", "async"],
+        &["--msync is for --method mmap-write"],
+    );
+    scratch.refused(
+        ["--size", "1M", "--method", "mmap-write", "--msync", "async"],
+        &["--sync none never does", "--sync end"],
+    );
+    scratch.refused(
+        ["--size", "1M", "--method", "write", "--open-sync", "always"],
+        &["invalid value 'always' for '--open-sync"],
+    );
+}
+
+#[test]
+fn the_dry_run_lists_the_durability_options_of_each_case() {
+    let scratch = Scratch::new();
+    let out = scratch
+        .run([
+            "--dry-run",
+            "--size",
+            "1M",
+            "--method",
+            "pwrite,stdio-write,mmap-write",
+            "--sync",
+            "each",
+            "--sync-call",
+            "sync-file-range",
+            "--open-sync",
+            "dsync",
+            "--msync",
+            "async",
+        ])
+        .env("COLUMNS", "400")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for label in [
+        "pwrite(sync=each,sync-call=sync-file-range,open-sync=dsync)",
+        "stdio-write(sync=each,sync-call=sync-file-range,open-sync=dsync,buffer=8 KiB)",
+        "mmap-write(sync=each,msync=async)",
+    ] {
+        assert!(text.contains(label), "{label} missing from {text}");
+    }
+}
