@@ -51,13 +51,12 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     files.output("--output", &output)?;
     let several = args.results.len() > 1;
-    // An export that cannot be opened or parsed is a runtime failure
-    // naming the file and what failed (`open`, `parse`), exit 1.
+    // An export that cannot be read is bad input, as in `compare`.
     let runs: Vec<RunResults> = args
         .results
         .iter()
-        .map(|p| report::read_json(p))
-        .collect::<Result<_, _>>()?;
+        .map(|p| super::compare::read_export(p))
+        .collect::<anyhow::Result<_>>()?;
     // An export of a reproduction gets its claims judged again from its
     // samples (an export written before claims were exported has none).
     let runs: Vec<RunResults> = runs
