@@ -1,7 +1,7 @@
 //! The output flags shared by `run`, `reproduce` and `compare`: throughput
 //! unit, colour, verbosity; and the terminal they write to (its width, and
 //! an output stream that strips colour when colour is off).
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 
 use clap::{Args, ValueEnum};
 
@@ -50,23 +50,21 @@ impl OutputArgs {
         }
     }
 
-    /// Standard output, with colour codes kept or stripped as `--color`
-    /// (and, for auto, NO_COLOR and the terminal) decide.
-    pub fn stdout(&self) -> anstream::AutoStream<std::io::Stdout> {
-        let choice = match self.color {
+    /// How colour codes are treated on standard output: `--color`, and
+    /// for auto NO_COLOR and the terminal.
+    pub fn color_choice(&self) -> anstream::ColorChoice {
+        match self.color {
             ColorWhen::Auto => anstream::ColorChoice::Auto,
             ColorWhen::Always => anstream::ColorChoice::Always,
             ColorWhen::Never => anstream::ColorChoice::Never,
-        };
-        anstream::AutoStream::new(std::io::stdout(), choice)
+        }
     }
 
-    /// Writes `text` (which may carry colour codes) to standard output.
+    /// Writes `text` (which may carry faultline's colour codes) to standard
+    /// output, through the console: other control characters escaped, a
+    /// closed pipe the end of the output, not a panic.
     pub fn print(&self, text: &str) {
-        let mut out = self.stdout();
-        // A closed pipe is not worth a panic; the exit code says the rest.
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        faultline::console::styled(text, self.color_choice());
     }
 }
 

@@ -37,11 +37,41 @@ pub struct PlanArgs {
 /// `run --dry-run`: what the plan would run and need, and its cases; nothing
 /// is generated, created or measured.
 pub fn print_dry_run(plan: &Plan, config: &SessionConfig) -> ExitCode {
-    println!("{}", dry_run::describe("run", plan, config));
+    for line in dry_run::describe("run", plan, config).lines() {
+        println!("{line}");
+    }
     for line in dry_run::case_lines(plan) {
         println!("{line}");
     }
+    for line in written_lines(plan, config) {
+        println!("{line}");
+    }
     ExitCode::SUCCESS
+}
+
+/// The files a run of `plan` would write, one line each: its exports (and
+/// the CSV's timeline file, `--keep-output`), and its journal.
+pub fn written_lines(plan: &Plan, config: &SessionConfig) -> Vec<String> {
+    let mut lines: Vec<String> = faultline::session::Session::written_files(plan, config)
+        .into_iter()
+        .map(|(flag, path)| format!("  writes {flag} {}", path.display()))
+        .collect();
+    let journal =
+        match &config.journal {
+            Some(path) => format!("  writes --journal {} (kept)", path.display()),
+            None => format!(
+            "  writes the journal in {} (removed when the run completes, unless --keep-journal)",
+            config
+                .exports
+                .json
+                .as_deref()
+                .and_then(std::path::Path::parent)
+                .map_or_else(|| config.data_dir.join("runs"), std::path::Path::to_path_buf)
+                .display()
+        ),
+        };
+    lines.push(journal);
+    lines
 }
 
 /// Says, before a run starts, when its plan cannot give a verdict: one run

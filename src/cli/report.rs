@@ -70,6 +70,14 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     // is written.
     let plots = match &args.plots {
         Some(dir) => {
+            if let Ok(target) = std::fs::read_link(dir) {
+                return Err(Error::Plan(format!(
+                    "--plots {}: is a symbolic link (to {}); faultline writes into a real directory only, never through a link: give the directory itself",
+                    dir.display(),
+                    target.display()
+                ))
+                .into());
+            }
             if dir.exists() && !dir.is_dir() {
                 return Err(
                     Error::Plan(format!("--plots {}: is not a directory", dir.display())).into(),

@@ -194,7 +194,10 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 let plan = preset.plan(scope);
                 config.statistics = preset_statistics(args, &plan);
                 if args.dry_run {
-                    println!("{}", dry_run::describe(preset.name(), &plan, &config));
+                    Session::check(&plan, &config)?;
+                    for line in dry_run::describe(preset.name(), &plan, &config).lines() {
+                        println!("{line}");
+                    }
                     continue;
                 }
                 announce(preset.as_ref(), &reproduction);
@@ -238,7 +241,11 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         outcomes.push(outcome);
         if c != ExitCode::SUCCESS {
             code = c;
-            break;
+            // An interruption stops the reproduction; failed trials in one
+            // preset do not stop the next (the exit code still says so).
+            if c == ExitCode::from(faultline::session::EXIT_INTERRUPTED) {
+                break;
+            }
         }
     }
     if args.dry_run {
@@ -320,6 +327,16 @@ fn check_outputs(
     if let Some(journal) = &args.resume {
         files.input("--resume", journal)?;
     }
+    if let Some(dir) = &args.plots {
+        if let Ok(target) = std::fs::read_link(dir) {
+            return Err(Error::Plan(format!(
+                "--plots {}: is a symbolic link (to {}); faultline writes into a real directory only, never through a link: give the directory itself",
+                dir.display(),
+                target.display()
+            ))
+            .into());
+        }
+    }
     if let Some(report) = &args.report {
         files.output("--report", report)?;
     }
@@ -375,7 +392,10 @@ fn session_config(
 ) -> anyhow::Result<SessionConfig> {
     let data_dir = session::data_dir(args.data_dir.clone());
     let runs = data_dir.join("runs");
-    faultline::files::dataset::ensure_private_dir(&runs)?;
+    // A dry run touches nothing: the directory is made when a preset runs.
+    if !args.dry_run {
+        faultline::files::dataset::ensure_private_dir(&runs)?;
+    }
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -395,7 +415,9 @@ fn session_config(
     let given = &args.exports;
     Ok(SessionConfig {
         data_dir,
+        kind: faultline::runner::journal::JournalKind::Reproduce,
         seed: 1,
+        size_given: args.size.is_some(),
         drop_caches: args.drop_caches,
         journal: Some(journal),
         exports: Exports {
@@ -415,6 +437,7 @@ fn session_config(
 /// (a journal without a record is a default-mode one: it predates `--faithful`).
 fn check_resumable(path: &Path, wanted: &Reproduction) -> anyhow::Result<()> {
     let header = faultline::runner::journal::read(path)?.header;
+    header.check_kind(path, faultline::runner::journal::JournalKind::Reproduce)?;
     let recorded = header.reproduction.unwrap_or(Reproduction {
         preset: wanted.preset.clone(),
         faithful: false,

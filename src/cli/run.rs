@@ -284,8 +284,18 @@ impl RunArgs {
         SessionConfig {
             data_dir: session::data_dir(self.data_dir.clone()),
             file: self.file.clone(),
+            kind: faultline::runner::journal::JournalKind::Run,
+            inputs: [
+                ("--baseline", &self.output.baseline),
+                ("--plan", &self.plan.plan),
+                ("--trace", &self.trace),
+            ]
+            .into_iter()
+            .filter_map(|(flag, path)| path.clone().map(|p| (flag.to_string(), p)))
+            .collect(),
             image: scales.then(|| self.image.unwrap_or(image::DEFAULT_IMAGE)),
             seed: self.seed,
+            size_given: !self.size.is_empty(),
             scratch_parent: self.dir.clone(),
             keep: self.keep,
             keep_output: self.keep_output.clone(),
@@ -375,6 +385,8 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("note: {note}");
             }
             if args.plan.dry_run {
+                // The same refusals as the run's, before anything is said.
+                Session::check(&plan, &config)?;
                 return Ok(super::plan_args::print_dry_run(&plan, &config));
             }
             config.profile = args.profile.decide()?;

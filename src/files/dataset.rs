@@ -308,12 +308,21 @@ pub fn user_file(path: &Path) -> Result<Dataset> {
     }
     // Opened read-only; a file faultline may not read is bad input, as a
     // missing one is.
-    let file = File::open(path).map_err(|e| match e.kind() {
+    // Without blocking, and checked again once open: a FIFO swapped in
+    // after the check above is refused, not waited on.
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| match e.kind() {
         std::io::ErrorKind::PermissionDenied => bad(
             "permission denied (faultline opens it read-only: check its mode and the directories above it)",
         ),
         _ => bad(&format!("cannot be opened: {e}")),
     })?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(bad("is not a regular file"));
+    }
     if let Some(fs) = pseudo_filesystem(&file) {
         check_pseudo_file(&file, meta.len(), fs).map_err(|why| bad(&why))?;
     }

@@ -300,7 +300,7 @@ pub fn measure(
         .other_runs
         .iter()
         .chain(&after.other_runs)
-        .map(|r| format!("{} ({})", r.id, r.info))
+        .map(|r| format!("{} ({})", r.id, r.describe()))
         .collect();
     runs.sort();
     runs.dedup();
@@ -498,6 +498,7 @@ mod tests {
             id: id.into(),
             info: info.into(),
             data_dir: None,
+            same_data_dir: false,
         };
         b.other_runs = vec![run("7-1", "pid=7")];
         a.other_runs = vec![run("7-1", "pid=7"), run("8-2", "pid=8")];

@@ -16,6 +16,7 @@ pub mod memory_budget;
 pub mod notes;
 pub mod precision;
 pub mod preflight;
+pub mod resources;
 mod target;
 pub mod threads;
 

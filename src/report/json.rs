@@ -3,7 +3,6 @@
 //! It holds everything the other reports are drawn from (every sample, the
 //! summaries, comparisons, failures, warnings and the environment), so
 //! [`read_json`] can render them again later without rerunning anything.
-use std::fs::File;
 use std::io::{self, BufReader};
 use std::path::Path;
 
@@ -21,9 +20,13 @@ pub fn write_json(results: &RunResults, path: &Path) -> Result<()> {
 }
 
 /// Reads results written by [`write_json`].
+/// The file is opened as every input is ([`crate::input::open`]: a
+/// regular file only) and read up to [`crate::input::MAX_JSON_BYTES`].
 pub fn read_json(path: &Path) -> Result<RunResults> {
-    let file = File::open(path).map_err(|e| Error::io("open", path, e))?;
-    serde_json::from_reader(BufReader::new(file))
+    let what = "JSON export";
+    let file = crate::input::open(path, what)?;
+    let reader = crate::input::limited(file, path, what, crate::input::MAX_JSON_BYTES)?;
+    serde_json::from_reader(BufReader::new(reader))
         .map_err(|e| Error::io("parse", path, io::Error::new(io::ErrorKind::InvalidData, e)))
 }
 
@@ -89,10 +92,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing.json");
         let err = read_json(&missing).unwrap_err().to_string();
-        assert!(
-            err.starts_with("open ") && err.contains("missing.json"),
-            "{err}"
-        );
+        assert!(err.contains("missing.json: no such JSON export"), "{err}");
 
         let torn = dir.path().join("torn.json");
         std::fs::write(&torn, "{\"environment\": {").unwrap();

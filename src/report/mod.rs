@@ -14,6 +14,7 @@ mod access;
 pub mod calibration;
 pub mod compare;
 pub mod csv;
+pub mod failed;
 pub mod flame;
 mod fmt;
 mod groups;

@@ -716,6 +716,45 @@ fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
     residency::measure(&file).map_err(|e| Error::io("measure residency of", &dataset.path, e))
 }
 
+/// Why a trial that died for lack of memory died, in those words: killed
+/// by SIGKILL while the kernel's OOM-kill count rose (the machine, or the
+/// trial's memory cgroup, ran out), or aborted by a failed allocation.
+fn out_of_memory(
+    output: &std::process::Output,
+    oom_kills_before: Option<i64>,
+    in_cgroup: bool,
+) -> Option<String> {
+    let signal = output.status.signal()?;
+    if signal == libc::SIGKILL {
+        let rose = matches!(
+            (oom_kills_before, crate::measure::vmstat::oom_kills()),
+            (Some(before), Some(after)) if after > before
+        );
+        if !rose {
+            return None;
+        }
+        let whose = if in_cgroup {
+            "its memory cgroup (--memory-budget) or the machine"
+        } else {
+            "the machine"
+        };
+        return Some(format!(
+            "ran out of memory: the kernel's OOM killer ended it with SIGKILL ({whose} had no memory left); \
+             ask for less (fewer --threads or --procs, a smaller --block, --iov or --depth) or free memory"
+        ));
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let failed = stderr
+        .lines()
+        .find(|l| l.contains("memory allocation of"))?;
+    (signal == libc::SIGABRT).then(|| {
+        format!(
+            "ran out of memory: {} (aborted); ask for less (fewer --threads or --procs, a smaller --block, --iov or --depth) or free memory",
+            failed.trim()
+        )
+    })
+}
+
 /// `exe __trial`, set up to die with this process: the child asks the
 /// kernel for SIGKILL when its parent dies (PR_SET_PDEATHSIG), then checks
 /// that its parent is still the process that forked it, since the parent
@@ -753,6 +792,7 @@ fn spawn_trial(
     spec: &TrialSpec,
     cgroup: Option<&TrialCgroup>,
 ) -> std::result::Result<ChildReport, String> {
+    let oom_kills_before = crate::measure::vmstat::oom_kills();
     let mut child = trial_command(&options.exe)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -812,9 +852,12 @@ fn spawn_trial(
     if timed_out {
         let limit = options.trial_timeout.unwrap_or_default();
         return Err(format!(
-            "timed out after {:.1} s and was killed (--trial-timeout)",
+            "timed out after {} s and was killed (--trial-timeout)",
             limit.as_secs_f64()
         ));
+    }
+    if let Some(reason) = out_of_memory(&output, oom_kills_before, cgroup.is_some()) {
+        return Err(reason);
     }
     if let Some(signal) = output.status.signal() {
         let name = nix::sys::signal::Signal::try_from(signal)

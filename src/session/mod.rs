@@ -37,11 +37,21 @@ pub struct SessionConfig {
     pub data_dir: PathBuf,
     /// The user's file to measure instead of generated ones (read only).
     pub file: Option<PathBuf>,
+    /// The command running the session (`run`, `reproduce`, `calibrate`):
+    /// recorded in the journal, and a journal of another command is not
+    /// resumed.
+    pub kind: crate::runner::journal::JournalKind,
+    /// The other files the command reads, each with the flag that named it
+    /// (`--baseline`, `--plan`, `--trace`): no output may be any of them.
+    pub inputs: Vec<(String, PathBuf)>,
     /// The generated PPM image a scale plan reads (width, height), when it
     /// reads no user file.
     pub image: Option<(u32, u32)>,
     /// Seed of generated content.
     pub seed: u64,
+    /// Whether the user chose the file sizes (`--size`): messages that
+    /// advise a smaller one say when the size was the default.
+    pub size_given: bool,
     /// `--dir`: where write trials get a scratch directory of their own.
     pub scratch_parent: Option<PathBuf>,
     /// `--keep`: keep the files write trials wrote.
@@ -100,6 +110,7 @@ pub struct Session {
     warnings: Vec<String>,
     quiet: bool,
     statistics: crate::plan::precision::Statistics,
+    kind: crate::runner::journal::JournalKind,
 }
 
 /// What a session produced.
@@ -135,6 +146,20 @@ impl Session {
         setup::resumed(journal, config)
     }
 
+    /// Checks `plan` and `config` as [`Session::fresh`] does before anything
+    /// is generated or created, touching nothing: what `--dry-run` refuses
+    /// is what the run would refuse.
+    pub fn check(plan: &Plan, config: &SessionConfig) -> Result<()> {
+        setup::check_fresh(plan, config, &setup::journal_path(config)).map(|_| ())
+    }
+
+    /// The files a fresh session of `plan` writes besides its journal, each
+    /// with the flag that names it.
+    pub fn written_files(plan: &Plan, config: &SessionConfig) -> Vec<(&'static str, PathBuf)> {
+        let timelines = plan.cases.iter().any(|c| c.duration_s.is_some());
+        setup::written_files(config, &config.exports, timelines)
+    }
+
     /// The plan this session runs.
     pub fn plan(&self) -> &Plan {
         &self.plan
@@ -164,6 +189,7 @@ impl Session {
             warnings: setup_warnings,
             quiet,
             statistics,
+            kind,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -172,7 +198,12 @@ impl Session {
         };
         // What continues this run after an interruption: a preset's run is
         // continued by `reproduce`, which gives the published tables and verdicts.
-        let resume_command = resume_command(reproduction.as_ref(), journal.path());
+        let resume_command = match kind {
+            crate::runner::journal::JournalKind::Calibrate => {
+                "faultline calibrate (a calibration starts again; it does not resume)".to_string()
+            }
+            _ => resume_command(reproduction.as_ref(), journal.path()),
+        };
         // At most one control trial per measured run (--runs 2 gets 2).
         let profile = profile.map(|mut p| {
             p.control_trials = p.control_trials.min(plan.runs);
@@ -375,7 +406,18 @@ fn register_run(
     }
 }
 
-/// Makes SIGINT and SIGTERM set [`crate::system::stop_flag`] (once per
+/// The signals that stop a run cleanly: Ctrl-C (SIGINT), SIGTERM, a closed
+/// terminal or ssh session (SIGHUP) and Ctrl-\\ (SIGQUIT), which would
+/// otherwise end faultline without its journal's resume command (SIGQUIT
+/// with a core dump).
+pub const STOP_SIGNALS: [i32; 4] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
+];
+
+/// Makes SIGINT, SIGTERM, SIGHUP and SIGQUIT ([`STOP_SIGNALS`]) set [`crate::system::stop_flag`] (once per
 /// process): the running trial is stopped, or the test file being generated
 /// is abandoned and its temporary file removed. A second signal while
 /// stopping exits at once with [`EXIT_INTERRUPTED`].
@@ -385,7 +427,7 @@ pub fn install_signal_handlers() -> Result<()> {
     INSTALLED
         .get_or_init(|| {
             let stop = crate::system::stop_flag();
-            for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            for signal in STOP_SIGNALS {
                 signal_hook::flag::register_conditional_shutdown(
                     signal,
                     i32::from(EXIT_INTERRUPTED),

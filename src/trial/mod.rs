@@ -498,6 +498,9 @@ fn on_filesystem(error: Error, path: &std::path::Path) -> Error {
 /// ignored, so that a write past RLIMIT_FSIZE is an EFBIG error, reported.
 pub fn child_main() -> i32 {
     crate::files::scratch::ignore_file_size_signal();
+    // A Ctrl-\\ (SIGQUIT) at the terminal reaches the trial too: it dies
+    // of it (the runner reports the stop), and leaves no core file behind.
+    let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
     // One line: with --procs the runner keeps stdin open to release the
     // processes together (see crate::procs).
     let mut input = String::new();
