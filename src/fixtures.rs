@@ -202,6 +202,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
         total_ns: 500_350_000,
         child: ChildReport {
             wall_ns: 500_000_000,
+            continued: false,
             setup_ns: 250_000,
             teardown_ns: 100_000,
             sync_ns: 0,

@@ -29,6 +29,24 @@ pub fn stop_requested() -> bool {
     stop_flag().load(std::sync::atomic::Ordering::SeqCst)
 }
 
+/// Set by a run once its trials start: a stop then still lets the writes
+/// in progress finish (a stopped run writes its exports, whole, before it
+/// ends). Elsewhere (`report`), a stop abandons a file being written.
+static FINISH_WRITES_ON_STOP: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Lets writes finish after a stop, for the rest of this process (see
+/// [`finishes_writes_on_stop`]).
+pub fn finish_writes_on_stop() {
+    FINISH_WRITES_ON_STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Whether a write in progress finishes after a stop (a run's exports), or
+/// is abandoned, its temporary file removed (`report`'s files).
+pub fn finishes_writes_on_stop() -> bool {
+    FINISH_WRITES_ON_STOP.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -88,7 +88,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         data_dir: session::data_dir(args.data_dir.clone()),
         kind: faultline::runner::journal::JournalKind::Calibrate,
         seed: 1,
-        size_given: args.size.is_some(),
+        size_given: Some(args.size.is_some()),
         journal: args.journal.clone(),
         exports: args.exports.exports(),
         statistics: Statistics {

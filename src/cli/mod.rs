@@ -214,12 +214,19 @@ pub fn parse() -> Result<Cli, ExitCode> {
     Ok(cli)
 }
 
-/// The parser of every path flag: the path made absolute against the
-/// current directory (lexically: `..` and symbolic links are kept as
-/// typed, for the file checks to follow), any bytes kept.
+/// The parser of every path flag: the path joined to the current
+/// directory when it is relative, and otherwise as typed (`..`, `.`, a
+/// trailing `/` and symbolic links are kept, for the file checks to judge),
+/// any bytes kept.
 fn absolute_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
     use clap::builder::TypedValueParser;
-    clap::builder::PathBufValueParser::new().try_map(|path| std::path::absolute(&path))
+    clap::builder::PathBufValueParser::new().try_map(|path| {
+        if path.is_absolute() {
+            Ok(path)
+        } else {
+            std::env::current_dir().map(|cwd| cwd.join(path))
+        }
+    })
 }
 
 /// Prints what a finished session measured (the table, the verdicts, the

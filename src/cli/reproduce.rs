@@ -390,6 +390,9 @@ fn session_config(
     several: bool,
     reproduction: &Reproduction,
 ) -> anyhow::Result<SessionConfig> {
+    // Only a preset that takes --size is told to take a smaller one.
+    let takes_size =
+        studies::find(preset).is_some_and(|p| p.options().contains(&studies::PresetOption::Size));
     let data_dir = session::data_dir(args.data_dir.clone());
     let runs = data_dir.join("runs");
     // A dry run touches nothing: the directory is made when a preset runs.
@@ -417,7 +420,7 @@ fn session_config(
         data_dir,
         kind: faultline::runner::journal::JournalKind::Reproduce,
         seed: 1,
-        size_given: args.size.is_some(),
+        size_given: takes_size.then_some(args.size.is_some()),
         drop_caches: args.drop_caches,
         journal: Some(journal),
         exports: Exports {

@@ -295,7 +295,7 @@ impl RunArgs {
             .collect(),
             image: scales.then(|| self.image.unwrap_or(image::DEFAULT_IMAGE)),
             seed: self.seed,
-            size_given: !self.size.is_empty(),
+            size_given: Some(!self.size.is_empty()),
             scratch_parent: self.dir.clone(),
             keep: self.keep,
             keep_output: self.keep_output.clone(),

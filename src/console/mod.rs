@@ -224,10 +224,12 @@ mod tests {
         #[test]
         fn escaped_text_holds_no_control_character(text in "\\PC*|[\\x00-\\x7f\\u{80}-\\u{9f}\\u{202a}-\\u{202e}]*") {
             let line = escape(&text, false);
-            proptest::prop_assert!(!line.chars().any(|c| needs_escape(c, false)));
+            let raw = line.chars().any(|c| needs_escape(c, false));
+            proptest::prop_assert!(!raw, "{:?}", line);
             let styled = escape_keeping_paint(&text);
             proptest::prop_assert!(!has_foreign_escape(&styled));
-            proptest::prop_assert!(!styled.chars().any(|c| c != '\u{1b}' && needs_escape(c, true)));
+            let raw = styled.chars().any(|c| c != '\u{1b}' && needs_escape(c, true));
+            proptest::prop_assert!(!raw, "{:?}", styled);
         }
     }
 }

@@ -16,7 +16,11 @@
 //! names), nor anything that is not a regular file; an output the user asked
 //! for ([`SHARED_MODE`]) replaces only a file faultline made
 //! ([`super::made`]). A file that is replaced keeps its mode and its owner:
-//! a 0600 export stays 0600.
+//! a 0600 export stays 0600. Before it makes its own temporary file, the
+//! writer removes those of faultline processes that are gone from the same
+//! directory, so a killed run or report leaves nothing behind for long; and
+//! outside a run, a stop signal abandons the file being written
+//! ([`crate::system::finishes_writes_on_stop`]).
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -48,6 +52,8 @@ where
 {
     let output = mode == SHARED_MODE;
     let existing = check_destination(path, output).map_err(|e| Error::io("replace", path, e))?;
+    // What a killed faultline left here (its temporaries) goes first.
+    super::clean::remove_temporaries_of_gone(directory_of(path), None);
     let tmp = temp_path(path)?;
     let file = OpenOptions::new()
         .write(true)
@@ -60,6 +66,14 @@ where
         .map_err(|e| Error::io("replace", path, e))
         .and_then(|()| write_and_sync(file, fill).map_err(|e| Error::io("write", &tmp, e)))
         .and_then(|()| {
+            // A stop (Ctrl-C) while `report` writes abandons the file: no
+            // partial or late file appears after the user asked to stop.
+            if crate::system::stop_requested() && !crate::system::finishes_writes_on_stop() {
+                return Err(Error::Interrupted(format!(
+                    "interrupted while writing {}; nothing was written there",
+                    path.display()
+                )));
+            }
             // A link, device, FIFO, socket, directory or stranger's file that
             // appeared at the destination since the checks is not replaced.
             check_destination(path, output).map_err(|e| Error::io("replace", path, e))?;

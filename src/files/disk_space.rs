@@ -52,20 +52,23 @@ pub fn check_writable(dir: &Path, probe: &Path) -> Result<()> {
 
 /// Refuses when `needed` bytes (plus [`HEADROOM`]) do not fit in `available`
 /// on the file system of `dir`. `size_given`: whether the user chose the
-/// file size (`--size`), which the advice names as such. Pure: the caller
-/// measures.
-pub fn check(needed: u128, available: u64, dir: &Path, size_given: bool) -> Result<()> {
+/// file size with `--size` (`Some(true)`), left it at its default
+/// (`Some(false)`), or has no such flag (`None`): the advice names it as
+/// such, or does not offer it. Pure: the caller measures.
+pub fn check(needed: u128, available: u64, dir: &Path, size_given: Option<bool>) -> Result<()> {
     if needed == 0 || needed.saturating_add(u128::from(HEADROOM)) <= u128::from(available) {
         return Ok(());
     }
-    let size = if size_given {
-        "give a smaller --size"
-    } else {
-        "give a --size smaller than the default"
+    let advice = match size_given {
+        Some(true) => "free some space, pick another --data-dir, or give a smaller --size",
+        Some(false) => {
+            "free some space, pick another --data-dir, or give a --size smaller than the default"
+        }
+        None => "free some space, or pick another --data-dir",
     };
     Err(Error::Stopped(format!(
-        "not enough disk space in {}: the test files need {} (plus {} headroom) and only {} is free; \
-         free some space, pick another --data-dir, or {size}",
+        "not enough disk space in {}: the test file needs {} (plus {} headroom) and only {} is free; \
+         {advice}",
         dir.display(),
         crate::plan::resources::format_wide(needed),
         crate::size::format_size(HEADROOM),
@@ -80,16 +83,18 @@ mod tests {
     #[test]
     fn refuses_when_the_file_does_not_fit() {
         let dir = Path::new("/data");
-        assert!(check(1 << 30, 2 << 30, dir, true).is_ok());
-        assert!(check(0, 0, dir, true).is_ok(), "nothing to generate");
-        let err = check(1 << 30, 1 << 30, dir, true).unwrap_err().to_string();
+        assert!(check(1 << 30, 2 << 30, dir, Some(true)).is_ok());
+        assert!(check(0, 0, dir, Some(true)).is_ok(), "nothing to generate");
+        let err = check(1 << 30, 1 << 30, dir, Some(true))
+            .unwrap_err()
+            .to_string();
         assert!(
-            err.starts_with("not enough disk space in /data: the test files need 1 GiB"),
+            err.starts_with("not enough disk space in /data: the test file needs 1 GiB"),
             "{err}"
         );
         assert!(err.ends_with("or give a smaller --size"), "{err}");
         assert!(!err.contains('\n'));
-        let err = check(u128::from(u64::MAX) * 3, 1 << 30, dir, false)
+        let err = check(u128::from(u64::MAX) * 3, 1 << 30, dir, Some(false))
             .unwrap_err()
             .to_string();
         assert!(

@@ -76,7 +76,7 @@ pub fn open(path: &Path, what: &str) -> Result<File> {
         .map_err(|e| bad(format!("cannot be inspected: {e}")))?;
     if !meta.is_file() {
         return Err(bad(format!(
-            "is {}, not a regular file; give the {what} as a regular file (faultline reads it again and never waits on a pipe or device)",
+            "is {}, not a regular file; give the {what} as a regular file (faultline never reads from a pipe or a device)",
             kind(&meta.file_type())
         )));
     }

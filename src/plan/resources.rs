@@ -130,14 +130,37 @@ impl Limits {
     }
 }
 
-/// `memory.max` of the cgroup v2 this process is in, when it is a number.
+/// The memory limit of the cgroup this process is in: cgroup v1's
+/// `memory.limit_in_bytes` of its memory cgroup, else cgroup v2's
+/// `memory.max`, when it is a number that limits anything.
 fn own_cgroup_max() -> Option<u64> {
     let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    let path = own.lines().find_map(|l| l.strip_prefix("0::"))?;
-    let file = std::path::Path::new("/sys/fs/cgroup")
-        .join(path.trim_start_matches('/'))
-        .join("memory.max");
-    std::fs::read_to_string(file).ok()?.trim().parse().ok()
+    let root = std::path::Path::new("/sys/fs/cgroup");
+    let v1 = own.lines().find_map(|l| {
+        let mut parts = l.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        controllers.split(',').any(|c| c == "memory").then(|| {
+            root.join("memory")
+                .join(path.trim_start_matches('/'))
+                .join("memory.limit_in_bytes")
+        })
+    });
+    let v2 = own
+        .lines()
+        .find_map(|l| l.strip_prefix("0::"))
+        .map(|p| root.join(p.trim_start_matches('/')).join("memory.max"));
+    [v1, v2]
+        .into_iter()
+        .flatten()
+        .filter_map(|file| {
+            std::fs::read_to_string(file)
+                .ok()?
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        // cgroup v1 writes "no limit" as a number near 2^63.
+        .find(|&limit| limit < 1 << 62)
 }
 
 /// The flags that set a case's memory, as the user would name them.

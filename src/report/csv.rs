@@ -123,8 +123,22 @@ pub const COLUMNS: [&str; 99] = [
 /// The vmstat deltas exported, in column order (before the interference record's).
 const VMSTAT: [&str; 4] = ["pgfault", "pgmajfault", "pgpgin", "pgpgout"];
 
+/// `cell` as a spreadsheet may read it safely: a cell that starts with
+/// `=`, `+`, `-`, `@`, a tab or a carriage return and is not a number (a
+/// file name, a label, a trace path) would be taken for a formula, so it
+/// gets a leading `'`. Numbers, negative ones included, stay numbers.
+pub fn neutralise(cell: String) -> String {
+    let risky = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if risky && cell.parse::<f64>().is_err() {
+        format!("'{cell}")
+    } else {
+        cell
+    }
+}
+
 /// Writes one row per sample of every case, under a header of [`COLUMNS`],
-/// atomically. Checksums are written in hex (`0x...`), as faultline prints them.
+/// atomically. Checksums are written in hex (`0x...`), as faultline prints
+/// them. Every cell goes through [`neutralise`].
 pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
     write_atomically(path, SHARED_MODE, |w| {
         let mut out = ::csv::Writer::from_writer(w);
@@ -134,7 +148,8 @@ pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
             for sample in &case.samples {
                 let mut row = record(case, sample);
                 row.extend(statistics.iter().cloned());
-                out.write_record(row).map_err(io::Error::from)?;
+                out.write_record(row.into_iter().map(neutralise))
+                    .map_err(io::Error::from)?;
             }
         }
         out.flush()
@@ -293,6 +308,28 @@ fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
         opt(s.child.device.map(|d| d.read_bytes)),
     ]);
     row
+}
+
+#[cfg(test)]
+mod neutralise_tests {
+    use super::neutralise;
+
+    #[test]
+    fn formulas_are_neutralised_and_numbers_kept() {
+        for (cell, out) in [
+            ("=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"),
+            ("+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\t=1", "'\t=1"),
+            ("-12.5", "-12.5"),
+            ("-1e-9", "-1e-9"),
+            ("read", "read"),
+            ("", ""),
+        ] {
+            assert_eq!(neutralise(cell.to_string()), out, "{cell:?}");
+        }
+    }
 }
 
 #[cfg(test)]

@@ -52,6 +52,7 @@ mod tests {
     #[test]
     fn counts_failures_by_reason_and_says_when_nothing_was_measured() {
         let mut results = crate::fixtures::results();
+        results.failures.clear();
         assert_eq!(failure_summary(&results), None);
         let failure = |reason: &str| crate::results::TrialFailure {
             case: 0,

@@ -237,7 +237,10 @@ mod tests {
         let graphs = flame_graphs(&fixtures::profiled_results());
         let written = write_flame_graphs(&graphs, &dir.path().join("plots")).unwrap();
         assert_eq!(written.len(), 2);
-        assert_eq!(std::fs::read_to_string(&written[1]).unwrap(), graphs[1].svg);
+        assert_eq!(
+            std::fs::read_to_string(&written[1]).unwrap(),
+            crate::files::made::mark_svg(&graphs[1].svg)
+        );
         assert!(write_flame_graphs(&[], &dir.path().join("none"))
             .unwrap()
             .is_empty());

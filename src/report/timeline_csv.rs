@@ -53,7 +53,7 @@ pub fn write_timeline_csv(results: &RunResults, path: &Path) -> Result<()> {
         for case in &results.cases {
             for s in &case.samples {
                 for p in &s.child.timeline {
-                    out.write_record([
+                    let row = [
                         case.id.to_string(),
                         case.label.clone(),
                         s.run.to_string(),
@@ -74,8 +74,9 @@ pub fn write_timeline_csv(results: &RunResults, path: &Path) -> Result<()> {
                             .memory_budget
                             .map_or(String::new(), |b| b.kind.describe().to_string()),
                         case.case.pattern_label(),
-                    ])
-                    .map_err(io::Error::from)?;
+                    ];
+                    out.write_record(row.into_iter().map(super::csv::neutralise))
+                        .map_err(io::Error::from)?;
                 }
             }
         }

@@ -445,7 +445,10 @@ pub fn run_trials(
                 return Ok(raw);
             }
             let case = &plan.cases[slot.case];
-            progress.set_message(format!("{} · {}", case.method_label(), case.group_label()));
+            // Drawn on the terminal outside the console: escaped here (a
+            // group label holds a trace's file name).
+            let label = format!("{} · {}", case.method_label(), case.group_label());
+            progress.set_message(crate::console::escape(&label, false).into_owned());
             let file = trial_file(case, slot.case, files, options)?;
             let dataset = file.dataset();
             let mut prepared_by = preparer.prepare(dataset, case.cache, case.warm_by)?;
@@ -505,7 +508,7 @@ pub fn run_trials(
                 _ => spawn_trial(options, &spec, cgroup.as_ref()),
             };
             let window_end = probe.as_ref().map(Probe::after);
-            let interference = match (&window_start, &window_end, &rule) {
+            let mut interference = match (&window_start, &window_end, &rule) {
                 (Some(start), Some(end), Some(rule)) => {
                     Some(interference::measure(start, end, rule, trial_threads(case)))
                 }
@@ -532,6 +535,9 @@ pub fn run_trials(
             progress.inc(1);
             let entry = match outcome {
                 Ok(mut report) => {
+                    if report.continued {
+                        stopped_and_continued(&mut interference);
+                    }
                     if let Some(raw_profile) = report.raw_profile.take() {
                         let namer = namer.get_or_insert_with(Namer::new);
                         report.profile = Some(namer.name(&raw_profile));
@@ -714,6 +720,18 @@ fn is_disk_full(reason: &str) -> bool {
 fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
     let file = File::open(&dataset.path).map_err(|e| Error::io("open", &dataset.path, e))?;
     residency::measure(&file).map_err(|e| Error::io("measure residency of", &dataset.path, e))
+}
+
+/// Marks a trial that was stopped (Ctrl-Z, SIGSTOP) and continued while it
+/// ran as interfered, saying so: its times hold the pause, so it is not
+/// counted as a clean sample (`--retry-interfered` runs it again).
+fn stopped_and_continued(record: &mut Option<crate::measure::interference::Interference>) {
+    let record = record.get_or_insert_with(Default::default);
+    record.interfered = true;
+    record.reasons.push(
+        "the trial was stopped (Ctrl-Z or SIGSTOP) and continued while it ran: its times include the pause"
+            .to_string(),
+    );
 }
 
 /// Why a trial that died for lack of memory died, in those words: killed

@@ -49,9 +49,11 @@ pub struct SessionConfig {
     pub image: Option<(u32, u32)>,
     /// Seed of generated content.
     pub seed: u64,
-    /// Whether the user chose the file sizes (`--size`): messages that
-    /// advise a smaller one say when the size was the default.
-    pub size_given: bool,
+    /// Whether the user chose the file sizes with `--size` (`Some(true)`),
+    /// left it at its default (`Some(false)`), or has no such flag (a
+    /// preset's own sizes: `None`): a message that advises a smaller size
+    /// names the flag as typed, says it was the default, or does not offer it.
+    pub size_given: Option<bool>,
     /// `--dir`: where write trials get a scratch directory of their own.
     pub scratch_parent: Option<PathBuf>,
     /// `--keep`: keep the files write trials wrote.
@@ -247,9 +249,19 @@ impl Session {
         }
 
         install_signal_handlers()?;
+        // A stopped run still writes its exports, whole.
+        crate::system::finish_writes_on_stop();
         let stop = Arc::clone(crate::system::stop_flag());
-        let exe = std::env::current_exe()
-            .map_err(|e| Error::Trial(format!("finding faultline's own binary: {e}")))?;
+        // The running program itself, through /proc/self/exe: a binary
+        // replaced or removed under a long run (an upgrade) does not change
+        // what the remaining trials run.
+        let own = std::path::Path::new("/proc/self/exe");
+        let exe = if own.exists() {
+            own.to_path_buf()
+        } else {
+            std::env::current_exe()
+                .map_err(|e| Error::Trial(format!("finding faultline's own binary: {e}")))?
+        };
         let options = RunnerOptions {
             exe,
             drop_caches,

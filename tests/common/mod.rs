@@ -105,6 +105,33 @@ impl Scratch {
         read_json(&json)
     }
 
+    /// Runs a plan in which trials fail: expects exit 1 (the run said how
+    /// many failed and why on its last line, which is returned with the
+    /// JSON export, which keeps every trial).
+    #[track_caller]
+    pub fn run_json_failing<I, S>(&self, flags: I) -> (Value, String)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let json = self.path("out.json");
+        let _ = std::fs::remove_file(&json);
+        let out = self
+            .run(flags)
+            .arg("--export-json")
+            .arg(&json)
+            .output()
+            .expect("faultline runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let last = stderr.lines().last().unwrap_or_default().to_string();
+        assert!(
+            last.starts_with("error: ") && last.contains("failed"),
+            "{stderr}"
+        );
+        (read_json(&json), last)
+    }
+
     /// Runs `faultline run` with `flags` and expects it refused as bad
     /// input: exit 2, no panic, and exactly one line on stderr, holding every
     /// needle. Returns that line.

@@ -497,7 +497,7 @@ fn parse_hashed(path: &Path, options: &TraceOptions) -> crate::error::Result<(Tr
     let file = crate::input::open(path, "trace file").map_err(|e| match e {
         crate::error::Error::BadFile { why, .. } if why.contains("not a regular file") => {
             refuse(why.replace(
-                "give the trace file as a regular file",
+                "give the trace file as a regular file (faultline never reads from a pipe or a device)",
                 "a trace is read again by every trial, so give a regular file",
             ))
         }
