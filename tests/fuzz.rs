@@ -167,7 +167,7 @@ fn token() -> impl Strategy<Value = OsString> {
 }
 
 proptest! {
-    #![proptest_config(config(48))]
+    #![proptest_config(config(256))]
 
     /// `run --dry-run` with generated flags: every parser and every check
     /// before the run, none of them measuring.
@@ -258,7 +258,7 @@ fn real_export() -> &'static (Scratch, PathBuf) {
         let scratch = Scratch::new();
         let json = scratch.path("real.json");
         succeeded(
-            scratch.run(
+            &mut scratch.run(
                 Flags::new()
                     .size("64k")
                     .method("read,mmap")
@@ -312,7 +312,7 @@ fn odd_json() -> impl Strategy<Value = serde_json::Value> {
 }
 
 proptest! {
-    #![proptest_config(config(48))]
+    #![proptest_config(config(128))]
 
     /// `report` and `compare` over a real export with generated damage:
     /// fields replaced by odd values, the file cut short, bytes flipped.

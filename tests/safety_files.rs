@@ -50,7 +50,7 @@ fn output_within(cmd: &mut Command, seconds: u64) -> Output {
 /// A JSON export of a quick run, at `scratch/name`.
 fn export(scratch: &Scratch, name: &str) -> PathBuf {
     let path = scratch.path(name);
-    succeeded(scratch.run(quick().export_json(&path)));
+    succeeded(&mut scratch.run(quick().export_json(&path)));
     path
 }
 
@@ -84,12 +84,18 @@ fn no_output_is_ever_a_symbolic_link_wherever_it_points() {
         ("--export-json", &dangling),
         ("--export-markdown", &to_mine),
         ("--export-json", &to_export),
-        ("--export-csv", &PathBuf::from("/dev/stderr")),
     ] {
         let before = state(link);
         scratch.refused(quick().flag(flag, link), &[flag, "is a symbolic link"]);
         assert_eq!(state(link), before, "{link:?} was replaced");
     }
+    // /dev/stderr: a link to what standard error is (here a pipe).
+    let before = state(Path::new("/dev/stderr"));
+    scratch.refused(
+        quick().flag("--export-csv", "/dev/stderr"),
+        &["--export-csv"],
+    );
+    assert_eq!(state(Path::new("/dev/stderr")), before);
     assert!(!scratch.path("nowhere.json").exists());
     assert_eq!(
         std::fs::read_to_string(&mine).unwrap(),
@@ -131,6 +137,17 @@ fn no_output_is_ever_a_symbolic_link_wherever_it_points() {
         &["--keep-output", "is a symbolic link"],
     );
     scratch.refused(quick().journal(&dangling), &["--journal", "already exists"]);
+    // The directory write trials make their scratch directory in.
+    scratch.refused(
+        Flags::new()
+            .size("64k")
+            .method("write")
+            .block("4k")
+            .runs(2)
+            .dir(&plots),
+        &["is a symbolic link", "scratch directory"],
+    );
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     assert_eq!(
         std::fs::read_to_string(&mine).unwrap(),
         "the user's own notes"
@@ -188,7 +205,7 @@ fn no_output_is_any_input_however_it_is_spelled() {
     // A resumed run's trace is an input too.
     let journal = scratch.path("t.journal");
     succeeded(
-        scratch.run(
+        &mut scratch.run(
             Flags::new()
                 .size("64k")
                 .cache("as-is")
@@ -261,10 +278,7 @@ fn a_path_that_is_not_utf8_survives_a_plan_or_is_refused() {
             .arg(&json),
     );
     let results = read_json(&json);
-    assert_eq!(
-        results["cases"][0]["case"]["file_size"], 65536,
-        "the file given"
-    );
+    assert_eq!(results["cases"][0]["file_size"], 65536, "the file given");
     let out = scratch
         .run(Flags::new().file(&odd).switch("--print-plan"))
         .output()
@@ -321,10 +335,10 @@ fn files_a_plan_or_a_journal_names_are_listed_and_never_replace_a_strangers() {
     // stranger's file now stands at.
     let journal = scratch.path("run.journal");
     let md = scratch.path("r.md");
-    succeeded(scratch.run(quick().journal(&journal).flag("--export-markdown", &md)));
+    succeeded(&mut scratch.run(quick().journal(&journal).flag("--export-markdown", &md)));
     let resume = || {
         let mut cmd = faultline();
-        cmd.args(["run", "--resume"])
+        cmd.args(["run", "--keep-journal", "--resume"])
             .arg(&journal)
             .arg("--data-dir")
             .arg(scratch.data_dir());
@@ -418,11 +432,14 @@ fn every_bounded_input_names_its_limit() {
     std::fs::write(&plan, text).unwrap();
     scratch.refused(
         Flags::new().flag("--plan", &plan),
-        &["--plan", "larger than the 1 MiB a plan may be"],
+        &[
+            "--plan",
+            "larger than the 1 MiB (1048576 bytes) a plan may be",
+        ],
     );
     // A journal whose second line never ends (a sparse 65 MiB of zeros).
     let journal = scratch.path("run.journal");
-    succeeded(scratch.run(quick().journal(&journal)));
+    succeeded(&mut scratch.run(quick().journal(&journal)));
     let header = std::fs::read_to_string(&journal)
         .unwrap()
         .lines()
@@ -472,7 +489,7 @@ fn a_replaced_export_keeps_its_mode_and_the_journal_is_private() {
     assert_eq!(std::fs::metadata(&lock).unwrap().mode() & 0o077, 0, "lock");
     for mode in [0o600, 0o640, 0o444] {
         std::fs::set_permissions(&json, std::fs::Permissions::from_mode(mode)).unwrap();
-        succeeded(scratch.run(quick().export_json(&json)));
+        succeeded(&mut scratch.run(quick().export_json(&json)));
         assert_eq!(
             std::fs::metadata(&json).unwrap().mode() & 0o777,
             mode,
@@ -488,7 +505,7 @@ fn a_replaced_export_keeps_its_owner() {
     let scratch = Scratch::new();
     let json = export(&scratch, "out.json");
     std::os::unix::fs::chown(&json, Some(4242), Some(4343)).unwrap();
-    succeeded(scratch.run(quick().export_json(&json)));
+    succeeded(&mut scratch.run(quick().export_json(&json)));
     let meta = std::fs::metadata(&json).unwrap();
     assert_eq!((meta.uid(), meta.gid()), (4242, 4343));
 }
@@ -503,7 +520,7 @@ fn temporaries_a_killed_run_left_beside_its_exports_are_removed() {
     std::fs::create_dir(&out_dir).unwrap();
     // What a run killed mid-write leaves: its temporary beside the export,
     // and its mark in the data directory listing where it wrote.
-    succeeded(scratch.run(quick()));
+    succeeded(&mut scratch.run(quick()));
     let debris = out_dir.join(format!(".faultline-tmp-{GONE}-3-out.json"));
     std::fs::write(&debris, "{ half an exp").unwrap();
     let mark = scratch.data_dir().join(format!(".faultline-active-{GONE}"));
@@ -524,7 +541,7 @@ fn temporaries_a_killed_run_left_beside_its_exports_are_removed() {
     assert!(live.exists() && users.exists());
     // The next run that exports into that directory removes them too.
     std::fs::write(&debris, "{ half an exp").unwrap();
-    succeeded(scratch.run(quick().export_json(&out_dir.join("r.json"))));
+    succeeded(&mut scratch.run(quick().export_json(&out_dir.join("r.json"))));
     assert!(!debris.exists());
     assert!(live.exists() && users.exists());
 }
@@ -541,7 +558,7 @@ fn a_killed_run_s_memory_cgroups_are_removed_by_the_next_run() {
     let stale = parent.join(format!("faultline-{GONE}-0"));
     std::fs::create_dir(&stale).expect("a cgroup under this process's own");
     let scratch = Scratch::new();
-    let out = succeeded(scratch.run(quick()));
+    let out = succeeded(&mut scratch.run(quick()));
     assert!(!stale.exists(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("memory cgroup(s) left by a faultline"));
 }

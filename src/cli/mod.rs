@@ -167,11 +167,11 @@ pub fn command() -> clap::Command {
 ///   meant them;
 /// - every flag that takes a number, a duration, a percentage, a size or
 ///   a choice reads a value that starts with `-` (`--precision -5%`,
-/// `--max-time -1s`, `--profile-hz -1`), so that its own parser refuses it
-/// with its range message, not clap with "unexpected argument '-5%'". Paths
-/// and free text keep clap's rule (a file named `-x` is given as `./-x`),
-/// and so do flags whose value is optional (`--latency`), which would
-/// otherwise swallow the next flag.
+///   `--max-time -1s`, `--profile-hz -1`), so that its own parser refuses
+///   it with its range message, not clap with "unexpected argument '-5%'".
+///   Paths and free text keep clap's rule (a file named `-x` is given as
+///   `./-x`), and so do flags whose value is optional (`--latency`), which
+///   would otherwise swallow the next flag.
 fn signed_values(command: clap::Command) -> clap::Command {
     use std::any::TypeId;
     let names: Vec<String> = command

@@ -71,8 +71,8 @@ pub fn resolve(matches: ArgMatches) -> Result<ArgMatches, Error> {
     }
     for arg in run_command.get_arguments() {
         let id = arg.get_id().as_str();
-        if arg.get_long() != Some("plan") && run.value_source(id) == Some(ValueSource::CommandLine)
-        {
+        if run.value_source(id) == Some(ValueSource::CommandLine) {
+            // --plan too: the plan is an input no output may be.
             argv.extend(given_tokens(arg, run));
         }
     }

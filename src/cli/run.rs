@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use anyhow::Context;
 use clap::Args;
 
 use faultline::files::image;
@@ -348,7 +349,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // A bad baseline is refused before anything runs.
     let baseline = match &args.output.baseline {
         Some(path) => {
-            let old = super::compare::read_export(path)?;
+            let old = super::compare::read_export(path).context("--baseline")?;
             if args.resume.is_none() && old.settings.metric != args.metric {
                 return Err(faultline::error::Error::Plan(format!(
                     "--baseline {}: it compared the {} time and this run compares the {} time (--metric); \

@@ -288,6 +288,26 @@ mod tests {
     }
 
     #[test]
+    fn a_write_first_removes_what_gone_processes_left_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid no process has (above Linux's largest pid_max).
+        let gone = dir
+            .path()
+            .join(format!("{TEMP_PREFIX}{}-0-r.json", (1 << 22) + 5));
+        let live = dir
+            .path()
+            .join(format!("{TEMP_PREFIX}{}-9-r.json", std::process::id()));
+        std::fs::write(&gone, "half").unwrap();
+        std::fs::write(&live, "being written").unwrap();
+        write_atomically(&dir.path().join("r.md"), SHARED_MODE, |w| {
+            w.write_all(b"# faultline results\n")
+        })
+        .unwrap();
+        assert!(!gone.exists(), "a killed process's temporary goes");
+        assert!(live.exists(), "a live one's stays");
+    }
+
+    #[test]
     fn bare_file_names_live_in_the_current_directory() {
         assert_eq!(directory_of(Path::new("out.json")), Path::new("."));
         assert_eq!(directory_of(Path::new("a/out.json")), Path::new("a"));

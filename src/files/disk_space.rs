@@ -98,7 +98,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("need 5.534e19 bytes"),
+            err.contains("needs 5.534e19 bytes"),
             "never saturated: {err}"
         );
         assert!(err.ends_with("a --size smaller than the default"), "{err}");

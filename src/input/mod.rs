@@ -94,11 +94,11 @@ pub fn open(path: &Path, what: &str) -> Result<File> {
 
 /// The refusal of a `what` at `path` that is larger than `limit` bytes.
 pub fn too_large(path: &Path, what: &str, size: Option<u64>, limit: u64) -> Error {
-    let size = size.map_or_else(|| "more".to_string(), format_size);
+    let size = size.map_or_else(|| "more".to_string(), |s| format!("{s} bytes"));
     Error::BadFile {
         path: path.to_path_buf(),
         why: format!(
-            "is {size}, larger than the {} a {what} may be; faultline does not read it",
+            "is {size}, larger than the {} ({limit} bytes) a {what} may be; faultline does not read it",
             format_size(limit)
         ),
     }
@@ -237,7 +237,10 @@ mod tests {
         std::fs::write(&path, vec![b'x'; 2000]).unwrap();
         assert_eq!(read_limited(&path, "plan", 2000).unwrap().len(), 2000);
         let e = read_limited(&path, "plan", 1024).unwrap_err().to_string();
-        assert!(e.contains("larger than the 1 KiB a plan may be"), "{e}");
+        assert!(
+            e.contains("is 2000 bytes, larger than the 1 KiB (1024 bytes) a plan may be"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -242,11 +242,16 @@ impl Journal {
             .custom_flags_nofollow()
             .open(path)
             .map_err(|e| open_error(path, e))?;
-        if !file.metadata().is_ok_and(|m| m.is_file()) {
-            return Err(Error::BadFile {
-                path: path.to_path_buf(),
-                why: "is not a regular file, so not a faultline journal".into(),
-            });
+        match file.metadata() {
+            Ok(meta) if meta.is_file() => {}
+            other => {
+                let kind =
+                    other.map_or("not a regular file", |m| crate::input::kind(&m.file_type()));
+                return Err(Error::BadFile {
+                    path: path.to_path_buf(),
+                    why: format!("is {kind}, not a regular file, so not a faultline journal"),
+                });
+            }
         }
         crate::files::locks::lock_exclusive(&file, path)?;
         Ok(Journal {

@@ -351,7 +351,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
     for warning in &replay.warnings {
         eprintln!("warning: {warning}");
     }
-    let header = replay.header;
+    let header = anchor_paths(replay.header, path);
     // The journal's precision and shortest trial: the rounds it added are
     // its --precision's, and its cases were planned with its trial time.
     let mut statistics = header.statistics.unwrap_or(config.statistics);
@@ -471,6 +471,39 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         statistics,
         kind: config.kind,
     })
+}
+
+/// `header` with every relative path it holds (journals written before
+/// paths were stored absolute, or edited by hand) taken relative to the
+/// journal's own directory, where a run with relative paths kept it
+/// (beside its JSON export), not to the directory the resume runs in.
+fn anchor_paths(mut header: journal::Header, journal: &Path) -> journal::Header {
+    let dir = crate::files::outputs::directory_of(journal).to_path_buf();
+    let anchor = |p: &mut PathBuf| {
+        if p.is_relative() {
+            *p = dir.join(&*p);
+        }
+    };
+    for path in [
+        &mut header.export_json,
+        &mut header.export_csv,
+        &mut header.export_markdown,
+        &mut header.scratch_parent,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        anchor(path);
+    }
+    for file in &mut header.files {
+        anchor(&mut file.path);
+    }
+    for case in &mut header.plan.cases {
+        if let Some(trace) = &mut case.trace {
+            anchor(&mut trace.path);
+        }
+    }
+    header
 }
 
 /// The profiling a resumed run continues with: the journal's, if this

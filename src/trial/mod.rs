@@ -510,7 +510,10 @@ pub fn child_main() -> i32 {
     let mut input = Vec::new();
     let continued = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let _ = signal_hook::flag::register(signal_hook::consts::SIGCONT, continued.clone());
-    let result = crate::input::read_line(&mut std::io::stdin().lock(), &mut input, MAX_SPEC)
+    // Its own statement: the lock on stdin goes before the trial runs (a
+    // --procs trial reads the runner's go from stdin).
+    let read = crate::input::read_line(&mut std::io::stdin().lock(), &mut input, MAX_SPEC);
+    let result = read
         .map_err(|e| Error::Trial(format!("reading the trial spec: {e}")))
         .and_then(|_| {
             serde_json::from_slice::<TrialSpec>(&input)
