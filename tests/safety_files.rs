@@ -254,6 +254,29 @@ fn a_relative_path_means_the_directory_it_was_typed_in() {
     );
     assert!(first.join("out.json").exists());
     assert!(std::fs::read_dir(&second).unwrap().next().is_none());
+    // A journal that holds a relative path (written before paths were
+    // stored absolute, or edited): relative to the journal, which a run
+    // with relative paths kept beside its export.
+    succeeded(
+        scratch
+            .run(quick())
+            .args(["--journal", "old.journal", "--keep-journal"])
+            .current_dir(&first),
+    );
+    let text = std::fs::read_to_string(first.join("old.journal")).unwrap();
+    let (head, rest) = text.split_once('\n').unwrap();
+    let mut header: serde_json::Value = serde_json::from_str(head).unwrap();
+    header["export_json"] = "legacy.json".into();
+    header.as_object_mut().unwrap().remove("kind");
+    std::fs::write(first.join("old.journal"), format!("{header}\n{rest}")).unwrap();
+    succeeded(
+        faultline()
+            .args(["run", "--resume", "../first/old.journal", "--data-dir"])
+            .arg(scratch.data_dir())
+            .current_dir(&second),
+    );
+    assert!(first.join("legacy.json").exists());
+    assert!(std::fs::read_dir(&second).unwrap().next().is_none());
 }
 
 #[test]
