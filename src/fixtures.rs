@@ -320,6 +320,7 @@ pub(crate) fn results() -> RunResults {
         warnings: vec!["cold cache not reached in run 2 of mmap".to_string()],
         complete: true,
         statistics: Default::default(),
+        claims: Vec::new(),
     }
 }
 

@@ -13,12 +13,18 @@ const PRESETS: [&str; 5] = [
     "write2020",
     "sun2002",
 ];
-const WORDS: [&str; 5] = [
+const WORDS: [&str; 11] = [
     "holds",
     "smaller than published",
     "larger than published",
+    "no effect",
     "reversed",
-    "inconclusive",
+    "not similar",
+    "mixed",
+    "unsettled: machine busy",
+    "unsettled: budget spent",
+    "unsettled: needs --profile",
+    "unsettled: not measured",
 ];
 
 #[test]
@@ -241,9 +247,9 @@ fn resume_refuses_to_mix_faithful_and_default_runs() {
 }
 
 #[test]
-fn quick_reproductions_add_rounds_to_a_precision_target_unless_told_not_to() {
+fn quick_reproductions_settle_each_claim_within_a_budget() {
     let scratch = Scratch::new();
-    let json_of = |extra: &[&str]| {
+    let json_of = |preset: &str, extra: &[&str]| {
         let json = scratch.path("w.json");
         let _ = std::fs::remove_file(&json);
         let mut args = vec![
@@ -253,29 +259,72 @@ fn quick_reproductions_add_rounds_to_a_precision_target_unless_told_not_to() {
             json.to_str().unwrap(),
         ];
         args.extend_from_slice(extra);
-        let out = succeeded(&mut scratch.reproduce("write2020", args));
+        let out = succeeded(&mut scratch.reproduce(preset, args));
         let value: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
         (String::from_utf8_lossy(&out.stdout).into_owned(), value)
     };
-    // The quick default: ±3%, at most 3 times the preset's runs.
-    let (stdout, json) = json_of(&[]);
-    let precision = &json["settings"]["statistics"]["precision"];
-    assert_eq!(precision["target"], 0.03, "{precision}");
+    // The quick default: no per-group precision target; claims settled
+    // within --max-runs, and no warm read's main loop timed below 20 ms.
+    let (stdout, json) = json_of("liege2018", &["--max-runs", "6"]);
+    assert!(json["settings"]["statistics"].get("precision").is_none());
+    assert!(!stdout.contains("precision ±"), "{stdout}");
     let planned = json["settings"]["runs"].as_u64().expect("planned runs");
-    assert_eq!(precision["max_runs"].as_u64(), Some(3 * planned));
-    assert!(stdout.contains("precision ±3.0%: "), "{stdout}");
-    for group in json["statistics"]["precision"].as_array().unwrap() {
-        assert!(group["pairs"].as_u64().unwrap() <= 3 * planned, "{group}");
+    let cases = json["cases"].as_array().unwrap();
+    for case in cases {
+        let runs = case["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["excluded"].is_null())
+            .count() as u64;
+        assert!(
+            (planned..=6).contains(&runs),
+            "{runs} runs: {}",
+            case["label"]
+        );
+        let repeats = case["case"]["cache"] == "warm" && case["case"]["method"] == "read";
+        if repeats {
+            assert_eq!(
+                case["case"]["min_trial_ns"], 20_000_000,
+                "{}",
+                case["label"]
+            );
+        }
     }
-    // A target and a budget of one's own, or none.
-    let (_, json) = json_of(&["--precision", "10%", "--max-time", "20s"]);
+    // Every claim is in the export, decided or unsettled with its reason.
+    let claims = json["claims"].as_array().expect("a claims list");
+    assert!(claims.len() >= 6, "{claims:?}");
+    for c in claims {
+        assert_eq!(c["study"], "liege2018");
+        assert!(!c["id"].as_str().unwrap().is_empty());
+        let verdict = c["verdict"].as_str().unwrap();
+        if verdict == "unsettled" {
+            let reason = &c["unsettled"];
+            assert!(
+                reason["reason"].is_string() && reason["settle"].is_string(),
+                "{c}"
+            );
+        } else {
+            assert!(c.get("unsettled").is_none(), "{c}");
+        }
+    }
+    // --max-runs at the planned runs: nothing is added.
+    let (_, json) = json_of("write2020", &["--max-runs", "2"]);
+    for case in json["cases"].as_array().unwrap() {
+        assert_eq!(
+            case["samples"].as_array().unwrap().len(),
+            2,
+            "{}",
+            case["label"]
+        );
+    }
+    // A per-group precision target of one's own, or none.
+    let (stdout, json) = json_of("write2020", &["--precision", "10%", "--max-time", "20s"]);
     let precision = &json["settings"]["statistics"]["precision"];
     assert_eq!(precision["target"], 0.1);
     assert_eq!(precision["max_time_s"], 20.0);
-    let (stdout, json) = json_of(&["--precision", "off"]);
-    assert!(json["settings"]["statistics"].get("precision").is_none());
-    assert!(!stdout.contains("precision ±"), "{stdout}");
+    assert!(stdout.contains("precision ±10.0%: "), "{stdout}");
     let bad = scratch
         .reproduce("write2020", ["--precision", "0%"])
         .output()
@@ -681,4 +730,80 @@ fn the_disk_check_counts_the_file_a_write_trial_creates() {
         "{err}"
     );
     assert!(!err.contains("journal:"), "refused before running: {err}");
+}
+
+#[test]
+fn claims_are_in_every_export_and_report_rebuilds_them() {
+    let scratch = Scratch::new();
+    let (json, csv, md) = (
+        scratch.path("w.json"),
+        scratch.path("w.csv"),
+        scratch.path("w.md"),
+    );
+    let out = succeeded(
+        &mut scratch.reproduce(
+            "write2020",
+            Flags::new()
+                .flag("--scale-down", "256")
+                .export_json(&json)
+                .flag("--export-csv", &csv)
+                .flag("--export-markdown", &md),
+        ),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let exported = read_json(&json);
+    let claims = exported["claims"]
+        .as_array()
+        .expect("a top-level claims list");
+    assert_eq!(claims.len(), 1, "{claims:?}");
+    let claim = &claims[0];
+    for field in [
+        "study",
+        "id",
+        "claim",
+        "verdict",
+        "published",
+        "kind",
+        "level",
+        "runs",
+    ] {
+        assert!(!claim[field].is_null(), "{field} in {claim}");
+    }
+    assert_eq!(claim["study"], "write2020");
+    let verdict = claim["verdict"].as_str().unwrap();
+    // The terminal's verdict list says the same verdict.
+    let listed = verdict_words(&stdout, "write2020");
+    assert_eq!(listed.len(), 1);
+    assert!(
+        listed[0].replace(' ', "-").starts_with(verdict),
+        "{} vs {verdict}",
+        listed[0]
+    );
+    // The CSV beside: a header and one row with the same id and verdict.
+    let claims_csv = std::fs::read_to_string(scratch.path("w-claims.csv")).expect("claims CSV");
+    let mut rows = csv::Reader::from_reader(claims_csv.as_bytes());
+    let headers = rows.headers().unwrap().clone();
+    let row = rows.records().next().expect("one row").unwrap();
+    let cell = |name: &str| row[headers.iter().position(|h| h == name).unwrap()].to_string();
+    assert_eq!(cell("id"), claim["id"].as_str().unwrap());
+    assert_eq!(cell("verdict"), verdict);
+    // Markdown: a Claims section with the claim's id.
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains("## Claims"), "{markdown}");
+    assert!(markdown.contains(claim["id"].as_str().unwrap()));
+    // `faultline report` rebuilds the claims from the samples: the same verdict.
+    let html = scratch.path("w.html");
+    let out = succeeded(faultline().arg("report").arg(&json).arg("-o").arg(&html));
+    let printed = String::from_utf8_lossy(&out.stdout);
+    let id = format!("write2020/{}: ", claim["id"].as_str().unwrap());
+    let line = printed
+        .lines()
+        .find(|l| l.starts_with(&id))
+        .expect("the claim");
+    assert!(line.contains(&listed[0].to_string()), "{line}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<section id=\"claims\">"),
+        "the claims section"
+    );
 }

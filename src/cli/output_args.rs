@@ -1,11 +1,9 @@
 //! The output flags shared by `run`, `reproduce` and `compare`: throughput
 //! unit, colour, verbosity; and the terminal they write to (its width, and
 //! an output stream that strips colour when colour is off).
-use std::io::IsTerminal;
-
 use clap::{Args, ValueEnum};
 
-use faultline::report::terminal::{Layout, DEFAULT_WIDTH};
+use faultline::report::terminal::Layout;
 use faultline::report::units::ThroughputUnit;
 
 /// When to colour the output.
@@ -40,8 +38,8 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
-    /// The layout of the terminal output: the terminal's width (100 when
-    /// standard output is not a terminal), the unit, the verbosity.
+    /// The layout of the terminal output: the width (`COLUMNS`, else the
+    /// terminal's, else 100), the unit, the verbosity.
     pub fn layout(&self) -> Layout {
         Layout {
             width: terminal_width(),
@@ -61,22 +59,21 @@ impl OutputArgs {
     }
 
     /// Writes `text` (which may carry faultline's colour codes) to standard
-    /// output, through the console: other control characters escaped, a
-    /// closed pipe the end of the output, not a panic.
+    /// output through the console (other control characters escaped, a
+    /// closed pipe the end of the output, not a panic), each line wrapped
+    /// to the width ([`faultline::console::wrap_lines`]): no line is wider
+    /// than the terminal, `-v`'s full tables included.
     pub fn print(&self, text: &str) {
-        faultline::console::styled(text, self.color_choice());
+        let clean = faultline::console::escape_keeping_paint(text);
+        let text = faultline::console::wrap_lines(&clean, self.layout().width);
+        faultline::console::styled(&text, self.color_choice());
     }
 }
 
-/// The width of the terminal on standard output, or [`DEFAULT_WIDTH`] when
-/// it is not a terminal.
+/// The width to fit output to: `COLUMNS`, else the terminal's, else
+/// [`faultline::console::DEFAULT_WIDTH`] ([`faultline::console::width_of_terminal`]).
 pub fn terminal_width() -> usize {
-    let stdout = std::io::stdout();
-    if !stdout.is_terminal() {
-        return DEFAULT_WIDTH;
-    }
-    terminal_size::terminal_size_of(&stdout)
-        .map_or(DEFAULT_WIDTH, |(w, _)| usize::from(w.0).max(40))
+    faultline::console::width_of_terminal()
 }
 
 /// The output flags of `run`: [`OutputArgs`] and `--baseline`.

@@ -4,7 +4,7 @@
 use clap::Args;
 
 use faultline::plan::precision::{Adjustment, Precision, Statistics};
-use faultline::plan::{CacheState, Plan};
+use faultline::plan::Plan;
 
 /// Precision of the default comparison when no --runs, --precision,
 /// --max-runs or --max-time is given: ±5%, at most 20 runs per case and 30 s.
@@ -37,8 +37,9 @@ pub struct PrecisionArgs {
     /// journal's].
     #[arg(long, value_enum)]
     pub fdr: Option<Adjustment>,
-    /// Repeat the pass over the file (setup, loop and teardown) inside one trial until the
-    /// trial lasts at least this long (e.g. 20ms); warm and as-is read trials only.
+    /// Repeat the pass over the file (setup, loop and teardown) inside one trial until its main
+    /// loops add up to at least this long (e.g. 20ms), or its passes to four times it; warm and
+    /// as-is read trials only.
     #[arg(long, value_name = "TIME", value_parser = parse_min_trial)]
     pub min_trial_time: Option<f64>,
     /// The smallest difference a verdict calls (e.g. 5%; 0 calls any difference the CI shows):
@@ -90,13 +91,7 @@ impl PrecisionArgs {
         };
         let mut skipped = 0;
         for case in &mut plan.cases {
-            let repeatable = !case.method.writes()
-                && case.cache != CacheState::Cold
-                && case.threads.is_none()
-                && case.procs.is_none()
-                && case.duration_s.is_none()
-                && case.scale.is_none();
-            if repeatable {
+            if case.repeats_passes() {
                 case.min_trial_ns = Some(ns);
             } else {
                 skipped += 1;

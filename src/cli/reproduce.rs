@@ -15,6 +15,7 @@ use faultline::results::Reproduction;
 use faultline::session::{self, dry_run, Session, SessionConfig};
 use faultline::studies::html::render_preset_html_linking;
 use faultline::studies::outcome::PresetOutcome;
+use faultline::studies::settle::ASSUMED_PAIR_SD;
 use faultline::studies::{self, Choices, Preset, Scope};
 
 /// Flags of `faultline reproduce`.
@@ -42,7 +43,8 @@ pub struct ReproduceArgs {
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
     /// The exports (with `all`: one file per preset, `<stem>-<preset>.<ext>`;
-    /// crotty2022's CSV also writes its per-second timeline to `<stem>-timeline.csv`).
+    /// the CSV's claims go to `<stem>-claims.csv` beside it, and crotty2022's CSV also writes
+    /// its per-second timeline to `<stem>-timeline.csv`).
     #[command(flatten)]
     pub exports: super::ExportArgs,
     /// Interference: the threshold, retries, exclusion.
@@ -71,14 +73,28 @@ pub struct ReproduceArgs {
     /// Seconds per trial, for presets that take it (crotty2022; default: 10 quick, 60 full).
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=3600))]
     pub duration: Option<u32>,
-    /// Add alternating rounds to each group until every comparison's 95% CI is within ±P (e.g.
-    /// 3%), or three times the preset's runs, or --max-time, is reached; `off` runs the planned
-    /// runs only [default: 3% with --quick, off with --full].
+    /// Also add alternating rounds to each group until every comparison's 95% CI is within ±P
+    /// (e.g. 3%), as `run --precision` does; `off` (the default) leaves the rounds to the claims:
+    /// after the planned runs, pairs are added to each unsettled claim's comparisons until it is
+    /// decided at its own tolerance or --max-time is spent.
     #[arg(long, value_name = "P|off", value_parser = parse_precision_or_off)]
     pub precision: Option<PrecisionChoice>,
-    /// With a precision target: most time for one preset's trials (e.g. 90s, 5m) [default: 60s].
+    /// Most time for one preset's trials, the planned runs included, before no more pairs are
+    /// added to settle its claims (e.g. 90s, 5m) [default: 40s with --quick, 10m with --full].
     #[arg(long, value_name = "TIME", value_parser = super::precision_args::parse_duration_s)]
     pub max_time: Option<f64>,
+    /// Most paired runs of any case while settling claims [default: 40 with --quick, 5 times the
+    /// study's runs with --full].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(faultline::plan::MAX_RUNS)))]
+    pub max_runs: Option<u32>,
+    /// Repeat the pass of every warm read trial until the trial lasts at least this long, so no
+    /// main loop is timed below it (e.g. 20ms, `off`) [default: 20ms].
+    #[arg(long, value_name = "TIME|off", value_parser = parse_min_trial_or_off)]
+    pub min_trial_time: Option<Option<f64>>,
+    /// Do not profile the presets whose claims need a profile (fedorova2019) unless --profile
+    /// is given: their profile claims are then listed as "unsettled: needs --profile".
+    #[arg(long, conflicts_with = "profile")]
+    pub no_profile: bool,
     /// Keep the journal of a reproduction that completes (it is removed then; an interrupted
     /// one's is always kept, for --resume).
     #[arg(long)]
@@ -103,6 +119,14 @@ pub enum PrecisionChoice {
     Off,
 }
 
+/// `20ms` (a least trial length) or `off`.
+fn parse_min_trial_or_off(s: &str) -> Result<Option<f64>, String> {
+    if s.trim().eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    super::precision_args::parse_min_trial(s).map(Some)
+}
+
 /// `3%`, `0.03` or `off`.
 fn parse_precision_or_off(s: &str) -> Result<PrecisionChoice, String> {
     if s.trim().eq_ignore_ascii_case("off") {
@@ -111,39 +135,161 @@ fn parse_precision_or_off(s: &str) -> Result<PrecisionChoice, String> {
     super::precision_args::parse_precision(s).map(PrecisionChoice::Target)
 }
 
-/// The precision target of a quick reproduction when none is given: ±3%.
-/// Claims are judged on where a CI lies against a published band; a CI
-/// this narrow rarely straddles an edge the estimate is not close to, so
-/// two passes give the same verdicts (docs/reproduce.md).
-pub const QUICK_PRECISION: f64 = 0.03;
+/// The least trial length of warm read trials when none is given: no main
+/// loop is timed below 20 ms, where a trial's start-up noise is a large
+/// share of it.
+pub const MIN_TRIAL_S: f64 = 0.020;
 
-/// Most extra runs per case, as a multiple of the preset's own runs.
-pub const MAX_RUNS_FACTOR: u32 = 3;
+/// Profiled trials of a preset with profile claims last at least this
+/// long, so each holds enough samples for its shares (100 at 499 Hz).
+pub const PROFILED_TRIAL_S: f64 = 0.200;
 
-/// Most seconds of one preset's trials with a precision target, unless
-/// --max-time says otherwise.
-pub const PRESET_MAX_TIME_S: f64 = 60.0;
+/// The rate a preset with profile claims is profiled at by default: its
+/// measured cost stays within 5% (docs/profile.md: 1.9% at 499 Hz against
+/// 6.7% at 997 Hz).
+pub const PRESET_PROFILE_HZ: u32 = 499;
 
-/// The statistics of one preset's session: the precision target asked for
-/// (or the quick default) with at most [`MAX_RUNS_FACTOR`] times the
-/// plan's `runs` and `--max-time`; none for time-bounded trials, whose
-/// rounds would each take the trials' whole duration.
+/// Seconds of one preset's trials, the planned runs included, after which
+/// no pair is added to settle its claims.
+pub const QUICK_MAX_TIME_S: f64 = 40.0;
+/// The same with --full.
+pub const FULL_MAX_TIME_S: f64 = 600.0;
+/// Most paired runs of a case while settling, at quick scope.
+pub const QUICK_MAX_RUNS: u32 = 40;
+
+/// The statistics of one preset's session: a per-group precision target
+/// only when asked for (`--precision P`), for as many runs as settling
+/// allows; none for time-bounded trials, whose rounds would each take the
+/// trials' whole duration.
 fn preset_statistics(args: &ReproduceArgs, plan: &faultline::plan::Plan) -> Statistics {
     let target = match args.precision {
         Some(PrecisionChoice::Target(p)) => Some(p),
-        Some(PrecisionChoice::Off) => None,
-        None if args.full => None,
-        None => Some(QUICK_PRECISION),
+        Some(PrecisionChoice::Off) | None => None,
     };
     let timed = plan.cases.iter().any(|c| c.duration_s.is_some());
     Statistics {
         precision: target.filter(|_| !timed).map(|target| Precision {
             target,
-            max_runs: plan.runs.saturating_mul(MAX_RUNS_FACTOR).max(2),
-            max_time_s: Some(args.max_time.unwrap_or(PRESET_MAX_TIME_S)),
+            max_runs: max_runs(args, plan),
+            max_time_s: Some(max_time(args)),
         }),
+        min_trial_ns: min_trial_s(args).map(|s| (s * 1e9) as u64),
         ..Statistics::default()
     }
+}
+
+/// `--max-time` or its default for the scope.
+fn max_time(args: &ReproduceArgs) -> f64 {
+    args.max_time.unwrap_or(if args.full {
+        FULL_MAX_TIME_S
+    } else {
+        QUICK_MAX_TIME_S
+    })
+}
+
+/// `--max-runs` or its default for the scope (never below the plan's runs).
+fn max_runs(args: &ReproduceArgs, plan: &faultline::plan::Plan) -> u32 {
+    args.max_runs
+        .unwrap_or(if args.full {
+            plan.runs.saturating_mul(5)
+        } else {
+            QUICK_MAX_RUNS
+        })
+        .max(plan.runs)
+}
+
+/// `--min-trial-time` or its default.
+fn min_trial_s(args: &ReproduceArgs) -> Option<f64> {
+    args.min_trial_time.unwrap_or(Some(MIN_TRIAL_S))
+}
+
+/// The plan with the least trial length set on every case that can repeat
+/// its pass, and the longer one on the cases the preset profiles.
+fn with_min_trial(
+    args: &ReproduceArgs,
+    preset: &dyn Preset,
+    mut plan: faultline::plan::Plan,
+) -> faultline::plan::Plan {
+    let profiled: Vec<_> = preset
+        .profile_cases(&plan.cases)
+        .iter()
+        .map(|c| c.without_min_trial())
+        .collect();
+    let least = min_trial_s(args);
+    for case in plan.cases.iter_mut().filter(|c| c.repeats_passes()) {
+        let s = if profiled.contains(&case.without_min_trial()) {
+            least.map(|s| s.max(PROFILED_TRIAL_S))
+        } else {
+            least
+        };
+        case.min_trial_ns = s.map(|s| (s * 1e9) as u64);
+    }
+    plan
+}
+
+/// The rule that settles `preset`'s claims over `plan`.
+fn settle_rule(
+    args: &ReproduceArgs,
+    preset: &dyn Preset,
+    plan: &faultline::plan::Plan,
+) -> faultline::session::Settle {
+    let rule = faultline::studies::settle::ClaimRule::new(
+        faultline::studies::find(preset.name()).expect("a registered preset"),
+        plan,
+        max_time(args),
+        max_runs(args, plan) as usize,
+    );
+    faultline::session::Settle(std::sync::Arc::new(rule))
+}
+
+/// The power plan, for the dry run: each claim's band, the CI that decides
+/// it at the band's middle, and the runs that takes at this machine's noise.
+fn power_plan_lines(
+    args: &ReproduceArgs,
+    preset: &dyn Preset,
+    plan: &faultline::plan::Plan,
+    noise: &(f64, String),
+) -> Vec<String> {
+    let cap = max_runs(args, plan) as usize;
+    let mut lines = vec![format!(
+        "  power plan (noise per pair ±{:.1}%, {}; claims judged on 90% CIs; at most {cap} runs a case, {} of trials):",
+        noise.0 * 100.0,
+        noise.1,
+        dry_run::format_duration(max_time(args))
+    )];
+    for p in faultline::studies::settle::power_plan(&preset.claims(plan), noise.0, cap) {
+        lines.push(format!(
+            "    {}: published {}, decided by a CI of ±{:.1}%: {}",
+            p.id,
+            p.band,
+            p.half_width * 100.0,
+            match p.runs {
+                Some(n) if n <= plan.runs as usize =>
+                    format!("the planned {} runs suffice", plan.runs),
+                Some(n) => format!("about {n} runs"),
+                None => format!("more than {cap} runs: unsettled unless the noise is lower"),
+            }
+        ));
+    }
+    if !preset.profile_cases(&plan.cases).is_empty() {
+        lines.push(format!(
+            "    profile claims: judged on the profiled cases' trials of at least {:.0} ms each ({})",
+            PROFILED_TRIAL_S * 1e3,
+            if args.no_profile && !args.profile.profile {
+                "not profiled: --no-profile".to_string()
+            } else {
+                format!("profiled at {} Hz", args.profile.profile_hz.unwrap_or(PRESET_PROFILE_HZ))
+            }
+        ));
+    }
+    lines.push(format!(
+        "  no main loop of a warm read trial is timed below {}",
+        match min_trial_s(args) {
+            Some(s) => format!("{:.0} ms (passes are repeated)", s * 1e3),
+            None => "any length (--min-trial-time off)".into(),
+        }
+    ));
+    lines
 }
 
 /// Runs `faultline reproduce`.
@@ -169,21 +315,44 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.profile.decide()?
     };
+    // A preset with profile claims is profiled by default, at the rate
+    // whose measured cost is within 5%, without control trials.
+    let preset_profile = if args.dry_run || args.no_profile || profile.is_some() {
+        None
+    } else if chosen
+        .iter()
+        .any(|p| !p.profile_cases(&p.plan(scope).cases).is_empty())
+    {
+        super::ProfileArgs {
+            profile: true,
+            profile_hz: Some(PRESET_PROFILE_HZ),
+            profile_control: 0,
+        }
+        .decide()?
+    } else {
+        None
+    };
+    let noise = machine_noise(args);
     let files = check_outputs(args, &chosen, several)?;
     let mut outcomes = Vec::new();
     let mut code = ExitCode::SUCCESS;
+    let mut dry_plans = Vec::new();
     for preset in &mut chosen {
         let reproduction = Reproduction {
             preset: preset.name().to_string(),
             faithful: args.faithful,
         };
         let mut config = session_config(args, preset.name(), several, &reproduction)?;
-        config.profile = profile.clone();
+        let profiles = !preset.profile_cases(&preset.plan(scope).cases).is_empty();
+        config.profile = profile
+            .clone()
+            .or_else(|| preset_profile.clone().filter(|_| profiles));
         let session = match &args.resume {
             Some(path) => {
                 check_resumable(path, &reproduction)?;
                 let plan = faultline::runner::journal::read(path)?.header.plan;
                 config.statistics = preset_statistics(args, &plan);
+                config.settle = Some(settle_rule(args, preset.as_ref(), &plan));
                 announce(preset.as_ref(), &reproduction);
                 Session::resume(path, &config)?
             }
@@ -191,13 +360,18 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 if let Some(line) = preset.prepare(scope, &choices)? {
                     eprintln!("{line}");
                 }
-                let plan = preset.plan(scope);
+                let plan = with_min_trial(args, preset.as_ref(), preset.plan(scope));
                 config.statistics = preset_statistics(args, &plan);
+                config.settle = Some(settle_rule(args, preset.as_ref(), &plan));
                 if args.dry_run {
+                    // The same refusals as the run's, before anything is said.
                     Session::check(&plan, &config)?;
-                    for line in dry_run::describe(preset.name(), &plan, &config).lines() {
-                        println!("{line}");
-                    }
+                    let text = dry_run::describe(preset.name(), &plan, &config);
+                    let width = faultline::console::width_of_terminal();
+                    print!("{}\n", faultline::console::wrap_lines(&text, width));
+                    let power = power_plan_lines(args, preset.as_ref(), &plan, &noise).join("\n");
+                    print!("{}\n", faultline::console::wrap_lines(&power, width));
+                    dry_plans.push(plan);
                     continue;
                 }
                 announce(preset.as_ref(), &reproduction);
@@ -249,13 +423,19 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if args.dry_run {
+        if dry_plans.len() > 1 {
+            println!(
+                "{}",
+                dry_run::describe_total(&dry_plans.iter().collect::<Vec<_>>())
+            );
+        }
         return Ok(code);
     }
     let width = args.output.layout().width;
     let mut verdicts = String::from("Verdicts:\n");
     for o in &outcomes {
         for c in &o.claims {
-            let line = format!("  {}: {} — {}", o.name, c.verdict, c.claim);
+            let line = format!("  {}: {} — {}", o.name, c.verdict_words(), c.claim);
             for l in faultline::report::terminal::wrap(&line, width) {
                 verdicts.push_str(&l);
                 verdicts.push('\n');
@@ -273,6 +453,20 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         eprintln!("report: {}", path.display());
     }
     Ok(code)
+}
+
+/// This machine's noise per paired log ratio: the last `faultline
+/// calibrate` in the data directory, or [`ASSUMED_PAIR_SD`], with where
+/// it came from.
+fn machine_noise(args: &ReproduceArgs) -> (f64, String) {
+    let dir = session::data_dir(args.data_dir.clone());
+    match faultline::files::noise::read(&dir) {
+        Some(n) => (n.pair_sd, format!("from the last calibrate, {}", n.when)),
+        None => (
+            ASSUMED_PAIR_SD,
+            "assumed: run faultline calibrate to measure it".into(),
+        ),
+    }
 }
 
 /// The presets `name` means (`all`: those `reproduce all` runs), after
@@ -362,6 +556,8 @@ fn check_outputs(
             } else {
                 csv.clone()
             };
+            let claims = faultline::report::claims::path_beside(&csv);
+            files.output("--export-csv (its claims file)", &claims)?;
             if preset.name() == "crotty2022" {
                 let beside = faultline::report::timeline_csv::path_beside(&csv);
                 files.output("--export-csv (its timeline file)", &beside)?;
@@ -395,7 +591,7 @@ fn session_config(
         studies::find(preset).is_some_and(|p| p.options().contains(&studies::PresetOption::Size));
     let data_dir = session::data_dir(args.data_dir.clone());
     let runs = data_dir.join("runs");
-    // A dry run touches nothing: the directory is made when a preset runs.
+    // A dry run touches nothing, not even the data directory.
     if !args.dry_run {
         faultline::files::dataset::ensure_private_dir(&runs)?;
     }

@@ -318,6 +318,7 @@ impl RunArgs {
             ),
             resume_adjustment: self.resume.as_ref().and(self.statistics.fdr),
             profile: None,
+            settle: None,
         }
     }
 
@@ -387,8 +388,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
             }
             if args.plan.dry_run {
                 // The same refusals as the run's, before anything is said.
-                Session::check(&plan, &config)?;
-                return Ok(super::plan_args::print_dry_run(&plan, &config));
+                return super::plan_args::print_dry_run("run", &plan, &config);
             }
             config.profile = args.profile.decide()?;
             let session = Session::fresh(plan, &config)?;

@@ -20,6 +20,18 @@
 //!   what it was doing (a run still writes its exports and keeps its journal),
 //!   instead of panicking as the standard macros do. The same for standard
 //!   error (`2>&-` into a closed pipe).
+//!
+//! Text is fitted to the terminal's width by [`fit`] (wrapping, tables);
+//! the warnings and notes ([`warning`], [`note`], [`warning_table`]) are
+//! wrapped to it, escaped, written here, and silenced by `--quiet`
+//! ([`set_quiet`]; errors are never silenced).
+mod fit;
+
+pub use fit::{
+    fit, table, width, width_of_terminal, wrap, wrap_hanging, wrap_lines, DEFAULT_WIDTH,
+    MIN_WIDTH,
+};
+
 use std::borrow::Cow;
 use std::fmt;
 use std::io::Write;
@@ -34,6 +46,7 @@ pub enum Stream {
     Err,
 }
 
+static QUIET: AtomicBool = AtomicBool::new(false);
 static OUT_CLOSED: AtomicBool = AtomicBool::new(false);
 static ERR_CLOSED: AtomicBool = AtomicBool::new(false);
 
@@ -109,6 +122,66 @@ pub fn styled(text: &str, choice: anstream::ColorChoice) {
     }
 }
 
+/// `--quiet`: from now on [`warning`] and [`note`] print nothing.
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, Ordering::Relaxed);
+}
+
+/// Whether `--quiet` was given.
+pub fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+/// Prints `warning: TEXT` to standard error, escaped and wrapped to the
+/// terminal (continuation lines indented), unless `--quiet`.
+pub fn warning(text: &str) {
+    say("warning", text);
+}
+
+/// Prints `note: TEXT` as [`warning`] does.
+pub fn note(text: &str) {
+    say("note", text);
+}
+
+/// Prints a warning that concerns several cases once: `warning: TEXT`
+/// wrapped, then the cases as a [`table`] under `header`, unless `--quiet`.
+/// Every cell is escaped before it is measured and wrapped.
+pub fn warning_table(text: &str, header: &[&str], rows: &[Vec<String>]) {
+    if quiet() {
+        return;
+    }
+    let max = width_of_terminal();
+    let mut out = wrapped(&format!("warning: {text}"), max);
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| row.iter().map(|c| escape(c, false).into_owned()).collect())
+        .collect();
+    for line in table(header, &rows, 4, max) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    Stream::Err.write(out.as_bytes());
+}
+
+fn say(kind: &str, text: &str) {
+    if quiet() {
+        return;
+    }
+    let out = wrapped(&format!("{kind}: {text}"), width_of_terminal());
+    Stream::Err.write(out.as_bytes());
+}
+
+/// `text` escaped as one line, then wrapped to `max` with continuation
+/// lines indented by two spaces, each ended by a newline.
+fn wrapped(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    for line in wrap_hanging(&escape(text, false), max, 2) {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
 /// Whether `c` is written escaped: C0 controls (but a newline and a tab
 /// when `keep_newlines`), DEL, C1 controls, and the invisible characters
 /// that reorder or hide text (bidirectional embeddings, overrides and
@@ -164,7 +237,7 @@ const PAINT: &[&str] = &[
 ];
 
 /// [`escape`] keeping newlines, tabs and the [`PAINT`] sequences.
-fn escape_keeping_paint(text: &str) -> Cow<'_, str> {
+pub fn escape_keeping_paint(text: &str) -> Cow<'_, str> {
     if !text.chars().any(|c| c != '\u{1b}' && needs_escape(c, true)) && !has_foreign_escape(text) {
         return Cow::Borrowed(text);
     }

@@ -12,6 +12,7 @@ pub mod fingerprint;
 pub mod image;
 pub mod locks;
 pub mod made;
+pub mod noise;
 pub mod outputs;
 pub mod readback;
 pub mod scratch;

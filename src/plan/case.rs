@@ -242,6 +242,27 @@ impl Case {
         }
     }
 
+    /// Whether a trial of this case can repeat its pass to last longer
+    /// (`--min-trial-time`): a warm or as-is read on one thread, not timed,
+    /// not a scale (whose output is written once).
+    pub fn repeats_passes(&self) -> bool {
+        !self.method.writes()
+            && self.cache != CacheState::Cold
+            && self.threads.is_none()
+            && self.procs.is_none()
+            && self.duration_s.is_none()
+            && self.scale.is_none()
+    }
+
+    /// The case with `--min-trial-time` left out: the same measurement,
+    /// whatever the trial's least length.
+    pub fn without_min_trial(&self) -> Case {
+        Case {
+            min_trial_ns: None,
+            ..self.clone()
+        }
+    }
+
     /// Everything but the method and its options (for write methods: sync,
     /// sync call and sizing): cases with the same group key are compared with
     /// each other.

@@ -2,6 +2,7 @@
 //! child's [`ChildReport`]), the trials that failed ([`TrialFailure`]), what
 //! a run produced before any statistics ([`RawResults`]), and the run-wide
 //! [`Settings`]. Nothing here measures or computes.
+pub mod claim;
 mod raw;
 mod sample;
 mod settings;

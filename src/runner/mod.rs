@@ -30,6 +30,7 @@ pub mod checksums;
 pub mod eta;
 pub mod journal;
 pub mod procs;
+pub mod progress;
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -85,6 +86,19 @@ pub struct RunnerOptions {
     /// checked after every group; `true` for a user's file (whose times
     /// count too).
     pub fingerprints: Vec<(PathBuf, Fingerprint, bool)>,
+    /// `--max-time`: no round is added past it, so the time left counts on
+    /// none past it either.
+    pub time_budget: Option<Duration>,
+}
+
+/// What the session says of a group whose rounds so far are done.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoreRuns {
+    /// Whether to add another round.
+    pub another: bool,
+    /// The group's rounds so far and the rounds it is expected to end with
+    /// (the precision rule's forecast), for the time left.
+    pub forecast: Option<(usize, usize)>,
 }
 
 /// How often a cache state that was not reached is topped up before the
@@ -230,6 +244,35 @@ fn extra_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) -> Ve
     round_of(plan, g, members, round, next, false)
 }
 
+/// A settling round of `cases` (from any groups): one paired run of each,
+/// numbered after the highest run any of them has, so the new runs pair
+/// with each other; in alternating order (reversed every other run number).
+fn settle_round(plan: &Plan, cases: &[usize], raw: &RawResults) -> Vec<Slot> {
+    let mut cases: Vec<usize> = cases
+        .iter()
+        .copied()
+        .filter(|&c| c < plan.cases.len())
+        .collect();
+    cases.sort_unstable();
+    cases.dedup();
+    if cases.is_empty() {
+        return Vec::new();
+    }
+    let next = recorded_runs(&cases, raw)
+        .into_iter()
+        .map(|(_, run)| run + 1)
+        .max()
+        .unwrap_or(0)
+        .max(plan.runs);
+    if next % 2 == 1 {
+        cases.reverse();
+    }
+    cases
+        .into_iter()
+        .map(|case| Slot::trial(case, next, false))
+        .collect()
+}
+
 /// The trials missing from the extra rounds group `g` began (a resumed
 /// run's journal may end in the middle of one, or have lost a line): the
 /// first such round's missing slots, in that round's order; empty when
@@ -297,11 +340,12 @@ pub fn run_trials(
     plan: &Plan,
     files: &BTreeMap<u64, Dataset>,
     options: &RunnerOptions,
-    progress: &indicatif::ProgressBar,
+    bar: &indicatif::ProgressBar,
     resume: Resume,
     mut record: impl FnMut(&Entry) -> Result<()>,
     mut after_group: impl FnMut(&RawResults),
-    mut more_runs: impl FnMut(usize, &RawResults) -> bool,
+    mut more_runs: impl FnMut(usize, &RawResults) -> MoreRuns,
+    mut settle: impl FnMut(&RawResults) -> Vec<usize>,
 ) -> Result<RawResults> {
     let preparer = Preparer {
         drop_caches: options.drop_caches,
@@ -336,15 +380,17 @@ pub fn run_trials(
         .max();
     let mut raw = resume.raw;
     raw.complete = false;
-    let mut eta = eta::Eta::new(plan);
+    // The last trial's throughput of each case, shown in the progress line
+    // while the case runs again (measured: bytes over its main loop).
+    let mut last_rate: std::collections::BTreeMap<usize, f64> = Default::default();
     // Control trials only beside profiled ones, at most one per measured run.
     let controls = match options.profile {
         Some(_) => options.profile_control.min(plan.runs),
         None => 0,
     };
+    let mut eta = eta::Eta::new(plan, &groups).with_budget(options.time_budget);
     eta.add_per_case(u64::from(controls));
-    progress.inc_length(u64::from(controls) * plan.cases.len() as u64);
-    progress.set_prefix(eta.text());
+    let mut progress = progress::Progress::new(bar, eta);
     let rule = options.interference.threshold.map(Rule::with_threshold);
     let mut namer: Option<Namer> = None;
     let mut others_seen = false;
@@ -372,7 +418,7 @@ pub fn run_trials(
                 case.method_label(),
                 case.group_label(),
             );
-            progress.suspend(|| eprintln!("warning: {warning}"));
+            bar.suspend(|| crate::console::warning(&warning));
             raw.warnings.push(warning);
         }
     };
@@ -385,8 +431,17 @@ pub fn run_trials(
             .and_then(|r| r.others().ok())
             .unwrap_or_default()
     };
-    for (g, group) in schedule(plan).into_iter().enumerate() {
-        let finished_before = resumed_group.is_some_and(|last| g < last);
+    // After the groups, a settling phase: rounds of whichever cases
+    // `settle` still asks for, in any group, until it asks for none.
+    let settling_phase = groups.len();
+    let all_cases: Vec<usize> = (0..plan.cases.len()).collect();
+    let phases = schedule(plan)
+        .into_iter()
+        .chain(std::iter::once(Vec::new()));
+    for (g, group) in phases.enumerate() {
+        let settling = g == settling_phase;
+        let members: &[usize] = if settling { &all_cases } else { &groups[g] };
+        let finished_before = !settling && resumed_group.is_some_and(|last| g < last);
         let group = with_controls(group, controls);
         // Each slot with its attempt; an interfered trial's re-run goes to
         // the front (--retry-interfered); with --precision, rounds of
@@ -402,7 +457,7 @@ pub fn run_trials(
                     // were queued as their slots came up).
                     let here: Vec<(usize, u32)> = owed
                         .keys()
-                        .filter(|(case, _)| groups[g].contains(case))
+                        .filter(|(case, _)| members.contains(case))
                         .copied()
                         .collect();
                     if !here.is_empty() {
@@ -410,32 +465,48 @@ pub fn run_trials(
                             let next = owed.remove(&(case, run)).unwrap_or(1);
                             let slot = Slot::trial(case, run, false);
                             queue.push_back((slot, next));
-                            progress.inc_length(1);
+                            progress.eta.add(case, 1);
                         }
                         continue;
                     }
                     if finished_before {
                         break;
                     }
-                    let mut round = unfinished_round(plan, g, &groups[g], &raw);
-                    if round.is_empty() && more_runs(g, &raw) {
-                        round = extra_round(plan, g, &groups[g], &raw);
-                    }
+                    let round = if settling {
+                        settle_round(plan, &settle(&raw), &raw)
+                    } else {
+                        let mut round = unfinished_round(plan, g, members, &raw);
+                        if round.is_empty() {
+                            let more = more_runs(g, &raw);
+                            if let Some((now, needed)) = more.forecast {
+                                progress.eta.forecast(g, now, needed);
+                            }
+                            if more.another {
+                                round = extra_round(plan, g, members, &raw);
+                            }
+                        }
+                        round
+                    };
                     if round.is_empty() {
+                        progress.eta.finish(g);
+                        progress.refresh();
                         break;
                     }
-                    progress.inc_length(round.len() as u64);
+                    for slot in &round {
+                        progress.eta.add(slot.case, 1);
+                    }
+                    progress.refresh();
                     queue.extend(round.into_iter().map(|slot| (slot, 0)));
                     continue;
                 }
             };
             if attempt == 0 && resume.done.contains(&slot) {
-                eta.skip(slot.case);
-                progress.inc(1);
+                progress.eta.skip(slot.case);
+                progress.refresh();
                 // Interrupted before an interfered trial's re-run: make it.
                 if let Some(next) = owed.remove(&(slot.case, slot.run)).filter(|_| !slot.warmup) {
                     queue.push_front((slot, next));
-                    progress.inc_length(1);
+                    progress.eta.add(slot.case, 1);
                 }
                 continue;
             }
@@ -447,8 +518,8 @@ pub fn run_trials(
             let case = &plan.cases[slot.case];
             // Drawn on the terminal outside the console: escaped here (a
             // group label holds a trace's file name).
-            let label = format!("{} · {}", case.method_label(), case.group_label());
-            progress.set_message(crate::console::escape(&label, false).into_owned());
+            let message = progress_message(case, last_rate.get(&slot.case).copied());
+            bar.set_message(crate::console::escape(&message, false).into_owned());
             let file = trial_file(case, slot.case, files, options)?;
             let dataset = file.dataset();
             let mut prepared_by = preparer.prepare(dataset, case.cache, case.warm_by)?;
@@ -472,7 +543,7 @@ pub fn run_trials(
                     case.cache,
                     before.fraction() * 100.0
                 );
-                progress.suspend(|| eprintln!("warning: {warning}"));
+                bar.suspend(|| crate::console::warning(&warning));
                 raw.warnings.push(warning);
             }
             // A case with a memory budget runs its child alone in a cgroup of
@@ -530,13 +601,16 @@ pub fn run_trials(
             let after = measure_residency(dataset)?;
             watch_others(&mut raw, case, slot.run, &seen);
             sequence += 1;
-            eta.record(slot.case, started.elapsed());
-            progress.set_prefix(eta.text());
-            progress.inc(1);
+            progress.eta.record(slot.case, started.elapsed());
+            progress.refresh();
             let entry = match outcome {
                 Ok(mut report) => {
                     if report.continued {
                         stopped_and_continued(&mut interference);
+                    }
+                    if report.wall_ns > 0 && report.bytes > 0 {
+                        let rate = report.bytes as f64 * 1e9 / report.wall_ns as f64;
+                        last_rate.insert(slot.case, rate);
                     }
                     if let Some(raw_profile) = report.raw_profile.take() {
                         let namer = namer.get_or_insert_with(Namer::new);
@@ -603,7 +677,7 @@ pub fn run_trials(
                     )));
                 }
                 Err(reason) => {
-                    progress.suspend(|| {
+                    bar.suspend(|| {
                         eprintln!(
                             "warning: trial failed: {} ({}), run {}{}: {reason}",
                             case.method_label(),
@@ -635,7 +709,7 @@ pub fn run_trials(
                     let retry = !slot.control && attempt < options.interference.retries;
                     if sample.interfered() && retry {
                         queue.push_front((slot, attempt + 1));
-                        progress.inc_length(1);
+                        progress.eta.add(slot.case, 1);
                     }
                     raw.samples.push(*sample)
                 }
@@ -715,6 +789,20 @@ fn trial_file<'a>(
 /// [`Error::DiskFull`] line, which it exits with [`DISK_FULL_EXIT`] for).
 fn is_disk_full(reason: &str) -> bool {
     reason.starts_with("disk full (")
+}
+
+/// The progress line's message for a trial of `case`: the method and group,
+/// and the throughput of the case's last trial, when one has run.
+fn progress_message(case: &Case, last_rate: Option<f64>) -> String {
+    match last_rate {
+        Some(rate) => format!(
+            "{} · {} · last trial {}/s",
+            case.method_label(),
+            case.group_label(),
+            crate::size::format_size(rate as u64)
+        ),
+        None => format!("{} · {}", case.method_label(), case.group_label()),
+    }
 }
 
 fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
@@ -912,6 +1000,16 @@ mod tests {
     use super::*;
     use crate::method::MethodKind;
     use crate::plan::Metric;
+
+    #[test]
+    fn the_progress_line_shows_the_last_trials_throughput() {
+        let case = crate::fixtures::case(MethodKind::Read);
+        let first = progress_message(&case, None);
+        assert!(!first.contains("/s"), "{first}");
+        let later = progress_message(&case, Some(2.5 * 1024.0 * 1024.0 * 1024.0));
+        assert!(later.ends_with(" · last trial 2.50 GiB/s"), "{later}");
+        assert!(later.starts_with(&first), "{later}");
+    }
 
     fn plan(order: OrderPolicy) -> Plan {
         let case = |method| {

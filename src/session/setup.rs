@@ -172,6 +172,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         quiet: config.quiet,
         statistics: config.statistics,
         kind: config.kind,
+        settle: config.settle.clone(),
     })
 }
 
@@ -236,7 +237,7 @@ fn cache_warnings(plan: &Plan, files: &BTreeMap<u64, Dataset>) -> Vec<String> {
         }
     }
     for w in &warnings {
-        eprintln!("warning: {w}");
+        crate::console::warning(w);
     }
     warnings
 }
@@ -275,7 +276,7 @@ fn operation_count_warnings(plan: &Plan) -> Vec<String> {
         ));
     }
     for w in &warnings {
-        eprintln!("warning: {w}");
+        crate::console::warning(w);
     }
     warnings
 }
@@ -349,7 +350,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
     replay.header.check_kind(path, config.kind)?;
     dataset::ensure_private_dir(&config.data_dir).context("preparing the data directory")?;
     for warning in &replay.warnings {
-        eprintln!("warning: {warning}");
+        crate::console::warning(warning);
     }
     let header = anchor_paths(replay.header, path);
     // The journal's precision and shortest trial: the rounds it added are
@@ -470,6 +471,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         quiet: config.quiet,
         statistics,
         kind: config.kind,
+        settle: config.settle.clone(),
     })
 }
 
@@ -542,7 +544,7 @@ fn resumed_profile(
 /// that exists and is not a regular file ([`crate::files::outputs`]).
 /// `inputs` are the files read (`--file`, the journal resumed); `exports`
 /// the exports this session writes, and `journal` the journal it writes.
-fn check_outputs(
+pub(super) fn check_outputs(
     config: &SessionConfig,
     inputs: &[(&str, &Path)],
     exports: &Exports,

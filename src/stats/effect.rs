@@ -15,14 +15,25 @@
 //! The measured advantage's CI `[lo, hi]` is taken at [`CLAIM_LEVEL`]
 //! (90%), so each verdict below is a one-sided test at 5%, and **holds** is
 //! exactly the two one-sided tests (TOST) of equivalence (Schuirmann 1987):
-//! both "advantage ≤ L" and "advantage ≥ H" are rejected at 5%. The checks,
-//! in this order, are strict, so a CI end exactly on an edge decides nothing:
+//! both "advantage ≤ L" and "advantage ≥ H" are rejected at 5%. Beside the
+//! band, a directed effect has a **no-effect band** `[1 / (1 + m), 1 + m]`
+//! around 1, `m` the smallest effect of interest ([`NO_EFFECT_MARGIN`], never
+//! more than half-way to `L` in log terms). The checks, in this order, are
+//! strict, so a CI end exactly on an edge decides nothing:
 //! 1. **holds**: `L < lo` and `hi < H`;
-//! 2. **reversed**: the effect has a direction (`L ≥ 1`) and `hi < 1`;
-//! 3. **smaller than published**: `hi < L` (for a band around 1 this is the
-//!    CI below it, never "reversed");
-//! 4. **larger than published**: `lo > H`;
-//! 5. **inconclusive**: otherwise (the CI straddles an edge of the band).
+//! 2. **larger than published**: `lo > H`;
+//! 3. **no effect**: the CI lies inside the no-effect band (equivalence to 1);
+//! 4. **reversed**: the CI lies wholly below 1 (the other way);
+//! 5. **smaller than published**: the CI excludes 1 on the claimed side and
+//!    lies below the band (`1 < lo`, `hi < L`);
+//! 6. **undecided**: otherwise (the CI straddles an edge that matters).
+//!
+//! A band around 1 with no direction ("similar", [`Size::Around`]) has two
+//! outcomes besides undecided: **holds** (the CI inside it) and **not
+//! similar** (the CI wholly outside it, on one side).
+//!
+//! [`decisive_half_width`] says how narrow a CI around a point estimate must
+//! be for that point to get a verdict: the power plan of a claim is built on it.
 //!
 //! Pure arithmetic: nothing here measures or reads anything.
 use serde::{Deserialize, Serialize};
@@ -140,37 +151,90 @@ pub fn short(x: f64) -> String {
     }
 }
 
-/// The five verdicts on a published effect.
+/// The smallest effect of interest of a directed claim: a ratio within
+/// ×/÷ (1 + this) of 1 is "no effect" (5%).
+pub const NO_EFFECT_MARGIN: f64 = 0.05;
+
+/// The verdicts on a published effect.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EffectVerdict {
     /// The CI lies inside the published band.
     Holds,
-    /// The CI lies below the band (same direction or none shown).
+    /// The CI lies on the claimed side of 1 and below the band.
     Smaller,
     /// The CI lies above the band.
     Larger,
+    /// The CI lies inside the no-effect band around 1.
+    NoEffect,
     /// The CI lies wholly on the other side of 1 than the claimed direction.
     Reversed,
-    /// The CI straddles an edge of the band.
-    Inconclusive,
+    /// A "similar" band: the CI lies wholly outside it, on one side.
+    NotSimilar,
+    /// The CI straddles an edge that matters: more data would decide.
+    Undecided,
+}
+
+impl EffectVerdict {
+    /// Whether the verdict is decided (anything but [`EffectVerdict::Undecided`]).
+    pub fn decided(self) -> bool {
+        self != EffectVerdict::Undecided
+    }
+}
+
+/// The no-effect band `(1 / (1 + m), 1 + m)` of a band `[L, H]`: `m` is
+/// [`NO_EFFECT_MARGIN`], shrunk to `√L − 1` when `L` is that close to 1 (so
+/// the two never touch); `None` for a band around 1 (no direction).
+pub fn no_effect_band(band: (f64, f64)) -> Option<(f64, f64)> {
+    let (l, h) = band;
+    if l < 1.0 && h > 1.0 {
+        return None;
+    }
+    let m = NO_EFFECT_MARGIN.min(l.max(1.0).sqrt() - 1.0);
+    Some((1.0 / (1.0 + m), 1.0 + m))
+}
+
+/// The verdict regions of a band, in log terms: each an open interval
+/// `(a, b)` of log advantages and the verdict a CI wholly inside it gets,
+/// in the order of the module documentation.
+fn regions(band: (f64, f64)) -> Vec<(f64, f64, EffectVerdict)> {
+    let (l, h) = (band.0.ln(), band.1.ln());
+    match no_effect_band(band) {
+        None => vec![
+            (l, h, EffectVerdict::Holds),
+            (h, f64::INFINITY, EffectVerdict::NotSimilar),
+            (f64::NEG_INFINITY, l, EffectVerdict::NotSimilar),
+        ],
+        Some((nl, nh)) => vec![
+            (l, h, EffectVerdict::Holds),
+            (h, f64::INFINITY, EffectVerdict::Larger),
+            (nl.ln(), nh.ln(), EffectVerdict::NoEffect),
+            (f64::NEG_INFINITY, 0.0, EffectVerdict::Reversed),
+            (0.0, l, EffectVerdict::Smaller),
+        ],
+    }
 }
 
 /// The verdict from a CI `[lo, hi]` of the advantage and the band `[L, H]`
 /// (see the module documentation for the order of the checks).
 pub fn verdict_from_ci(lo: f64, hi: f64, band: (f64, f64)) -> EffectVerdict {
-    let (l, h) = band;
-    if l < lo && hi < h {
-        EffectVerdict::Holds
-    } else if l >= 1.0 && hi < 1.0 {
-        EffectVerdict::Reversed
-    } else if hi < l {
-        EffectVerdict::Smaller
-    } else if lo > h {
-        EffectVerdict::Larger
-    } else {
-        EffectVerdict::Inconclusive
-    }
+    let (lo, hi) = (lo.ln(), hi.ln());
+    regions(band)
+        .into_iter()
+        .find(|&(a, b, _)| a < lo && hi < b)
+        .map_or(EffectVerdict::Undecided, |r| r.2)
+}
+
+/// The widest CI half-width, in log terms, at which a CI centred on the
+/// log advantage `log_point` still gets a verdict against `band`: the
+/// distance from the point to the nearer end of the widest verdict region
+/// holding it (0 on an edge).
+pub fn decisive_half_width(log_point: f64, band: (f64, f64)) -> f64 {
+    regions(band)
+        .into_iter()
+        .filter(|&(a, b, _)| a < log_point && log_point < b)
+        .map(|(a, b, _)| (log_point - a).min(b - log_point))
+        .fold(0.0, f64::max)
 }
 
 /// The `p` quantile of Student's t with `df` degrees of freedom (`df > 0`).
@@ -279,18 +343,40 @@ mod tests {
     fn every_edge_of_a_range() {
         let v = |lo, hi| verdict_from_ci(lo, hi, RANGE_2_6);
         assert_eq!(v(2.01, 5.99), Holds);
-        assert_eq!(v(2.0, 5.9), Inconclusive, "on L is not inside");
-        assert_eq!(v(2.1, 6.0), Inconclusive, "on H is not inside");
-        assert_eq!(v(1.5, 2.5), Inconclusive, "straddles L");
-        assert_eq!(v(5.5, 6.5), Inconclusive, "straddles H");
+        assert_eq!(v(2.0, 5.9), Undecided, "on L is not inside");
+        assert_eq!(v(2.1, 6.0), Undecided, "on H is not inside");
+        assert_eq!(v(1.5, 2.5), Undecided, "straddles L");
+        assert_eq!(v(5.5, 6.5), Undecided, "straddles H");
         assert_eq!(v(1.2, 1.99), Smaller);
-        assert_eq!(v(1.2, 2.0), Inconclusive, "hi on L");
-        assert_eq!(v(0.9, 1.5), Smaller, "may be no effect at all");
+        assert_eq!(v(1.001, 1.99), Smaller, "excludes 1, below the band");
+        assert_eq!(v(1.0, 1.99), Undecided, "lo on 1: no direction shown");
+        assert_eq!(v(1.2, 2.0), Undecided, "hi on L");
+        assert_eq!(v(0.9, 1.5), Undecided, "may be no effect or a small one");
+        assert_eq!(v(0.97, 1.04), NoEffect, "inside ×/÷1.05");
+        assert_eq!(v(0.96, 0.99), NoEffect, "below 1 but within the margin");
+        assert_eq!(v(1.0 / 1.05, 1.04), Undecided, "on the margin's edge");
         assert_eq!(v(0.8, 0.99), Reversed);
-        assert_eq!(v(0.8, 1.0), Smaller, "hi on 1 is not reversed");
+        assert_eq!(v(0.8, 1.0), Undecided, "hi on 1 is not reversed");
         assert_eq!(v(6.01, 7.0), Larger);
-        assert_eq!(v(6.0, 7.0), Inconclusive, "lo on H");
-        assert_eq!(v(1.5, 7.0), Inconclusive, "wider than the band");
+        assert_eq!(v(6.0, 7.0), Undecided, "lo on H");
+        assert_eq!(v(1.5, 7.0), Undecided, "wider than the band");
+    }
+
+    #[test]
+    fn the_no_effect_band_never_reaches_the_published_one() {
+        assert_eq!(
+            no_effect_band((2.0, 6.0)),
+            Some((1.0 / 1.05, 1.05)),
+            "5% when L is far"
+        );
+        // write2020's 1.06–1.29x: √1.06 − 1 ≈ 2.96%, below 5%.
+        let (nl, nh) = no_effect_band((1.06, 1.29)).unwrap();
+        assert!((nh - 1.06f64.sqrt()).abs() < 1e-12 && (nl * nh - 1.0).abs() < 1e-12);
+        assert!(nh < 1.06);
+        assert_eq!(no_effect_band((1.0 / 1.5, 1.5)), None, "similar");
+        // A CI between the two bands, excluding 1: smaller, not no effect.
+        assert_eq!(verdict_from_ci(1.035, 1.055, (1.06, 1.29)), Smaller);
+        assert_eq!(verdict_from_ci(1.0, 1.02, (1.06, 1.29)), NoEffect);
     }
 
     #[test]
@@ -298,16 +384,10 @@ mod tests {
         let band = Published::faster(Size::AtLeast(10.0)).band();
         assert_eq!(band, (10.0, f64::INFINITY));
         assert_eq!(verdict_from_ci(10.5, 1e6, band), Holds);
-        assert_eq!(verdict_from_ci(10.0, 12.0, band), Inconclusive);
+        assert_eq!(verdict_from_ci(10.0, 12.0, band), Undecided);
         assert_eq!(verdict_from_ci(3.0, 9.9, band), Smaller);
         assert_eq!(verdict_from_ci(0.5, 0.9, band), Reversed);
-        // "faster" alone: holds iff lo > 1, reversed iff hi < 1; never larger.
-        let faster = Published::faster(Size::AtLeast(1.0)).band();
-        assert_eq!(verdict_from_ci(1.001, 1.2, faster), Holds);
-        assert_eq!(verdict_from_ci(1.0, 1.2, faster), Inconclusive);
-        assert_eq!(verdict_from_ci(0.9, 0.999, faster), Reversed);
-        assert_eq!(verdict_from_ci(0.9, 1.0, faster), Inconclusive);
-        assert_eq!(verdict_from_ci(1e9, 1e10, faster), Holds);
+        assert_eq!(verdict_from_ci(1e9, 1e10, band), Holds, "never larger");
     }
 
     #[test]
@@ -319,11 +399,13 @@ mod tests {
         let (l, h) = p.band();
         assert!((l - 1.17 / 1.10).abs() < 1e-12 && (h - 1.287).abs() < 1e-12);
         assert_eq!(verdict_from_ci(l + 1e-9, h - 1e-9, (l, h)), Holds);
-        assert_eq!(verdict_from_ci(l, 1.2, (l, h)), Inconclusive);
-        assert_eq!(verdict_from_ci(1.0, l - 1e-9, (l, h)), Smaller);
+        assert_eq!(verdict_from_ci(l, 1.2, (l, h)), Undecided);
+        assert_eq!(verdict_from_ci(1.04, l - 1e-9, (l, h)), Smaller);
         assert_eq!(verdict_from_ci(h + 1e-9, 1.5, (l, h)), Larger);
-        assert_eq!(verdict_from_ci(1.2, h, (l, h)), Inconclusive);
-        assert_eq!(verdict_from_ci(0.9, 0.99, (l, h)), Reversed);
+        assert_eq!(verdict_from_ci(1.2, h, (l, h)), Undecided);
+        assert_eq!(verdict_from_ci(0.8, 0.9, (l, h)), Reversed);
+        // write2020 at 0.95 [0.86–1.04]: neither no effect nor reversed.
+        assert_eq!(verdict_from_ci(0.86, 1.04, (l, h)), Undecided);
         assert_eq!(p.band_words(), "1.06–1.29x");
     }
 
@@ -334,9 +416,10 @@ mod tests {
         assert!((band.0 - 1.0 / 1.5).abs() < 1e-12 && band.1 == 1.5);
         assert_eq!(verdict_from_ci(0.9, 1.1, band), Holds);
         assert_eq!(verdict_from_ci(0.7, 0.95, band), Holds, "below 1, inside");
-        assert_eq!(verdict_from_ci(0.3, 0.6, band), Smaller, "not reversed");
-        assert_eq!(verdict_from_ci(1.6, 2.0, band), Larger);
-        assert_eq!(verdict_from_ci(0.5, 0.9, band), Inconclusive);
+        assert_eq!(verdict_from_ci(0.3, 0.6, band), NotSimilar, "not reversed");
+        assert_eq!(verdict_from_ci(1.6, 2.0, band), NotSimilar);
+        assert_eq!(verdict_from_ci(0.5, 0.9, band), Undecided);
+        assert_eq!(verdict_from_ci(0.6, 1.6, band), Undecided, "wider than it");
         assert_eq!(p.band_words(), "0.67–1.50x");
         assert_eq!(
             Published::faster(Size::AtLeast(10.5)).band_words(),
@@ -348,6 +431,33 @@ mod tests {
         };
         assert_eq!(Published::faster(about_100).band_words(), "50–200x");
         assert_eq!(Published::similar(1.0 / 1.5).band(), band);
+    }
+
+    #[test]
+    fn the_decisive_half_width_is_the_distance_to_the_nearer_edge() {
+        let ln = f64::ln;
+        // Inside 2–6x at 3x: the nearer edge is 2 (ln 1.5 away).
+        let h = decisive_half_width(ln(3.0), RANGE_2_6);
+        assert!((h - ln(1.5)).abs() < 1e-12, "{h}");
+        // At 1.5x: between 1 and 2, nearer to 2 (ln(4/3)) than 1 (ln 1.5)? 1 is ln 1.5 away, 2 is ln(2/1.5).
+        let h = decisive_half_width(ln(1.5), RANGE_2_6);
+        assert!((h - ln(2.0 / 1.5)).abs() < 1e-12, "{h}");
+        // At 1: inside the no-effect band (±ln 1.05), the widest region holding it.
+        let h = decisive_half_width(0.0, RANGE_2_6);
+        assert!((h - ln(1.05)).abs() < 1e-12, "{h}");
+        // Below: the reversed region reaches to −∞, so only 1 bounds it.
+        let h = decisive_half_width(ln(0.5), RANGE_2_6);
+        assert!((h - ln(2.0)).abs() < 1e-12, "{h}");
+        // On an edge nothing is decisive.
+        assert_eq!(decisive_half_width(ln(2.0), RANGE_2_6), 0.0);
+        // A CI of exactly that half-width around the point decides it; a
+        // wider one does not.
+        for x in [0.3f64, 0.9, 1.02, 1.5, 2.5, 5.0, 8.0] {
+            let h = decisive_half_width(x.ln(), RANGE_2_6);
+            let at = |k: f64| verdict_from_ci(x * (-h * k).exp(), x * (h * k).exp(), RANGE_2_6);
+            assert!(at(0.999).decided(), "{x}");
+            assert!(!at(1.001).decided(), "{x}");
+        }
     }
 
     #[test]
@@ -398,6 +508,6 @@ mod tests {
             high: 1.125,
         });
         assert_eq!(judge(&p, &r, 0.90).unwrap().verdict, Holds);
-        assert_eq!(judge(&p, &r, 0.95).unwrap().verdict, Inconclusive);
+        assert_eq!(judge(&p, &r, 0.95).unwrap().verdict, Undecided);
     }
 }

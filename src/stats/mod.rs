@@ -13,6 +13,7 @@ pub mod latency;
 pub mod log_ratios;
 pub mod moments;
 pub mod outliers;
+pub mod power;
 pub mod profile;
 pub mod profile_cost;
 pub mod run_results;

@@ -9,12 +9,23 @@
 //!
 //! Each comparison's paired time ratio gives a 90% CI of the advantage in
 //! the claimed direction, and [`crate::stats::effect`] judges it against the
-//! published band with two one-sided tests: **holds** (the CI inside the
-//! band), **smaller than published**, **larger than published**,
-//! **reversed**, or **inconclusive**. A claim over several comparisons takes
-//! the verdict that at least `quorum` of them share, in this order: holds;
-//! reversed; smaller (counting the reversed ones, which are smaller still);
-//! larger; otherwise inconclusive.
+//! published band: **holds**, **smaller than published**, **larger than
+//! published**, **no effect**, **reversed**, **not similar** (for a band
+//! around 1), or undecided while the CI straddles an edge that matters.
+//!
+//! **Honest under load.** A comparison whose trials were interfered with
+//! (other processes' CPU or I/O during a trial) is judged from its clean
+//! pairs only: the runs where neither trial was interfered. When those do
+//! not decide it, it is undecided, and the claim is **unsettled: machine
+//! busy** rather than decided from a busy machine's numbers.
+//!
+//! A claim over several comparisons takes the verdict that at least
+//! `quorum` of them share (holds, then reversed, no effect, smaller, larger,
+//! not similar); **mixed** when every comparison is decided (or the
+//! undecided ones could no longer change it) and none reaches the quorum;
+//! otherwise **unsettled**, with its reason ([`Reason`]) and what would
+//! settle it: about how many more runs, from the comparisons' own spread
+//! ([`crate::stats::power`]).
 //!
 //! A trend claim ([`Expect::Trend`]) fits the slope of the log ratio on the
 //! log factor over every pair ([`crate::stats::trend`]) and judges the
@@ -28,12 +39,24 @@
 use serde::{Deserialize, Serialize};
 
 use crate::plan::Case;
+use crate::report::claims::short2;
 use crate::report::verdict::evidence;
+pub use crate::results::claim::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};
+use crate::results::Sample;
 use crate::stats::analysis::compare_cases;
-use crate::stats::effect::{self, EffectVerdict, LogRatios, Published, CLAIM_LEVEL};
+use crate::stats::effect::{self, EffectOutcome, EffectVerdict, LogRatios, Published, CLAIM_LEVEL};
 use crate::stats::trend::trend;
 use crate::stats::RatioEstimate;
 use crate::stats::RunResults;
+
+/// Most paired runs a claim's comparison is planned for: beyond this an
+/// estimate sits too close to an edge for any affordable run to settle.
+pub const MAX_PLANNED_PAIRS: usize = 400;
+
+/// A comparison whose runs were interfered with in at least this share is
+/// not given more runs: the machine is busy, and more runs on it would be
+/// just as busy.
+pub const BUSY_SHARE: f64 = 0.5;
 
 /// What a claim's published figure means as data. Time ratios are
 /// baseline / other: above 1 means `other` is faster.
@@ -56,91 +79,45 @@ pub enum Expect {
     },
 }
 
+impl Expect {
+    /// The kind of published figure, for the exports: `ratio`, `range`,
+    /// `bound`, `similar`, `per-comparison` or `trend`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Expect::Effect(p) => size_kind(p),
+            Expect::EachEffect(_) => "per-comparison",
+            Expect::Trend { .. } => "trend",
+        }
+    }
+}
+
+/// `ratio`, `range`, `bound` or `similar`.
+fn size_kind(p: &Published) -> &'static str {
+    match p.size {
+        effect::Size::Ratio { .. } => "ratio",
+        effect::Size::Range { .. } => "range",
+        effect::Size::AtLeast(_) => "bound",
+        effect::Size::Around { .. } => "similar",
+    }
+}
+
 /// A published claim as a checkable comparison.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Claim {
+    /// A short name, unique within its preset, e.g. `populate`.
+    pub id: String,
     /// The claim in faultline's words, saying what its rule checks.
     pub text: String,
     /// (baseline, other) pairs of cases of the plan.
     pub pairs: Vec<(Case, Case)>,
     /// What the published figure means as data.
     pub expect: Expect,
-    /// Share of the pairs (0–1] that must share a verdict for the claim to
-    /// take it (not used by a trend).
+    /// Share of the pairs (over ½, up to 1) that must share a verdict for
+    /// the claim to take it (not used by a trend).
     pub quorum: f64,
     /// The published figure as the study gives it and where it comes from,
     /// e.g. `about 100x at 625 kB (report, section 3)`.
     pub published: String,
-}
-
-/// The five verdicts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ClaimVerdict {
-    /// The 90% CI lies inside the published band.
-    Holds,
-    /// The CI lies on the claimed side of 1 but below the band (or, for a
-    /// band around 1, below it).
-    #[serde(rename = "smaller-than-published")]
-    Smaller,
-    /// The CI lies above the band.
-    #[serde(rename = "larger-than-published")]
-    Larger,
-    /// The CI lies on the other side of 1 than the claimed direction.
-    Reversed,
-    /// The CI straddles an edge of the band, or the comparisons disagree.
-    Inconclusive,
-}
-
-impl ClaimVerdict {
-    /// `holds`, `smaller than published`, `larger than published`,
-    /// `reversed` or `inconclusive`.
-    pub fn word(self) -> &'static str {
-        match self {
-            ClaimVerdict::Holds => "holds",
-            ClaimVerdict::Smaller => "smaller than published",
-            ClaimVerdict::Larger => "larger than published",
-            ClaimVerdict::Reversed => "reversed",
-            ClaimVerdict::Inconclusive => "inconclusive",
-        }
-    }
-
-    /// The word with dashes (`smaller-than-published`), for HTML classes
-    /// and exports.
-    pub fn slug(self) -> &'static str {
-        match self {
-            ClaimVerdict::Smaller => "smaller-than-published",
-            ClaimVerdict::Larger => "larger-than-published",
-            other => other.word(),
-        }
-    }
-
-    /// All five, in the order the module documentation gives.
-    pub const ALL: [ClaimVerdict; 5] = [
-        ClaimVerdict::Holds,
-        ClaimVerdict::Smaller,
-        ClaimVerdict::Larger,
-        ClaimVerdict::Reversed,
-        ClaimVerdict::Inconclusive,
-    ];
-}
-
-impl From<EffectVerdict> for ClaimVerdict {
-    fn from(v: EffectVerdict) -> ClaimVerdict {
-        match v {
-            EffectVerdict::Holds => ClaimVerdict::Holds,
-            EffectVerdict::Smaller => ClaimVerdict::Smaller,
-            EffectVerdict::Larger => ClaimVerdict::Larger,
-            EffectVerdict::Reversed => ClaimVerdict::Reversed,
-            EffectVerdict::Inconclusive => ClaimVerdict::Inconclusive,
-        }
-    }
-}
-
-impl std::fmt::Display for ClaimVerdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.word())
-    }
 }
 
 /// One comparison of a claim, as the checker sees it.
@@ -148,102 +125,114 @@ impl std::fmt::Display for ClaimVerdict {
 pub struct PairInput {
     /// e.g. `625 KiB random 1 B: mmap vs read`.
     pub label: String,
-    /// Time ratio baseline / other with its 95% CI; `None` without enough samples.
+    /// Time ratio baseline / other with its 95% CI over every counted
+    /// pair; `None` without enough samples.
     pub ratio: Option<RatioEstimate>,
+    /// The same over the clean pairs only (neither trial interfered).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clean_ratio: Option<RatioEstimate>,
+    /// Share of the counted pairs with an interfered trial (0–1).
+    #[serde(default)]
+    pub interfered_share: f64,
     /// The counters behind it, `other vs baseline`.
     pub evidence: String,
 }
 
-/// One row of a verdict's side-by-side table: a comparison's measured
-/// advantage and CI beside the published value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PairOutcome {
-    /// The comparison (or `trend: per doubling of the factor`).
-    pub label: String,
-    /// Measured advantage in the claimed direction (time ratio for a trend row's points).
-    pub measured: Option<f64>,
-    /// Its CI at [`ClaimOutcome::level`].
-    pub ci: Option<(f64, f64)>,
-    /// The published band it is judged against, in words (`-` when none).
-    pub published: String,
-    /// Its own verdict, when it is judged alone.
-    pub verdict: Option<ClaimVerdict>,
-}
-
-/// The verdict on a claim with its explanation.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ClaimOutcome {
-    /// The claim's text.
-    pub claim: String,
-    /// One of the five verdicts.
-    pub verdict: ClaimVerdict,
-    /// Why: how many comparisons agreed, the ratios, and the counters.
-    pub explanation: String,
-    /// The published figure as the study gives it.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub published: String,
-    /// The CI level of the verdict (0.90: two one-sided tests at 5%).
-    #[serde(default)]
-    pub level: f64,
-    /// Measured beside published, one row per comparison (and the trend).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub pairs: Vec<PairOutcome>,
-}
-
-impl ClaimOutcome {
-    /// The side-by-side rows as a table: comparison, measured with its CI,
-    /// published band, verdict.
-    pub fn side_by_side(&self) -> crate::report::text_table::Table {
-        let rows = self
-            .pairs
-            .iter()
-            .map(|p| {
-                vec![
-                    p.label.clone(),
-                    match (p.measured, p.ci) {
-                        (Some(m), Some((l, h))) => {
-                            format!("{} [{}–{}]", short2(m), short2(l), short2(h))
-                        }
-                        _ => "-".into(),
-                    },
-                    p.published.clone(),
-                    p.verdict.map_or("-".into(), |v| v.word().to_string()),
-                ]
-            })
-            .collect();
-        crate::report::text_table::Table::new(
-            &format!("published: {}", self.published),
-            &[
-                "comparison",
-                &format!("measured [{:.0}% CI]", self.level * 100.0),
-                "published",
-                "verdict",
-            ],
-            rows,
-        )
-    }
-}
-
-impl ClaimOutcome {
-    /// The claim as terminal text: `[verdict] claim`, the published figure
-    /// with each comparison's measured CI beside its published band, then
-    /// the explanation.
-    pub fn render_text(&self) -> String {
-        let mut out = format!("  [{}] {}\n", self.verdict, self.claim);
-        for line in self.side_by_side().render_text().lines() {
-            out.push_str(&format!("      {line}\n"));
+impl PairInput {
+    /// A comparison measured on a quiet machine: every pair clean.
+    pub fn quiet(label: &str, ratio: Option<RatioEstimate>, evidence: &str) -> PairInput {
+        PairInput {
+            label: label.to_string(),
+            clean_ratio: ratio.clone(),
+            ratio,
+            interfered_share: 0.0,
+            evidence: evidence.to_string(),
         }
-        out.push_str(&format!("      {}\n", self.explanation));
-        out
     }
 }
 
-/// A measured factor with two decimals (three significant digits above 100).
-fn short2(x: f64) -> String {
-    if x >= 100.0 {
-        format!("{x:.0}")
+/// The claim verdict of a decided comparison; `None` for undecided.
+fn of_effect(v: EffectVerdict) -> Option<ClaimVerdict> {
+    Some(match v {
+        EffectVerdict::Holds => ClaimVerdict::Holds,
+        EffectVerdict::Smaller => ClaimVerdict::Smaller,
+        EffectVerdict::Larger => ClaimVerdict::Larger,
+        EffectVerdict::NoEffect => ClaimVerdict::NoEffect,
+        EffectVerdict::Reversed => ClaimVerdict::Reversed,
+        EffectVerdict::NotSimilar => ClaimVerdict::NotSimilar,
+        EffectVerdict::Undecided => return None,
+    })
+}
+
+/// One comparison judged: its verdict (decided or not), the estimate it
+/// rests on, and how many more pairs would decide it.
+struct Judged<'a> {
+    input: &'a PairInput,
+    verdict: Option<ClaimVerdict>,
+    shown: Option<EffectOutcome>,
+    /// The estimate the verdict rests on (clean pairs, when any were interfered).
+    basis: Option<&'a RatioEstimate>,
+    /// Undecided because interfered trials were set aside.
+    busy: bool,
+    /// More pairs the basis needs to decide, from its spread.
+    more: Option<usize>,
+}
+
+/// Judges one comparison against `published`, from its clean pairs when
+/// any of its pairs were interfered with.
+fn judge_pair<'a>(published: &Published, input: &'a PairInput) -> Judged<'a> {
+    let judge = |r: &RatioEstimate| effect::judge(published, r, CLAIM_LEVEL);
+    let interfered = input.interfered_share > 0.0;
+    let basis = if interfered {
+        input.clean_ratio.as_ref()
     } else {
-        format!("{x:.2}")
+        input.ratio.as_ref()
+    };
+    let on_basis = basis.and_then(judge);
+    let verdict = on_basis.as_ref().and_then(|o| of_effect(o.verdict));
+    let on_all = input.ratio.as_ref().and_then(judge);
+    let busy = verdict.is_none()
+        && interfered
+        && (input.interfered_share >= BUSY_SHARE
+            || on_all.as_ref().is_some_and(|o| o.verdict.decided()));
+    let more = match (&on_basis, basis) {
+        (Some(o), Some(r)) if verdict.is_none() => more_pairs(o, r),
+        _ => None,
+    };
+    Judged {
+        input,
+        verdict,
+        shown: on_basis.or(on_all),
+        basis,
+        busy,
+        more,
+    }
+}
+
+/// More pairs an estimate needs before its CI at the claim level is narrow
+/// enough to decide, from its own spread; `None` when it sits (nearly) on
+/// an edge.
+fn more_pairs(o: &EffectOutcome, r: &RatioEstimate) -> Option<usize> {
+    let logs = LogRatios::of_estimate(r)?;
+    let sd = logs.se * (logs.n as f64).sqrt();
+    let target = effect::decisive_half_width(o.advantage.ln(), o.band);
+    let n = crate::stats::power::pairs_needed(sd, target, CLAIM_LEVEL, MAX_PLANNED_PAIRS)?;
+    Some(n.saturating_sub(logs.n).max(1))
+}
+
+/// The row of a judged comparison.
+fn row(j: &Judged, published: &Published) -> PairOutcome {
+    PairOutcome {
+        label: j.input.label.clone(),
+        measured: j.shown.as_ref().map(|o| o.advantage),
+        ci: j.shown.as_ref().map(|o| o.ci),
+        published: published.band_words(),
+        verdict: j
+            .shown
+            .as_ref()
+            .map(|_| j.verdict.unwrap_or(ClaimVerdict::Unsettled)),
+        runs: j.basis.map_or(0, |r| r.pairs),
+        interfered_share: j.input.interfered_share,
     }
 }
 
@@ -265,8 +254,49 @@ pub fn judge(
     };
     ClaimOutcome {
         published: published.to_string(),
+        kind: expect.kind().to_string(),
         level: CLAIM_LEVEL,
         ..outcome
+    }
+}
+
+/// The unsettled outcome of a claim: its reason and what would settle it,
+/// from the undecided comparisons.
+fn unsettled_by(undecided: &[&Judged], busy_share: f64) -> Unsettled {
+    let busy = undecided.iter().filter(|j| j.busy).count();
+    if busy > 0 && busy * 2 >= undecided.len() {
+        return Unsettled {
+            reason: Reason::MachineBusy,
+            settle: format!(
+                "{:.0}% of its paired runs had an interfered trial and the clean ones do not decide it; \
+                 quiet the machine (stop other jobs) and run it again, or add --retry-interfered 3",
+                busy_share * 100.0
+            ),
+            more_runs: None,
+        };
+    }
+    let more = undecided.iter().map(|j| j.more).collect::<Vec<_>>();
+    let settle = if more.iter().all(Option::is_some) {
+        let n = more.iter().flatten().max().copied().unwrap_or(0);
+        let where_ = undecided
+            .iter()
+            .max_by_key(|j| j.more)
+            .map(|j| j.input.label.as_str())
+            .unwrap_or("");
+        format!("needs about {n} more paired runs (most for {where_}): raise --max-time, or --full")
+    } else {
+        "an estimate lies on an edge of the published band: no affordable number of runs \
+         would settle it at this size; a larger file or --full changes the trial, not the edge"
+            .to_string()
+    };
+    Unsettled {
+        reason: Reason::BudgetSpent,
+        settle,
+        more_runs: if more.iter().all(Option::is_some) {
+            more.iter().flatten().max().copied()
+        } else {
+            None
+        },
     }
 }
 
@@ -278,139 +308,242 @@ fn judge_effects(
     pairs: &[PairInput],
 ) -> ClaimOutcome {
     let mut rows = Vec::new();
-    let mut judged: Vec<(&PairInput, ClaimVerdict, effect::EffectOutcome)> = Vec::new();
+    let mut judged: Vec<(Judged, &Published)> = Vec::new();
     for (i, p) in pairs.iter().enumerate() {
         let Some(published) = effects.get(i) else {
             continue;
         };
-        let outcome = p
-            .ratio
-            .as_ref()
-            .and_then(|r| effect::judge(published, r, CLAIM_LEVEL));
-        rows.push(PairOutcome {
-            label: p.label.clone(),
-            measured: outcome.as_ref().map(|o| o.advantage),
-            ci: outcome.as_ref().map(|o| o.ci),
-            published: published.band_words(),
-            verdict: outcome.as_ref().map(|o| o.verdict.into()),
-        });
-        if let Some(o) = outcome {
-            judged.push((p, o.verdict.into(), o));
+        let j = judge_pair(published, p);
+        rows.push(row(&j, published));
+        if j.shown.is_some() {
+            judged.push((j, published));
         }
     }
-    if judged.is_empty() {
+    if judged.len() < pairs.len() || judged.is_empty() {
+        let missing = pairs
+            .iter()
+            .zip(effects)
+            .filter(|(p, _)| p.ratio.is_none())
+            .map(|(p, _)| p.label.as_str())
+            .collect::<Vec<_>>();
         return ClaimOutcome {
+            id: String::new(),
             claim: claim.to_string(),
-            verdict: ClaimVerdict::Inconclusive,
-            explanation: "no comparison has two or more paired samples".to_string(),
+            verdict: ClaimVerdict::Unsettled,
+            unsettled: Some(Unsettled {
+                reason: Reason::NotMeasured,
+                settle:
+                    "run every case the claim compares until it has two or more paired samples \
+                         (see the failures above)"
+                        .into(),
+                more_runs: None,
+            }),
+            explanation: format!(
+                "{} of {} comparisons have fewer than two paired samples: {}",
+                missing.len(),
+                pairs.len(),
+                missing.join("; ")
+            ),
             published: String::new(),
+            kind: String::new(),
             level: CLAIM_LEVEL,
             pairs: rows,
+            ..Default::default()
         };
     }
     let n = judged.len();
-    let count = |v: ClaimVerdict| judged.iter().filter(|j| j.1 == v).count();
-    let [holds, smaller, larger, reversed, inconclusive] = ClaimVerdict::ALL.map(count);
+    let count = |v: ClaimVerdict| judged.iter().filter(|j| j.0.verdict == Some(v)).count();
+    let undecided: Vec<&Judged> = judged
+        .iter()
+        .filter(|j| j.0.verdict.is_none())
+        .map(|j| &j.0)
+        .collect();
+    let u = undecided.len();
     let need = ((quorum.clamp(0.0, 1.0) * n as f64).ceil() as usize).max(1);
-    let verdict = if holds >= need {
-        ClaimVerdict::Holds
-    } else if reversed >= need {
-        ClaimVerdict::Reversed
-    } else if smaller + reversed >= need {
-        ClaimVerdict::Smaller
-    } else if larger >= need {
-        ClaimVerdict::Larger
-    } else {
-        ClaimVerdict::Inconclusive
+    let order = [
+        ClaimVerdict::Holds,
+        ClaimVerdict::Reversed,
+        ClaimVerdict::NoEffect,
+        ClaimVerdict::Smaller,
+        ClaimVerdict::Larger,
+        ClaimVerdict::NotSimilar,
+    ];
+    let reached = order.into_iter().find(|&v| count(v) >= need);
+    let could = order.into_iter().any(|v| count(v) + u >= need);
+    let busy_share = judged
+        .iter()
+        .map(|j| j.0.input.interfered_share)
+        .fold(0.0, f64::max);
+    let (verdict, unsettled) = match reached {
+        Some(v) => (v, None),
+        None if !could => (ClaimVerdict::Mixed, None),
+        None => (
+            ClaimVerdict::Unsettled,
+            Some(unsettled_by(&undecided, busy_share)),
+        ),
     };
+    let counts = order
+        .iter()
+        .map(|&v| (v, count(v)))
+        .filter(|&(_, c)| c > 0)
+        .map(|(v, c)| format!("{c} {}", v.word()))
+        .chain((u > 0).then(|| format!("{u} undecided")))
+        .collect::<Vec<_>>()
+        .join(", ");
     let mut text = if n == 1 {
-        let o = &judged[0].2;
+        let o = judged[0]
+            .0
+            .shown
+            .as_ref()
+            .expect("judged pairs have an outcome");
         format!(
-            "measured {} [{:.0}% CI {}–{}] against the published {}",
+            "measured {} [{:.0}% CI {}–{}] against the published {}{}",
             short2(o.advantage),
             o.level * 100.0,
             short2(o.ci.0),
             short2(o.ci.1),
-            effects[0].band_words()
+            judged[0].1.band_words(),
+            if judged[0].0.input.interfered_share > 0.0 {
+                format!(
+                    " (clean pairs only: {:.0}% of the pairs had an interfered trial)",
+                    judged[0].0.input.interfered_share * 100.0
+                )
+            } else {
+                String::new()
+            }
         )
     } else {
-        format!(
-            "{need} of {n} comparisons must agree: {holds} hold, {smaller} smaller, {larger} larger, \
-             {reversed} reversed, {inconclusive} inconclusive"
-        )
+        format!("{need} of {n} comparisons must agree: {counts}")
     };
     // The counters of the comparison that speaks for the verdict: one that
     // shares it, else the one nearest to 1.
     let telling = judged
         .iter()
-        .find(|j| {
-            j.1 == verdict || (verdict == ClaimVerdict::Smaller && j.1 == ClaimVerdict::Reversed)
-        })
+        .find(|j| j.0.verdict == Some(verdict))
         .unwrap_or_else(|| {
             judged
                 .iter()
                 .min_by(|a, b| {
-                    a.2.advantage
-                        .ln()
-                        .abs()
-                        .total_cmp(&b.2.advantage.ln().abs())
+                    let d = |j: &(Judged, &Published)| {
+                        j.0.shown
+                            .as_ref()
+                            .map_or(f64::INFINITY, |o| o.advantage.ln().abs())
+                    };
+                    d(a).total_cmp(&d(b))
                 })
                 .expect("not empty")
         });
-    let r = telling.0.ratio.as_ref().expect("judged pairs have a ratio");
-    text.push_str(&format!(
-        ". {} (time ratio {:.2}x, 95% CI {:.2}–{:.2}): {}",
-        telling.0.label, r.ratio, r.ci95_low, r.ci95_high, telling.0.evidence
-    ));
+    if let Some(r) = telling.0.basis.or(telling.0.input.ratio.as_ref()) {
+        text.push_str(&format!(
+            ". {} (time ratio {:.2}x, 95% CI {:.2}–{:.2}, {} pairs): {}",
+            telling.0.input.label,
+            r.ratio,
+            r.ci95_low,
+            r.ci95_high,
+            r.pairs,
+            telling.0.input.evidence
+        ));
+    }
     ClaimOutcome {
+        id: String::new(),
         claim: claim.to_string(),
         verdict,
+        unsettled,
         explanation: text,
         published: String::new(),
+        kind: String::new(),
         level: CLAIM_LEVEL,
         pairs: rows,
+        ..Default::default()
     }
 }
 
 /// Judges a trend claim: the slope of the log ratio on the log factor over
-/// every pair, as a factor per doubling, against `per_doubling`.
+/// every pair, as a factor per doubling, against `per_doubling`; from the
+/// clean pairs when any pair was interfered with.
 fn judge_trend(
     claim: &str,
     factors: &[f64],
     per_doubling: &Published,
     pairs: &[PairInput],
 ) -> ClaimOutcome {
+    let interfered = pairs.iter().map(|p| p.interfered_share).fold(0.0, f64::max);
+    let basis = |p: &PairInput| {
+        if interfered > 0.0 {
+            p.clean_ratio.clone()
+        } else {
+            p.ratio.clone()
+        }
+    };
     let mut rows: Vec<PairOutcome> = pairs
         .iter()
         .map(|p| {
-            let ci = p
-                .ratio
+            let b = basis(p);
+            let ci = b
                 .as_ref()
                 .and_then(LogRatios::of_estimate)
                 .map(|l| l.ratio_ci(CLAIM_LEVEL));
             PairOutcome {
                 label: p.label.clone(),
-                measured: p.ratio.as_ref().map(|r| r.ratio),
+                measured: b.as_ref().map(|r| r.ratio),
                 ci,
                 published: "-".into(),
                 verdict: None,
+                runs: b.as_ref().map_or(0, |r| r.pairs),
+                interfered_share: p.interfered_share,
             }
         })
         .collect();
-    let points: Vec<(f64, LogRatios)> = pairs
-        .iter()
-        .zip(factors)
-        .filter_map(|(p, &f)| Some((f, LogRatios::of_estimate(p.ratio.as_ref()?)?)))
-        .collect();
-    let Some(t) = trend(&points, CLAIM_LEVEL) else {
-        return ClaimOutcome {
-            claim: claim.to_string(),
-            verdict: ClaimVerdict::Inconclusive,
-            explanation: "a trend needs three or more comparisons at two or more factors, with two or more paired samples each".to_string(),
-            published: String::new(),
-            level: CLAIM_LEVEL,
-            pairs: rows,
+    let fit = |use_clean: bool| {
+        let points: Vec<(f64, LogRatios)> = pairs
+            .iter()
+            .zip(factors)
+            .filter_map(|(p, &f)| {
+                let r = if use_clean {
+                    p.clean_ratio.as_ref()
+                } else {
+                    p.ratio.as_ref()
+                };
+                Some((f, LogRatios::of_estimate(r?)?))
+            })
+            .collect();
+        let n = points.iter().map(|p| p.1.n).min().unwrap_or(0);
+        trend(&points, CLAIM_LEVEL).map(|t| (t, n))
+    };
+    let empty = |reason: Reason, settle: &str, why: &str, rows: Vec<PairOutcome>| ClaimOutcome {
+        id: String::new(),
+        claim: claim.to_string(),
+        verdict: ClaimVerdict::Unsettled,
+        unsettled: Some(Unsettled {
+            reason,
+            settle: settle.to_string(),
+            more_runs: None,
+        }),
+        explanation: why.to_string(),
+        published: String::new(),
+        kind: String::new(),
+        level: CLAIM_LEVEL,
+        pairs: rows,
+        ..Default::default()
+    };
+    let Some((t, n)) = fit(interfered > 0.0) else {
+        let (reason, settle) = if interfered > 0.0 && fit(false).is_some() {
+            (
+                Reason::MachineBusy,
+                "too few clean pairs: quiet the machine (stop other jobs) and run it again",
+            )
+        } else {
+            (
+                Reason::NotMeasured,
+                "run every case the claim compares until it has two or more paired samples",
+            )
         };
+        return empty(
+            reason,
+            settle,
+            "a trend needs three or more comparisons at two or more factors, with two or more paired samples each",
+            rows,
+        );
     };
     let o = effect::judge_ci(
         per_doubling,
@@ -418,7 +551,39 @@ fn judge_trend(
         t.per_doubling_ci(),
         CLAIM_LEVEL,
     );
-    let verdict: ClaimVerdict = o.verdict.into();
+    let verdict = of_effect(o.verdict);
+    let unsettled = match verdict {
+        Some(_) => None,
+        None if interfered >= BUSY_SHARE => Some(Unsettled {
+            reason: Reason::MachineBusy,
+            settle: format!(
+                "{:.0}% of the pairs had an interfered trial; quiet the machine and run it again",
+                interfered * 100.0
+            ),
+            more_runs: None,
+        }),
+        None => {
+            // The slope's CI narrows as 1/√n: the pairs that would bring
+            // its half-width to the distance that decides.
+            let half = (o.ci.1.ln() - o.ci.0.ln()) / 2.0;
+            let target = effect::decisive_half_width(o.advantage.ln(), o.band);
+            let more = (target > 0.0 && half.is_finite())
+                .then(|| ((n as f64) * (half / target).powi(2)).ceil() as usize)
+                .filter(|&need| need <= MAX_PLANNED_PAIRS)
+                .map(|need| need.saturating_sub(n).max(1));
+            Some(Unsettled {
+                reason: Reason::BudgetSpent,
+                settle: match more {
+                    Some(m) => format!(
+                        "needs about {m} more paired runs at every factor: raise --max-time, or --full"
+                    ),
+                    None => "the slope lies on an edge of the published band: no affordable number of runs would settle it".into(),
+                },
+                more_runs: more,
+            })
+        }
+    };
+    let verdict = verdict.unwrap_or(ClaimVerdict::Unsettled);
     rows.push(PairOutcome {
         label: format!(
             "trend over {} factors: ratio per doubling of the factor",
@@ -428,6 +593,8 @@ fn judge_trend(
         ci: Some(o.ci),
         published: per_doubling.band_words(),
         verdict: Some(verdict),
+        runs: n,
+        interfered_share: interfered,
     });
     let direction = if o.ci.0 > 1.0 {
         "the ratio rises with the factor (CI above 1)"
@@ -438,13 +605,20 @@ fn judge_trend(
     };
     let last = pairs.iter().rev().find(|p| p.ratio.is_some());
     ClaimOutcome {
+        id: String::new(),
         claim: claim.to_string(),
         verdict,
+        unsettled,
         explanation: format!(
-            "least-squares slope of the log time ratio on the log factor over {} comparisons: \
+            "least-squares slope of the log time ratio on the log factor over {} comparisons{}: \
              x{} per doubling of the factor [{:.0}% CI {}–{}, {:.1} df] against the published {}; \
              {direction}.{}",
             t.points,
+            if interfered > 0.0 {
+                " (clean pairs only)"
+            } else {
+                ""
+            },
             short2(o.advantage),
             CLAIM_LEVEL * 100.0,
             short2(o.ci.0),
@@ -454,60 +628,92 @@ fn judge_trend(
             last.map_or(String::new(), |p| format!(" {}: {}", p.label, p.evidence)),
         ),
         published: String::new(),
+        kind: String::new(),
         level: CLAIM_LEVEL,
         pairs: rows,
+        ..Default::default()
     }
+}
+
+/// The comparison of `base` and `other` in `results`: every counted pair,
+/// the clean pairs only, and the interfered share.
+pub fn pair_input(results: &RunResults, base: &Case, other: &Case, label: String) -> PairInput {
+    let find = |case: &Case| crate::studies::find_case(results, case);
+    let (Some(b), Some(o)) = (find(base), find(other)) else {
+        return PairInput {
+            label,
+            ratio: None,
+            clean_ratio: None,
+            interfered_share: 0.0,
+            evidence: "case not run".to_string(),
+        };
+    };
+    let metric = results.settings.metric;
+    let (bs, os) = (b.counted_samples(), o.counted_samples());
+    let ratio = compare_cases(&bs, &os, metric);
+    let clean = |s: &[Sample]| {
+        s.iter()
+            .filter(|s| !s.interfered())
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (cb, co) = (clean(&bs), clean(&os));
+    let clean_ratio = compare_cases(&cb, &co, metric);
+    let paired = ratio.as_ref().map_or(0, |r| r.pairs);
+    let clean_pairs = clean_ratio.as_ref().map_or(0, |r| r.pairs);
+    let interfered_share = if paired == 0 {
+        let any = bs.iter().chain(&os).filter(|s| s.interfered()).count();
+        any as f64 / (bs.len() + os.len()).max(1) as f64
+    } else {
+        paired.saturating_sub(clean_pairs) as f64 / paired as f64
+    };
+    let evidence = match (&o.summary, &b.summary) {
+        (Some(os), Some(bs)) => format!(
+            "{}, residency {:.0}% vs {:.0}%",
+            evidence(os, bs),
+            os.residency_before * 100.0,
+            bs.residency_before * 100.0
+        ),
+        _ => "no counters".to_string(),
+    };
+    PairInput {
+        label,
+        ratio,
+        clean_ratio,
+        interfered_share,
+        evidence,
+    }
+}
+
+/// The label of a claim's comparison: `group; size file: other vs base`.
+pub fn pair_label(base: &Case, other: &Case) -> String {
+    format!(
+        "{}; {} file: {} vs {}",
+        other.group_label(),
+        crate::size::format_size(other.file_size),
+        other.method_label(),
+        base.method_label()
+    )
 }
 
 /// Checks `claim` against a run's results.
 pub fn check(claim: &Claim, results: &RunResults) -> ClaimOutcome {
-    let find = |case: &Case| results.cases.iter().find(|c| &c.case == case);
     let pairs: Vec<PairInput> = claim
         .pairs
         .iter()
-        .map(|(b, o)| {
-            let (base, other) = (find(b), find(o));
-            let label = format!(
-                "{}; {} file: {} vs {}",
-                o.group_label(),
-                crate::size::format_size(o.file_size),
-                o.method_label(),
-                b.method_label()
-            );
-            let (ratio, counters) = match (base, other) {
-                (Some(base), Some(other)) => {
-                    let ratio = compare_cases(
-                        &base.counted_samples(),
-                        &other.counted_samples(),
-                        results.settings.metric,
-                    );
-                    let counters = match (&other.summary, &base.summary) {
-                        (Some(os), Some(bs)) => format!(
-                            "{}, residency {:.0}% vs {:.0}%",
-                            evidence(os, bs),
-                            os.residency_before * 100.0,
-                            bs.residency_before * 100.0
-                        ),
-                        _ => "no counters".to_string(),
-                    };
-                    (ratio, counters)
-                }
-                _ => (None, "case not run".to_string()),
-            };
-            PairInput {
-                label,
-                ratio,
-                evidence: counters,
-            }
-        })
+        .map(|(b, o)| pair_input(results, b, o, pair_label(b, o)))
         .collect();
-    judge(
-        &claim.text,
-        &claim.expect,
-        claim.quorum,
-        &claim.published,
-        &pairs,
-    )
+    ClaimOutcome {
+        id: claim.id.clone(),
+        ..judge(
+            &claim.text,
+            &claim.expect,
+            claim.quorum,
+            &claim.published,
+            &pairs,
+        )
+    }
+    .summarised()
 }
 
 #[cfg(test)]
@@ -518,30 +724,34 @@ mod tests {
 
     const N: usize = 5;
 
-    /// A comparison whose 90% CI of the time ratio is `[lo, hi]` (and whose
-    /// 95% CI is what [`paired_ratio`] would give for it with `N` pairs).
-    fn ci90(lo: f64, hi: f64) -> PairInput {
+    /// A 95% ratio estimate of `n` pairs whose 90% CI is `[lo, hi]`.
+    fn estimate(lo: f64, hi: f64, n: usize) -> RatioEstimate {
         let m = (lo.ln() + hi.ln()) / 2.0;
-        let se = (hi.ln() - lo.ln()) / 2.0 / t_quantile(0.95, (N - 1) as f64);
-        let h95 = se * t_quantile(0.975, (N - 1) as f64);
-        PairInput {
-            label: format!("synthetic {lo}–{hi}"),
-            ratio: Some(RatioEstimate {
-                ratio: m.exp(),
-                ci95_low: (m - h95).exp(),
-                ci95_high: (m + h95).exp(),
-                pairs: N,
-            }),
-            evidence: "sys 0.10 vs 0.40 ms/MiB".into(),
+        let se = (hi.ln() - lo.ln()) / 2.0 / t_quantile(0.95, (n - 1) as f64);
+        let h95 = se * t_quantile(0.975, (n - 1) as f64);
+        RatioEstimate {
+            ratio: m.exp(),
+            ci95_low: (m - h95).exp(),
+            ci95_high: (m + h95).exp(),
+            pairs: n,
         }
     }
 
+    /// A quiet comparison whose 90% CI of the time ratio is `[lo, hi]`.
+    fn ci90(lo: f64, hi: f64) -> PairInput {
+        PairInput::quiet(
+            &format!("synthetic {lo}–{hi}"),
+            Some(estimate(lo, hi, N)),
+            "sys 0.10 vs 0.40 ms/MiB",
+        )
+    }
+
     fn pair(base: &[f64], other: &[f64]) -> PairInput {
-        PairInput {
-            label: "synthetic".into(),
-            ratio: paired_ratio(base, other),
-            evidence: "sys 0.10 vs 0.40 ms/MiB".into(),
-        }
+        PairInput::quiet(
+            "synthetic",
+            paired_ratio(base, other),
+            "sys 0.10 vs 0.40 ms/MiB",
+        )
     }
 
     fn verdict(p: Published, lo: f64, hi: f64) -> ClaimVerdict {
@@ -559,7 +769,7 @@ mod tests {
     use ClaimVerdict::*;
 
     #[test]
-    fn a_range_at_its_edges_gives_all_five_verdicts() {
+    fn a_range_at_its_edges_gives_every_verdict() {
         // fedorova2019's "2–6x".
         let p = Published::faster(Size::Range {
             low: 2.0,
@@ -569,18 +779,94 @@ mod tests {
         assert_eq!(verdict(p, 1.2, below(2.0)), Smaller);
         assert_eq!(verdict(p, above(6.0), 9.0), Larger);
         assert_eq!(verdict(p, 0.5, below(1.0)), Reversed);
-        assert_eq!(verdict(p, below(2.0), 3.0), Inconclusive, "straddles 2");
-        assert_eq!(verdict(p, 5.0, above(6.0)), Inconclusive, "straddles 6");
-        assert_eq!(
-            verdict(p, 0.9, above(1.0)),
-            Smaller,
-            "no effect shown, below 2"
-        );
-        assert_eq!(verdict(p, 0.9, above(2.0)), Inconclusive);
+        assert_eq!(verdict(p, 0.97, 1.03), NoEffect);
+        assert_eq!(verdict(p, below(2.0), 3.0), Unsettled, "straddles 2");
+        assert_eq!(verdict(p, 5.0, above(6.0)), Unsettled, "straddles 6");
+        assert_eq!(verdict(p, 0.9, 1.5), Unsettled, "no direction shown");
+        assert_eq!(verdict(p, 0.9, above(2.0)), Unsettled);
     }
 
     #[test]
-    fn a_ratio_with_a_tolerance_at_its_edges_gives_all_five_verdicts() {
+    fn an_unsettled_claim_says_why_and_what_would_settle_it() {
+        let p = Published::faster(Size::Range {
+            low: 2.0,
+            high: 6.0,
+        });
+        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[ci90(1.8, 2.4)]);
+        assert_eq!(o.verdict, Unsettled);
+        let u = o.unsettled.as_ref().expect("a reason");
+        assert_eq!(u.reason, Reason::BudgetSpent);
+        let more = u.more_runs.expect("a number of runs");
+        assert!(more > 0, "{more}");
+        assert!(
+            u.settle.contains(&format!("needs about {more} more")),
+            "{}",
+            u.settle
+        );
+        assert_eq!(o.verdict_words(), "unsettled: budget spent");
+        // With that many more pairs at the same spread and mean, it decides.
+        let logs = LogRatios::of_estimate(&estimate(1.8, 2.4, N)).unwrap();
+        let sd = logs.se * (N as f64).sqrt();
+        let n = N + more;
+        let h = crate::stats::power::half_width(sd, n, CLAIM_LEVEL);
+        let m = logs.mean;
+        assert!(verdict(p, (m - h).exp(), (m + h).exp()).decided(), "{n}");
+        // A decided claim has no reason.
+        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[ci90(2.5, 3.0)]);
+        assert_eq!((o.verdict, o.unsettled), (Holds, None));
+    }
+
+    #[test]
+    fn a_busy_machine_decides_nothing_its_clean_pairs_do_not() {
+        let p = Published::faster(Size::Ratio {
+            value: 1.17,
+            tolerance: 0.10,
+        });
+        // All pairs: clearly inside; clean pairs: 2 of 10, too few to tell.
+        let busy = PairInput {
+            label: "busy".into(),
+            ratio: Some(estimate(1.10, 1.20, 10)),
+            clean_ratio: Some(estimate(0.8, 1.6, 2)),
+            interfered_share: 0.8,
+            evidence: String::new(),
+        };
+        let o = judge(
+            "c",
+            &Expect::Effect(p),
+            1.0,
+            "p",
+            std::slice::from_ref(&busy),
+        );
+        assert_eq!(o.verdict, Unsettled);
+        assert_eq!(o.unsettled.as_ref().unwrap().reason, Reason::MachineBusy);
+        assert!(o.unsettled.as_ref().unwrap().settle.contains("80%"));
+        assert_eq!(o.verdict_words(), "unsettled: machine busy");
+        // No clean pair at all.
+        let none = PairInput {
+            clean_ratio: None,
+            ..busy.clone()
+        };
+        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[none]);
+        assert_eq!(o.unsettled.unwrap().reason, Reason::MachineBusy);
+        // The clean pairs decide it: their verdict, even where all pairs differ.
+        let clean_decides = PairInput {
+            ratio: Some(estimate(1.5, 1.7, 10)),
+            clean_ratio: Some(estimate(1.10, 1.20, 6)),
+            interfered_share: 0.4,
+            ..busy
+        };
+        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[clean_decides]);
+        assert_eq!(o.verdict, Holds, "{}", o.explanation);
+        assert!(
+            o.explanation.contains("clean pairs only: 40%"),
+            "{}",
+            o.explanation
+        );
+        assert_eq!(o.pairs[0].runs, 6);
+    }
+
+    #[test]
+    fn a_ratio_with_a_tolerance_at_its_edges() {
         // write2020's 1.17 (1.343 s / 1.150 s), ×/÷ 1.10.
         let p = Published::faster(Size::Ratio {
             value: 1.17,
@@ -588,38 +874,61 @@ mod tests {
         });
         let (l, h) = p.band();
         assert_eq!(verdict(p, above(l), below(h)), Holds);
-        assert_eq!(verdict(p, above(1.0), below(l)), Smaller);
+        assert_eq!(verdict(p, 1.04, below(l)), Smaller);
         assert_eq!(verdict(p, above(h), 2.0), Larger);
-        assert_eq!(verdict(p, 0.8, below(1.0)), Reversed);
-        assert_eq!(verdict(p, below(l), below(h)), Inconclusive);
-        assert_eq!(verdict(p, above(l), above(h)), Inconclusive);
+        assert_eq!(verdict(p, 0.8, 0.9), Reversed);
+        assert_eq!(verdict(p, 0.99, 1.01), NoEffect);
+        assert_eq!(
+            verdict(p, 0.86, 1.04),
+            Unsettled,
+            "write2020's 0.95 [0.86–1.04]"
+        );
+        assert_eq!(verdict(p, below(l), below(h)), Unsettled);
+        assert_eq!(verdict(p, above(l), above(h)), Unsettled);
     }
 
     #[test]
-    fn a_bound_and_a_direction_at_their_edges() {
-        // "about 100 times" is a ratio; "at least 10x" a bound: no upper edge.
+    fn a_bound_at_its_edges() {
         let p = Published::faster(Size::AtLeast(10.0));
         assert_eq!(verdict(p, above(10.0), 1e4), Holds);
         assert_eq!(verdict(p, 2.0, below(10.0)), Smaller);
         assert_eq!(verdict(p, 0.2, below(1.0)), Reversed);
-        assert_eq!(verdict(p, below(10.0), 20.0), Inconclusive);
-        let faster = Published::faster(Size::AtLeast(1.0));
-        assert_eq!(verdict(faster, above(1.0), 1.1), Holds);
-        assert_eq!(verdict(faster, 0.9, below(1.0)), Reversed);
-        assert_eq!(verdict(faster, below(1.0), 1.1), Inconclusive);
+        assert_eq!(verdict(p, below(10.0), 20.0), Unsettled);
         // A "slower" claim reads the same CI inverted.
-        let slower = Published::slower(Size::AtLeast(1.0));
-        assert_eq!(verdict(slower, 0.5, below(1.0)), Holds);
-        assert_eq!(verdict(slower, above(1.0), 2.0), Reversed);
+        let slower = Published::slower(Size::AtLeast(1.2));
+        assert_eq!(verdict(slower, 0.5, below(1.0 / 1.2)), Holds);
+        assert_eq!(verdict(slower, 1.2, 2.0), Reversed);
     }
 
     #[test]
-    fn similar_is_a_band_around_one_never_reversed() {
+    fn similar_is_a_band_around_one_that_can_be_refuted() {
         let p = Published::similar(1.5);
         assert_eq!(verdict(p, above(1.0 / 1.5), below(1.5)), Holds);
-        assert_eq!(verdict(p, 0.2, below(1.0 / 1.5)), Smaller);
-        assert_eq!(verdict(p, above(1.5), 3.0), Larger);
-        assert_eq!(verdict(p, 0.5, 0.9), Inconclusive);
+        assert_eq!(verdict(p, 0.2, below(1.0 / 1.5)), NotSimilar);
+        assert_eq!(verdict(p, above(1.5), 3.0), NotSimilar);
+        assert_eq!(verdict(p, 0.5, 0.9), Unsettled);
+        // Over several sizes: points clearly outside on one side refute it,
+        // and the table names them.
+        let o = judge(
+            "similar",
+            &Expect::Effect(p),
+            0.75,
+            "similar",
+            &[
+                ci90(2.0, 3.0),
+                ci90(1.8, 2.2),
+                ci90(1.6, 2.5),
+                ci90(0.9, 1.1),
+            ],
+        );
+        assert_eq!(o.verdict, NotSimilar, "{}", o.explanation);
+        assert_eq!(
+            o.pairs
+                .iter()
+                .filter(|p| p.verdict == Some(NotSimilar))
+                .count(),
+            3
+        );
     }
 
     #[test]
@@ -636,23 +945,12 @@ mod tests {
             &[ci90(280.0, 300.0)],
         );
         assert_eq!(o.verdict, Larger);
-        assert!(
-            o.explanation.contains("[90% CI 280–300]"),
-            "{}",
-            o.explanation
-        );
-        assert!(
-            o.explanation.contains("published 50–200x"),
-            "{}",
-            o.explanation
-        );
-        assert!(
-            o.explanation.contains("sys 0.10 vs 0.40"),
-            "{}",
-            o.explanation
-        );
+        assert_eq!(o.kind, "ratio");
+        for text in ["[90% CI 280–300]", "published 50–200x", "sys 0.10 vs 0.40"] {
+            assert!(o.explanation.contains(text), "{text}: {}", o.explanation);
+        }
         assert_eq!(o.published, "about 100 times at 625 kB");
-        let table = o.side_by_side().render_text();
+        let table = crate::report::claims::side_by_side(&o).render_text();
         for text in [
             "measured [90% CI]",
             "290 [280–300]",
@@ -673,6 +971,7 @@ mod tests {
         let small = ci90(1.2, 1.5);
         let back = ci90(0.5, 0.8);
         let big = ci90(7.0, 9.0);
+        let open = ci90(1.5, 2.5);
         let run = |q, pairs: &[PairInput]| judge("q", &Expect::Effect(p), q, "2–6x", pairs);
         let pairs = [
             inside.clone(),
@@ -682,24 +981,30 @@ mod tests {
         ];
         assert_eq!(run(0.75, &pairs).verdict, Holds);
         let o = run(1.0, &pairs);
-        assert_eq!(o.verdict, Inconclusive);
+        assert_eq!(o.verdict, Mixed, "every comparison decided, no quorum");
         assert!(
             o.explanation
-                .contains("4 of 4 comparisons must agree: 3 hold, 1 smaller"),
+                .contains("4 of 4 comparisons must agree: 3 holds, 1 smaller than published"),
             "{}",
             o.explanation
         );
-        // Smaller counts the reversed ones: they are smaller still.
-        let pairs = [small.clone(), small.clone(), back.clone(), inside.clone()];
+        let pairs = [small.clone(), small.clone(), small.clone(), back.clone()];
         assert_eq!(run(0.75, &pairs).verdict, Smaller);
-        let pairs = [back.clone(), back.clone(), back, small];
+        let pairs = [back.clone(), back.clone(), back.clone(), small.clone()];
         assert_eq!(run(0.75, &pairs).verdict, Reversed);
-        let pairs = [big.clone(), big.clone(), big, inside];
+        let pairs = [big.clone(), big.clone(), big.clone(), inside.clone()];
         assert_eq!(run(0.75, &pairs).verdict, Larger);
-        assert_eq!(run(1.0, &pairs).verdict, Inconclusive);
-        // Without samples, nothing is decided.
+        assert_eq!(run(1.0, &pairs).verdict, Mixed);
+        // An undecided comparison that could still tip the quorum: unsettled.
+        let pairs = [inside.clone(), inside.clone(), open.clone(), small.clone()];
+        assert_eq!(run(0.75, &pairs).verdict, Unsettled);
+        // One that could no longer change it: decided.
+        let pairs = [inside.clone(), inside.clone(), inside, open];
+        assert_eq!(run(0.75, &pairs).verdict, Holds);
+        // Without samples, nothing is decided, and it says so.
         let none = judge("x", &Expect::Effect(p), 1.0, "", &[pair(&[1.0], &[1.0])]);
-        assert_eq!(none.verdict, Inconclusive);
+        assert_eq!(none.verdict, Unsettled);
+        assert_eq!(none.unsettled.unwrap().reason, Reason::NotMeasured);
     }
 
     #[test]
@@ -728,7 +1033,7 @@ mod tests {
         );
         assert_eq!(o.pairs[0].verdict, Some(Smaller));
         assert_eq!(o.pairs[1].verdict, Some(Larger));
-        assert_eq!(o.verdict, Inconclusive);
+        assert_eq!(o.verdict, Mixed);
     }
 
     #[test]
@@ -750,7 +1055,6 @@ mod tests {
             value: 1.34,
             tolerance: 0.10,
         });
-        let rises = Published::faster(Size::AtLeast(1.0));
         let run = |p: Published, pairs: &[PairInput]| {
             judge(
                 "grows",
@@ -767,12 +1071,15 @@ mod tests {
         assert_eq!(o.verdict, Holds, "{}", o.explanation);
         assert!(o.explanation.contains("rises"), "{}", o.explanation);
         assert_eq!(o.pairs.len(), 5, "four points and the trend row");
+        assert_eq!(o.kind, "trend");
         assert_eq!(run(sized, &series(0.1, 0.01)).verdict, Smaller);
         assert_eq!(run(sized, &series(1.0, 0.01)).verdict, Larger);
         assert_eq!(run(sized, &series(-0.3, 0.01)).verdict, Reversed);
-        assert_eq!(run(rises, &series(0.0, 0.2)).verdict, Inconclusive);
-        // The middle factors count: the same ends with a flat middle is a
-        // different slope from a straight rise.
+        assert_eq!(run(sized, &series(0.0, 0.001)).verdict, NoEffect);
+        let loose = run(sized, &series(0.3, 0.3));
+        assert_eq!(loose.verdict, Unsettled, "{}", loose.explanation);
+        assert_eq!(loose.unsettled.unwrap().reason, Reason::BudgetSpent);
+        // The middle factors count.
         let mut bent = series(0.42, 0.01);
         bent[1] = series(0.0, 0.01)[1].clone();
         bent[2] = series(0.0, 0.01)[2].clone();
@@ -780,17 +1087,32 @@ mod tests {
         let kinked = run(sized, &bent).pairs[4].measured.unwrap();
         assert!(kinked != straight, "{kinked} vs {straight}");
         // Too few points.
-        assert_eq!(run(rises, &series(0.42, 0.01)[..2]).verdict, Inconclusive);
+        let few = run(sized, &series(0.42, 0.01)[..2]);
+        assert_eq!(few.verdict, Unsettled);
+        assert_eq!(few.unsettled.unwrap().reason, Reason::NotMeasured);
     }
 
     #[test]
     fn verdict_words_and_slugs() {
         assert_eq!(Smaller.word(), "smaller than published");
         assert_eq!(Larger.slug(), "larger-than-published");
+        assert_eq!(NoEffect.slug(), "no-effect");
         assert_eq!(
             serde_json::to_string(&Smaller).unwrap(),
             "\"smaller-than-published\""
         );
-        assert_eq!(Holds.slug(), "holds");
+        assert_eq!(
+            serde_json::to_string(&NotSimilar).unwrap(),
+            "\"not-similar\""
+        );
+        for v in ClaimVerdict::ALL {
+            let back: ClaimVerdict =
+                serde_json::from_str(&serde_json::to_string(&v).unwrap()).unwrap();
+            assert_eq!(back, v);
+            assert_eq!(
+                serde_json::to_string(&v).unwrap(),
+                format!("\"{}\"", v.slug())
+            );
+        }
     }
 }

@@ -40,11 +40,17 @@ pub fn render_preset_html_linking(outcomes: &[PresetOutcome], flame_dir: Option<
             out.push_str(&format!(
                 "<li class=\"claim {0}\"><span class=\"badge\">{1}</span> <strong>{2}</strong><br>{3}\n",
                 c.verdict.slug(),
-                c.verdict.word(),
+                escape(&c.verdict_words()),
                 escape(&c.claim),
                 escape(&c.explanation)
             ));
-            push_text_table(&mut out, &c.side_by_side());
+            if let Some(u) = &c.unsettled {
+                out.push_str(&format!(
+                    "<br><em>To settle it:</em> {}\n",
+                    escape(&u.settle)
+                ));
+            }
+            push_text_table(&mut out, &crate::report::claims::side_by_side(c));
             out.push_str("</li>\n");
         }
         let notes = [

@@ -12,6 +12,7 @@ use crate::plan::CacheState;
 use crate::plan::Target;
 use crate::plan::{Case, Plan};
 use crate::report::plot::{Bar, Hue, Key, Plot, Segment};
+use crate::results::claim::ClaimOutcome;
 use crate::stats::RunResults;
 use crate::studies::claims::Claim;
 use crate::workload::{FillContent, WorkloadKind};
@@ -24,6 +25,7 @@ pub mod html;
 pub mod liege2018;
 pub mod outcome;
 pub mod profile_claims;
+pub mod settle;
 pub mod sun2002;
 pub mod write2020;
 
@@ -90,7 +92,7 @@ impl Scope {
 pub use crate::report::text_table::Table;
 
 /// A published study that faultline replays.
-pub trait Preset {
+pub trait Preset: Send + Sync {
     /// The preset's name on the command line, e.g. `liege2018`.
     fn name(&self) -> &'static str;
     /// The study: authors, title, date.
@@ -112,6 +114,12 @@ pub trait Preset {
     /// when the run was not profiled.
     fn profile_claims(&self, results: &RunResults) -> Vec<crate::studies::claims::ClaimOutcome> {
         let _ = results;
+        Vec::new()
+    }
+    /// The cases its profile claims read (what more profiled trials of
+    /// would settle them), among `cases`; none by default.
+    fn profile_cases(&self, cases: &[Case]) -> Vec<Case> {
+        let _ = cases;
         Vec::new()
     }
     /// More explanation of `claim`'s verdict from the preset's own counters
@@ -218,6 +226,62 @@ pub fn names() -> Vec<&'static str> {
     registry().iter().map(|p| p.name()).collect()
 }
 
+/// Every claim of `preset` judged on `results`, each with its id: the
+/// timed claims, each explained further by the preset's own counters, then
+/// its profile claims (unsettled, needing --profile, when the run was not
+/// profiled).
+pub fn judge_claims(preset: &dyn Preset, results: &RunResults) -> Vec<ClaimOutcome> {
+    let results = &*as_planned(results);
+    let plan = plan_of(results);
+    let mut claims: Vec<_> = preset
+        .claims(&plan)
+        .iter()
+        .map(|c| {
+            let mut outcome = claims::check(c, results);
+            if let Some(more) = preset.explain(c, results) {
+                outcome.explanation.push(' ');
+                outcome.explanation.push_str(&more);
+            }
+            outcome
+        })
+        .collect();
+    claims.extend(preset.profile_claims(results));
+    claims
+        .into_iter()
+        .map(|c| ClaimOutcome {
+            study: preset.name().to_string(),
+            ..c.summarised()
+        })
+        .collect()
+}
+
+/// `results` with each case as the preset planned it: without the least
+/// trial length reproduce gave it (`--min-trial-time`), which changes how
+/// long a trial repeats its pass, not what it measures; presets find their
+/// cases by equality.
+pub fn as_planned(results: &RunResults) -> std::borrow::Cow<'_, RunResults> {
+    if results.cases.iter().all(|c| c.case.min_trial_ns.is_none()) {
+        return std::borrow::Cow::Borrowed(results);
+    }
+    let mut planned = results.clone();
+    for c in &mut planned.cases {
+        c.case.min_trial_ns = None;
+    }
+    std::borrow::Cow::Owned(planned)
+}
+
+/// The plan a run's results were measured from (its cases, runs and order).
+pub fn plan_of(results: &RunResults) -> Plan {
+    Plan {
+        cases: results.cases.iter().map(|c| c.case.clone()).collect(),
+        runs: results.settings.runs,
+        warmup: results.settings.warmup,
+        order: results.settings.order,
+        metric: results.settings.metric,
+        seed: results.settings.seed,
+    }
+}
+
 /// A read-side case with every option at its default ([`Case::new`]:
 /// mapping methods get `populate=none`, `advice=normal`, `MAP_SHARED`).
 pub fn read_case(
@@ -262,10 +326,18 @@ pub fn write_case(
     case
 }
 
+/// The measured case equal to `case` (see [`as_planned`]).
+pub fn find_case<'a>(
+    results: &'a RunResults,
+    case: &Case,
+) -> Option<&'a crate::stats::run_results::CaseResult> {
+    results.cases.iter().find(|c| c.case == *case)
+}
+
 /// The measured mean of the case equal to `case`, in seconds, with the 95% CI
 /// of the mean (seconds) when known.
 pub fn mean_seconds(results: &RunResults, case: &Case) -> Option<(f64, Option<(f64, f64)>)> {
-    let found = results.cases.iter().find(|c| &c.case == case)?;
+    let found = find_case(results, case)?;
     let s = found.summary.as_ref()?;
     let t = match results.settings.metric {
         crate::plan::Metric::Total => &s.time_ns,
@@ -320,12 +392,7 @@ pub fn summary_of<'a>(
     results: &'a RunResults,
     case: &Case,
 ) -> Option<&'a crate::stats::analysis::CaseSummary> {
-    results
-        .cases
-        .iter()
-        .find(|c| &c.case == case)?
-        .summary
-        .as_ref()
+    find_case(results, case)?.summary.as_ref()
 }
 
 /// The paired time ratio `base / other` (above 1: `other` is faster).
@@ -334,7 +401,7 @@ pub fn ratio_of(
     base: &Case,
     other: &Case,
 ) -> Option<crate::stats::RatioEstimate> {
-    let find = |c: &Case| results.cases.iter().find(|r| &r.case == c);
+    let find = |c: &Case| find_case(results, c);
     crate::stats::analysis::compare_cases(
         &find(base)?.counted_samples(),
         &find(other)?.counted_samples(),
@@ -458,6 +525,49 @@ mod tests {
                 assert!(!preset.published().is_empty());
                 assert!(!preset.fidelity().is_empty());
             }
+        }
+    }
+
+    #[test]
+    fn every_claim_states_a_size_so_a_trivial_difference_cannot_hold() {
+        use crate::studies::claims::Expect;
+        for preset in registry() {
+            let plan = preset.plan(Scope::QUICK);
+            for claim in preset.claims(&plan) {
+                let effects: Vec<crate::stats::effect::Published> = match &claim.expect {
+                    Expect::Effect(p) => vec![*p],
+                    Expect::EachEffect(each) => each.clone(),
+                    Expect::Trend { per_doubling, .. } => vec![*per_doubling],
+                };
+                for p in effects {
+                    let (l, h) = p.band();
+                    let around_one = l < 1.0 && h > 1.0;
+                    // A published figure's band excludes 1; a claim with no
+                    // figure (a bound) states a smallest effect of 5% or more.
+                    let least = match p.size {
+                        crate::stats::effect::Size::AtLeast(_) => 1.05,
+                        _ => 1.0,
+                    };
+                    assert!(
+                        around_one || l >= least,
+                        "{}/{}: band {l}–{h} starts too near 1",
+                        preset.name(),
+                        claim.id
+                    );
+                }
+                assert!(
+                    (0.5..=1.0).contains(&claim.quorum),
+                    "{}/{}",
+                    preset.name(),
+                    claim.id
+                );
+                assert!(!claim.id.is_empty());
+            }
+            let ids: Vec<String> = preset.claims(&plan).into_iter().map(|c| c.id).collect();
+            let mut unique = ids.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), ids.len(), "{}: ids repeat", preset.name());
         }
     }
 

@@ -7,7 +7,7 @@ use crate::measure::environment::Environment;
 use crate::report::flame::FlameGraph;
 use crate::report::plot::Plot;
 use crate::stats::RunResults;
-use crate::studies::claims::{check, ClaimOutcome};
+use crate::studies::claims::ClaimOutcome;
 use crate::studies::{Preset, Table};
 
 /// Everything one preset's reproduction reports.
@@ -46,30 +46,8 @@ pub struct PresetOutcome {
 impl PresetOutcome {
     /// Builds the outcome of `preset` from its run's results.
     pub fn build(preset: &dyn Preset, results: &RunResults) -> PresetOutcome {
-        let plan_cases: Vec<_> = results.cases.iter().map(|c| c.case.clone()).collect();
-        let plan = crate::plan::Plan {
-            cases: plan_cases,
-            runs: results.settings.runs,
-            warmup: results.settings.warmup,
-            order: results.settings.order,
-            metric: results.settings.metric,
-            seed: results.settings.seed,
-        };
-        let mut claims: Vec<ClaimOutcome> = preset
-            .claims(&plan)
-            .iter()
-            .map(|c| {
-                let mut outcome = check(c, results);
-                if let Some(more) = preset.explain(c, results) {
-                    outcome.explanation.push(' ');
-                    outcome.explanation.push_str(&more);
-                }
-                outcome
-            })
-            .collect();
-        if results.settings.profile.is_some() {
-            claims.extend(preset.profile_claims(results));
-        }
+        let results = &*crate::studies::as_planned(results);
+        let claims = crate::studies::judge_claims(preset, results);
         let mut plots = preset.plots(results);
         if let Some(mut cycles) = crate::report::plot::cycles_plot(results) {
             cycles.name = format!("{}-cycles", preset.name());
@@ -134,7 +112,7 @@ impl PresetOutcome {
         for c in &self.claims {
             // The claim and its explanation wrap; the published-vs-measured
             // lines keep their columns unless they are too long.
-            for line in c.render_text().lines() {
+            for line in crate::report::claims::render_claim(c).lines() {
                 if line.chars().count() <= width {
                     out.push_str(line);
                     out.push('\n');

@@ -1,23 +1,46 @@
 //! Claims about where a study's CPU time went, checked against the profile
-//! (`--profile`): category shares with their 95% CIs across trials, as
-//! [`crate::stats::profile`] computed them. Pure: nothing here measures.
+//! (`--profile`): a category's share of a case's main-loop samples, judged
+//! at the size the study gave, like the ratio claims.
 //!
-//! - [`judge_dominates`]: a category is the largest in each case.
-//!   **Holds** when, in every case, its CI lies wholly above every other
-//!   category's; **reversed** when, in some case, another category's CI lies
-//!   wholly above its own; otherwise **inconclusive**.
-//! - [`judge_within`]: a category's share is about some figure: **holds**
-//!   when its CI lies inside `[low, high]`, **reversed** when wholly outside,
-//!   otherwise **inconclusive**.
+//! [`judge_share`] takes the share's CI across trials at the claims' level
+//! ([`CLAIM_LEVEL`], 90%) and a published band `[low, high]`:
+//! **holds** when the CI lies inside it, **smaller than published** when it
+//! lies below (a share that is smaller is not the opposite of the claim),
+//! **larger than published** when above, and otherwise **unsettled**:
+//! *budget spent*, with how many more trials would settle it at the spread
+//! seen. A run without a usable profile (none, user-only, one trial) leaves
+//! the claim **unsettled: needs --profile**, never dropped.
 //!
-//! A profile without kernel samples (user-only) cannot judge a claim about
-//! shares of the whole time: inconclusive, saying why.
+//! "About X%" is read as the band X ×/÷ (1 + [`SHARE_TOLERANCE`]).
+//! Pure: nothing here measures.
 use crate::measure::profile::{Category, ProfileMode};
+use crate::stats::effect::{t_quantile, CLAIM_LEVEL};
 use crate::stats::profile::ProfileSummary;
 use crate::stats::Summary;
-use crate::studies::claims::{ClaimOutcome, ClaimVerdict};
+use crate::studies::claims::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};
 
-/// A share with its CI in percent: `62% [58–66]`, or `62%` without a CI.
+/// The relative tolerance of an "about X%" share: X ×/÷ 1.25, so ~60% is
+/// 48–75% and ~15% is 12–19%.
+pub const SHARE_TOLERANCE: f64 = 0.25;
+
+/// Most profiled trials a share claim is planned for.
+const MAX_TRIALS: usize = 200;
+
+/// The band of "about `share`" (0–1): `share ×/÷ (1 + SHARE_TOLERANCE)`.
+pub fn about(share: f64) -> (f64, f64) {
+    (
+        share / (1.0 + SHARE_TOLERANCE),
+        (share * (1.0 + SHARE_TOLERANCE)).min(1.0),
+    )
+}
+
+/// The band of a published range `low`–`high` (0–1) with the same
+/// tolerance on each end.
+pub fn about_range(low: f64, high: f64) -> (f64, f64) {
+    (about(low).0, about(high).1)
+}
+
+/// A share with its 95% CI in percent: `62% [58–66]`, or `62%` without a CI.
 pub fn share_text(s: &Summary) -> String {
     match s.ci95 {
         Some((lo, hi)) => format!(
@@ -30,135 +53,68 @@ pub fn share_text(s: &Summary) -> String {
     }
 }
 
-/// The CI of a share, or its mean at both ends when there is none.
-fn bounds(s: &Summary) -> (f64, f64) {
-    s.ci95.unwrap_or((s.mean, s.mean))
+/// The CI of a share's mean at `level`, within [0, 1]; `None` below 2 trials.
+fn share_ci(s: &Summary, level: f64) -> Option<(f64, f64)> {
+    if s.n < 2 {
+        return None;
+    }
+    let h = t_quantile(0.5 + level / 2.0, (s.n - 1) as f64) * s.sd / (s.n as f64).sqrt();
+    Some(((s.mean - h).max(0.0), (s.mean + h).min(1.0)))
 }
 
 /// Why a profile cannot judge a claim about the whole time, if it cannot.
 fn unusable(label: &str, profile: Option<&ProfileSummary>) -> Option<String> {
     match profile {
-        None => Some(format!("{label} has no profile (run with --profile)")),
-        Some(p) if p.mode == ProfileMode::UserOnly => Some(format!(
-            "{label}'s profile is user-only: the kernel's share was not sampled"
+        None => Some(format!(
+            "{label} has no profile: run with --profile (kernel samples need root or \
+             kernel.perf_event_paranoid ≤ 1)"
         )),
-        Some(p) if p.trials < 2 => Some(format!("{label}'s profile has {} trial: no CI", p.trials)),
+        Some(p) if p.mode == ProfileMode::UserOnly => Some(format!(
+            "{label}'s profile is user-only: the kernel's share was not sampled (run as root, or \
+             with kernel.perf_event_paranoid ≤ 1)"
+        )),
+        Some(p) if p.trials < 2 => Some(format!(
+            "{label}'s profile has {} trial: a share's CI needs two or more (--runs 2 or more)",
+            p.trials
+        )),
         Some(_) => None,
     }
 }
 
-/// Below this many samples in a case, an inconclusive verdict says how to
-/// take more.
-const FEW_SAMPLES: u64 = 200;
-
-/// What to add to an inconclusive verdict when a case had few samples.
-fn more_samples_hint(profiles: &[&ProfileSummary]) -> String {
-    match profiles.iter().map(|p| p.samples).min() {
-        Some(n) if n < FEW_SAMPLES => format!(
-            " Only {n} samples in a case: a longer main loop (reproduce --full) or a higher \
-             --profile-hz (at a higher cost) would narrow the CI."
-        ),
-        _ => String::new(),
-    }
-}
-
-fn inconclusive(claim: &str, why: String) -> ClaimOutcome {
-    ClaimOutcome {
-        claim: claim.to_string(),
-        verdict: ClaimVerdict::Inconclusive,
-        explanation: why,
-        published: "-".to_string(),
-        level: 0.95,
-        pairs: Vec::new(),
-    }
-}
-
-/// Judges "`category` is the largest share" over `(label, category,
-/// profile)` cases (see the module docs).
-pub fn judge_dominates(
-    claim: &str,
-    cases: &[(&str, Category, Option<&ProfileSummary>)],
-) -> ClaimOutcome {
-    if let Some(why) = cases.iter().find_map(|(l, _, p)| unusable(l, *p)) {
-        return inconclusive(claim, why);
-    }
-    let mut verdicts = Vec::new();
-    let mut words = Vec::new();
-    for (label, category, profile) in cases {
-        let p = profile.expect("checked by unusable");
-        let Some(own) = p.share(*category) else {
-            verdicts.push(ClaimVerdict::Reversed);
-            words.push(format!("{label}: no sample in {category}"));
-            continue;
-        };
-        let (lo, hi) = bounds(&own.share);
-        let others: Vec<_> = p
-            .shares
-            .iter()
-            .filter(|s| s.category != *category)
-            .collect();
-        let verdict = if others.iter().all(|s| bounds(&s.share).1 < lo) {
-            ClaimVerdict::Holds
-        } else if others.iter().any(|s| bounds(&s.share).0 > hi) {
-            ClaimVerdict::Reversed
-        } else {
-            ClaimVerdict::Inconclusive
-        };
-        verdicts.push(verdict);
-        let runner_up = others
-            .first()
-            .map(|r| format!(", next {} {}", r.category, share_text(&r.share)))
-            .unwrap_or_default();
-        words.push(format!(
-            "{label}: {category} {}{runner_up} ({} samples)",
-            share_text(&own.share),
-            p.samples
-        ));
-    }
-    let verdict = if verdicts.contains(&ClaimVerdict::Reversed) {
-        ClaimVerdict::Reversed
-    } else if verdicts.iter().all(|v| *v == ClaimVerdict::Holds) {
-        ClaimVerdict::Holds
-    } else {
-        ClaimVerdict::Inconclusive
-    };
-    let how = match verdict {
-        ClaimVerdict::Holds => "its CI lies above every other category's in each case",
-        ClaimVerdict::Reversed => "another category's CI lies wholly above it",
-        _ => "the CIs overlap",
-    };
-    let hint = if verdict == ClaimVerdict::Inconclusive {
-        let profiles: Vec<&ProfileSummary> = cases.iter().filter_map(|c| c.2).collect();
-        more_samples_hint(&profiles)
-    } else {
-        String::new()
-    };
-    ClaimOutcome {
-        claim: claim.to_string(),
-        verdict,
-        explanation: format!(
-            "share of the main loop's samples, mean over trials [95% CI]: {how}; {}.{hint}",
-            words.join("; ")
-        ),
-        published: "the largest share of the main loop".to_string(),
-        level: 0.95,
-        pairs: Vec::new(),
-    }
-}
-
-/// Judges "`category`'s share of `label`'s samples is about this", with the
-/// band `[low, high]` the claim allows (see the module docs); `published`
-/// says what the study reported.
-pub fn judge_within(
+/// Judges "`category`'s share of `label`'s main-loop samples is within
+/// `[low, high]`" (see the module docs); `published` is the study's figure
+/// as it gives it, `id` the claim's short name.
+pub fn judge_share(
+    id: &str,
     claim: &str,
     (label, category, profile): (&str, Category, Option<&ProfileSummary>),
     (low, high): (f64, f64),
     published: &str,
 ) -> ClaimOutcome {
+    let band_words = format!("{:.0}–{:.0}%", low * 100.0, high * 100.0);
+    let mut outcome = ClaimOutcome {
+        id: id.to_string(),
+        claim: claim.to_string(),
+        verdict: ClaimVerdict::Unsettled,
+        unsettled: None,
+        explanation: String::new(),
+        published: format!("{published} (judged as {band_words})"),
+        kind: "share".to_string(),
+        level: CLAIM_LEVEL,
+        pairs: Vec::new(),
+        ..Default::default()
+    };
     if let Some(why) = unusable(label, profile) {
-        return inconclusive(claim, why);
+        outcome.unsettled = Some(Unsettled {
+            reason: Reason::NeedsProfile,
+            settle: "run it again with --profile (as root for kernel samples)".into(),
+            more_runs: None,
+        });
+        outcome.explanation = why;
+        return outcome;
     }
     let p = profile.expect("checked by unusable");
+    // A category without a sample has share 0 in every trial.
     let zero = Summary {
         n: p.trials,
         mean: 0.0,
@@ -170,35 +126,65 @@ pub fn judge_within(
         outliers: Vec::new(),
     };
     let share = p.share(category).map_or(&zero, |s| &s.share);
-    let (lo, hi) = bounds(share);
-    let verdict = if lo >= low && hi <= high {
+    let (lo, hi) = share_ci(share, CLAIM_LEVEL).unwrap_or((share.mean, share.mean));
+    let verdict = if low < lo && hi < high {
         ClaimVerdict::Holds
-    } else if lo > high || hi < low {
-        ClaimVerdict::Reversed
+    } else if hi < low {
+        ClaimVerdict::Smaller
+    } else if lo > high {
+        ClaimVerdict::Larger
     } else {
-        ClaimVerdict::Inconclusive
+        ClaimVerdict::Unsettled
     };
-    let hint = if verdict == ClaimVerdict::Inconclusive {
-        more_samples_hint(&[p])
-    } else {
-        String::new()
-    };
-    ClaimOutcome {
-        claim: claim.to_string(),
-        verdict,
-        explanation: format!(
-            "expected {:.0}–{:.0}% ({published}); measured {label}: {category} {} of the main \
-             loop's samples, mean over {} trials [95% CI] ({} samples).{hint}",
-            low * 100.0,
-            high * 100.0,
-            share_text(share),
-            p.trials,
-            p.samples
-        ),
-        published: format!("{published} ({:.0}–{:.0}%)", low * 100.0, high * 100.0),
-        level: 0.95,
-        pairs: Vec::new(),
+    outcome.verdict = verdict;
+    if verdict == ClaimVerdict::Unsettled {
+        // The CI narrows as 1/√trials: the trials that bring its half-width
+        // to the distance from the mean to the nearer edge that decides.
+        let m = share.mean;
+        let target = [low, high]
+            .into_iter()
+            .map(|edge| (m - edge).abs())
+            .filter(|d| *d > 0.0)
+            .fold(f64::INFINITY, f64::min);
+        let half = (hi - lo) / 2.0;
+        let n = p.trials;
+        let more = (target.is_finite() && half > 0.0)
+            .then(|| ((n as f64) * (half / target).powi(2)).ceil() as usize)
+            .filter(|&need| need <= MAX_TRIALS)
+            .map(|need| need.saturating_sub(n).max(1));
+        outcome.unsettled = Some(Unsettled {
+            reason: Reason::BudgetSpent,
+            settle: match more {
+                Some(k) => {
+                    format!("needs about {k} more profiled trials (or longer main loops: --full)")
+                }
+                None => "the share lies on an edge of the band: no affordable number of trials \
+                         would settle it"
+                    .into(),
+            },
+            more_runs: more,
+        });
     }
+    outcome.pairs = vec![PairOutcome {
+        label: format!("{label}: {category} share of the main loop's samples"),
+        measured: Some(share.mean),
+        ci: Some((lo, hi)),
+        published: band_words.clone(),
+        verdict: Some(verdict),
+        runs: p.trials,
+        interfered_share: 0.0,
+    }];
+    outcome.explanation = format!(
+        "measured {label}: {category} {:.0}% [{:.0}% CI {:.0}–{:.0}] of the main loop's samples, \
+         mean over {} trials ({} samples), against the published {band_words}",
+        share.mean * 100.0,
+        CLAIM_LEVEL * 100.0,
+        lo * 100.0,
+        hi * 100.0,
+        p.trials,
+        p.samples
+    );
+    outcome
 }
 
 #[cfg(test)]
@@ -207,89 +193,54 @@ mod tests {
     use crate::fixtures::profile_summary;
     use Category::*;
 
-    #[test]
-    fn dominates_needs_a_clear_lead_in_every_case() {
-        let read = profile_summary(&[(CopyToUser, 0.6), (Syscall, 0.15), (PageCache, 0.1)]);
-        let mmap = profile_summary(&[(UserMemcpy, 0.7), (PageFault, 0.2)]);
-        let o = judge_dominates(
-            "copy dominates both",
-            &[
-                ("pread", CopyToUser, Some(&read)),
-                ("mmap-copy", UserMemcpy, Some(&mmap)),
-            ],
-        );
-        assert_eq!(o.verdict, ClaimVerdict::Holds, "{}", o.explanation);
-        assert!(o.explanation.contains("pread: copy to user 60% [58–62], next syscall entry/exit 15% [13–17] (3000 samples)"), "{}", o.explanation);
-        // Close to a rival: the CIs overlap.
-        let close = profile_summary(&[(UserMemcpy, 0.45), (PageFault, 0.43)]);
-        let o = judge_dominates("x", &[("mmap-copy", UserMemcpy, Some(&close))]);
-        assert_eq!(o.verdict, ClaimVerdict::Inconclusive);
-        // Another category clearly larger.
-        let faults = profile_summary(&[(PageFault, 0.6), (UserMemcpy, 0.3)]);
-        let o = judge_dominates(
-            "x",
-            &[
-                ("pread", CopyToUser, Some(&read)),
-                ("mmap-copy", UserMemcpy, Some(&faults)),
-            ],
-        );
-        assert_eq!(o.verdict, ClaimVerdict::Reversed);
-        let o = judge_dominates("x", &[("pread", Workload, Some(&read))]);
-        assert_eq!(o.verdict, ClaimVerdict::Reversed, "no sample in it");
+    fn judged(shares: &[(Category, f64)], category: Category, band: (f64, f64)) -> ClaimOutcome {
+        let p = profile_summary(shares);
+        judge_share("id", "c", ("pread", category, Some(&p)), band, "~60%")
     }
 
     #[test]
-    fn within_checks_the_ci_against_the_band() {
-        let mmap = profile_summary(&[(UserMemcpy, 0.6), (PageFault, 0.33)]);
-        let o = judge_within(
-            "about a third",
-            ("mmap-copy", PageFault, Some(&mmap)),
-            (0.24, 0.48),
-            "~36%",
-        );
+    fn a_share_is_judged_at_its_size() {
+        let band = about(0.60);
+        assert!((band.0 - 0.48).abs() < 1e-12 && (band.1 - 0.75).abs() < 1e-12);
+        let o = judged(&[(CopyToUser, 0.6), (Syscall, 0.15)], CopyToUser, band);
         assert_eq!(o.verdict, ClaimVerdict::Holds, "{}", o.explanation);
+        assert_eq!(o.kind, "share");
+        assert_eq!(o.level, CLAIM_LEVEL);
         assert!(
-            o.explanation
-                .contains("expected 24–48% (~36%); measured mmap-copy: page faults 33% [31–35]"),
+            o.explanation.contains("copy to user 60% [90% CI"),
             "{}",
             o.explanation
         );
-        let low = profile_summary(&[(UserMemcpy, 0.9), (PageFault, 0.08)]);
-        let o = judge_within(
-            "x",
-            ("mmap-copy", PageFault, Some(&low)),
-            (0.24, 0.48),
-            "~36%",
-        );
-        assert_eq!(o.verdict, ClaimVerdict::Reversed);
-        let edge = profile_summary(&[(UserMemcpy, 0.7), (PageFault, 0.24)]);
-        let o = judge_within(
-            "x",
-            ("mmap-copy", PageFault, Some(&edge)),
-            (0.24, 0.48),
-            "~36%",
-        );
-        assert_eq!(o.verdict, ClaimVerdict::Inconclusive);
-        // None at all: 0%, clearly outside.
-        let none = profile_summary(&[(UserMemcpy, 1.0)]);
-        let o = judge_within(
-            "x",
-            ("mmap-copy", PageFault, Some(&none)),
-            (0.24, 0.48),
-            "~36%",
-        );
-        assert_eq!(o.verdict, ClaimVerdict::Reversed);
+        // Below the band: smaller, not reversed; above: larger.
+        let o = judged(&[(CopyToUser, 0.3), (Syscall, 0.5)], CopyToUser, band);
+        assert_eq!(o.verdict, ClaimVerdict::Smaller);
+        let o = judged(&[(CopyToUser, 0.9)], CopyToUser, band);
+        assert_eq!(o.verdict, ClaimVerdict::Larger);
+        // A category with no sample has share 0: smaller.
+        let o = judged(&[(CopyToUser, 0.9)], PageFault, about(0.36));
+        assert_eq!(o.verdict, ClaimVerdict::Smaller);
     }
 
     #[test]
-    fn without_a_usable_profile_nothing_is_judged() {
-        let o = judge_dominates("x", &[("pread", CopyToUser, None)]);
-        assert_eq!(o.verdict, ClaimVerdict::Inconclusive);
+    fn a_share_on_an_edge_is_unsettled_with_what_would_settle_it() {
+        let o = judged(&[(CopyToUser, 0.48)], CopyToUser, about(0.60));
+        assert_eq!(o.verdict, ClaimVerdict::Unsettled);
+        let u = o.unsettled.unwrap();
+        assert_eq!(u.reason, Reason::BudgetSpent);
+        assert!(u.settle.contains("on an edge") || u.settle.contains("more profiled trials"));
+    }
+
+    #[test]
+    fn without_a_usable_profile_it_is_listed_as_needing_one() {
+        let o = judge_share("id", "c", ("pread", CopyToUser, None), about(0.6), "~60%");
+        assert_eq!(o.verdict, ClaimVerdict::Unsettled);
+        assert_eq!(o.unsettled.as_ref().unwrap().reason, Reason::NeedsProfile);
+        assert_eq!(o.verdict_words(), "unsettled: needs --profile");
         assert!(o.explanation.contains("run with --profile"));
         let mut user = profile_summary(&[(UserMemcpy, 1.0)]);
         user.mode = ProfileMode::UserOnly;
-        let o = judge_within("x", ("m", PageFault, Some(&user)), (0.2, 0.4), "");
-        assert_eq!(o.verdict, ClaimVerdict::Inconclusive);
+        let o = judge_share("id", "c", ("m", PageFault, Some(&user)), (0.2, 0.4), "");
+        assert_eq!(o.unsettled.unwrap().reason, Reason::NeedsProfile);
         assert!(o.explanation.contains("user-only"));
     }
 }

@@ -184,6 +184,7 @@ impl Preset for Sun2002 {
         let per_doubling = table1_per_doubling();
         vec![
             Claim {
+                id: "table1".into(),
                 text: format!(
                     "mmap is faster than read at every reduction factor, by Table 1's ratio at that factor (1.14, 1.28, 1.48, 2.03; each judged at ×/÷ {:.2})",
                     1.0 + TOLERANCE
@@ -194,6 +195,7 @@ impl Preset for Sun2002 {
                 published: "read/mmap 1.14, 1.28, 1.48, 2.03 at factors 2, 3, 4, 8 (Table 1); \"always greater than one\"".into(),
             },
             Claim {
+                id: "grows".into(),
                 text: format!(
                     "mmap's advantage grows with the reduction factor: the trend over all four factors, about x{per_doubling:.2} per doubling of the factor as in Table 1 (judged at ×/÷ {:.2})",
                     1.0 + TOLERANCE

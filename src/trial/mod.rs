@@ -247,7 +247,15 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let t4 = Instant::now();
     // --min-trial-time: more passes, each a whole one, until the trial is long enough.
     let more = match case.min_trial_ns {
-        Some(min) => more_passes(spec, (t4 - t0).as_nanos() as u64, min, workload.checksum())?,
+        Some(min) => more_passes(
+            spec,
+            (
+                ((t2 - t1).as_nanos() as u64).saturating_sub(loop_syncs.0.get()),
+                (t4 - t0).as_nanos() as u64,
+            ),
+            min,
+            workload.checksum(),
+        )?,
         None => Passes::default(),
     };
     let after = CounterReading::after(device_stat.as_deref());
@@ -299,20 +307,23 @@ struct Passes {
 }
 
 /// Repeats a read trial's whole pass (a new method and workload: open,
-/// setup, main loop, teardown) while the passes so far, `elapsed_ns`,
-/// add up to less than `min_ns`. Every pass must deliver the whole order
+/// setup, main loop, teardown) while the main loops so far, `loop_ns`,
+/// add up to less than `min_ns`, and the whole passes, `elapsed_ns`, to
+/// less than [`MAX_PASSES_FACTOR`] times it (a pass of a tiny file is
+/// mostly setup: its loop alone would take thousands of passes to reach
+/// `min_ns`). Every pass must deliver the whole order
 /// and the first pass's `checksum`, so the bytes counted are bytes moved.
 /// Only the opening of the file and the check between passes are outside
 /// the clocks.
 fn more_passes(
     spec: &TrialSpec,
-    mut elapsed_ns: u64,
+    (mut loop_ns, mut elapsed_ns): (u64, u64),
     min_ns: u64,
     checksum: u64,
 ) -> Result<Passes> {
     let case = &spec.case;
     let mut passes = Passes::default();
-    while elapsed_ns < min_ns {
+    while loop_ns < min_ns && elapsed_ns < min_ns.saturating_mul(MAX_PASSES_FACTOR) {
         let file = File::open(&spec.path).map_err(|e| Error::io("open", &spec.path, e))?;
         let (layout, order) = (case.layout(), case.block_order()?);
         let mut workload = case.build_workload(crate::system::page_size());
@@ -346,9 +357,15 @@ fn more_passes(
         passes.bytes += counts.bytes;
         passes.syscalls += counts.syscalls;
         elapsed_ns += (t3 - t0).as_nanos() as u64;
+        loop_ns += (t2 - t1).as_nanos() as u64;
     }
     Ok(passes)
 }
+
+/// A `--min-trial-time` trial stops repeating its pass once the whole
+/// passes take this many times the least time, even if its main loops
+/// add up to less.
+pub const MAX_PASSES_FACTOR: u64 = 4;
 
 /// Runs a case on its threads ([`crate::trial::threads`]): the whole of each
 /// thread's setup, loop and teardown is its main-loop time, so `wall_ns` is

@@ -1,0 +1,342 @@
+//! Settling a study's claims: the power plan before measuring, and the
+//! rule that adds paired runs after the planned ones until every claim is
+//! decided at its own tolerance or the budget is spent.
+//!
+//! **The power plan** ([`power_plan`]): for each claim, the CI half-width
+//! that decides it if the truth sits where the study put it (the middle of
+//! its band: [`crate::stats::effect::decisive_half_width`]), and the paired
+//! runs that width takes at this machine's noise per pair (the last
+//! `faultline calibrate`, or an assumed figure, said as such). The dry run
+//! prints it.
+//!
+//! **The rule** ([`ClaimRule`]): after the planned runs (the pilot), every
+//! claim is judged; a claim that is unsettled only for want of runs gets
+//! another paired run of each case of its undecided comparisons, as long
+//! as the spread so far says a reachable number of runs would decide it
+//! (never beyond `max_runs` per case), its comparisons are not mostly
+//! interfered with (more runs on a busy machine are as busy), and the
+//! preset's time budget lasts. A claim that is decided stops getting runs.
+use crate::plan::{Case, Plan};
+use crate::stats::effect::{decisive_half_width, Published, CLAIM_LEVEL};
+use crate::stats::power::pairs_needed;
+use crate::stats::stopping::SettleRule;
+use crate::stats::RunResults;
+use crate::studies::claims::{
+    check, Claim, ClaimOutcome, ClaimVerdict, Expect, Reason, BUSY_SHARE,
+};
+use crate::studies::Preset;
+
+/// Assumed sd of one paired log ratio when this machine has no calibration:
+/// 10%, about what `faultline calibrate` measured on a quiet 2-core VM
+/// (docs/claims.md).
+pub const ASSUMED_PAIR_SD: f64 = 0.10;
+
+/// Settles one preset's claims (see the module documentation).
+pub struct ClaimRule {
+    preset: Box<dyn Preset>,
+    claims: Vec<Claim>,
+    cases: Vec<Case>,
+    /// Seconds of the run after which no run is added.
+    pub budget_s: f64,
+    /// Most paired runs of any case.
+    pub max_runs: usize,
+}
+
+impl ClaimRule {
+    /// The rule for `preset`'s claims over `plan`, within `budget_s` seconds
+    /// of trials and `max_runs` runs per case.
+    pub fn new(preset: Box<dyn Preset>, plan: &Plan, budget_s: f64, max_runs: usize) -> ClaimRule {
+        let cases: Vec<Case> = plan.cases.iter().map(Case::without_min_trial).collect();
+        let planned = Plan {
+            cases: cases.clone(),
+            ..plan.clone()
+        };
+        ClaimRule {
+            claims: preset.claims(&planned),
+            cases,
+            preset,
+            budget_s,
+            max_runs,
+        }
+    }
+
+    fn index(&self, case: &Case) -> Option<usize> {
+        self.cases.iter().position(|c| c == case)
+    }
+}
+
+/// Whether a claim's outcome would be changed by more runs of its cases.
+fn wants_runs(verdict: ClaimVerdict, reason: Option<Reason>) -> bool {
+    verdict == ClaimVerdict::Unsettled
+        && matches!(reason, Some(Reason::BudgetSpent | Reason::MachineBusy))
+}
+
+/// The cases of `claim` that another paired run would help decide, from
+/// its `outcome` on the results so far: those of its undecided comparisons
+/// (every one of a trend's), unless the claim is decided, is unsettled for
+/// a reason more runs cannot mend, needs more runs than `max_runs` allows
+/// by its own spread, or the comparison is mostly interfered with or has
+/// its `max_runs` already.
+pub fn runs_wanted<'c>(claim: &'c Claim, outcome: &ClaimOutcome, max_runs: usize) -> Vec<&'c Case> {
+    let reason = outcome.unsettled.as_ref().map(|u| u.reason);
+    if !wants_runs(outcome.verdict, reason) {
+        return Vec::new();
+    }
+    let reachable = match outcome.unsettled.as_ref() {
+        Some(u) if u.reason == Reason::BudgetSpent => u
+            .more_runs
+            .is_some_and(|more| outcome.runs + more <= max_runs),
+        _ => true,
+    };
+    if !reachable {
+        return Vec::new();
+    }
+    let trend = matches!(claim.expect, Expect::Trend { .. });
+    let mut cases = Vec::new();
+    for (k, (base, other)) in claim.pairs.iter().enumerate() {
+        let Some(row) = outcome.pairs.get(k) else {
+            continue;
+        };
+        let undecided = trend || row.verdict == Some(ClaimVerdict::Unsettled);
+        let busy = row.interfered_share >= BUSY_SHARE;
+        if undecided && !busy && row.runs < max_runs {
+            cases.extend([base, other]);
+        }
+    }
+    cases
+}
+
+impl SettleRule for ClaimRule {
+    fn cases_needing_runs(&self, results: &RunResults, elapsed_s: f64) -> Vec<usize> {
+        if elapsed_s >= self.budget_s {
+            return Vec::new();
+        }
+        let results = &*crate::studies::as_planned(results);
+        let mut wanted: Vec<usize> = Vec::new();
+        for claim in &self.claims {
+            let outcome = check(claim, results);
+            for case in runs_wanted(claim, &outcome, self.max_runs) {
+                wanted.extend(self.index(case));
+            }
+        }
+        for outcome in self.preset.profile_claims(results) {
+            let outcome = outcome.summarised();
+            let reason = outcome.unsettled.as_ref().map(|u| u.reason);
+            let reachable = outcome
+                .unsettled
+                .as_ref()
+                .and_then(|u| u.more_runs)
+                .is_some_and(|more| outcome.runs + more <= self.max_runs);
+            if wants_runs(outcome.verdict, reason) && reachable {
+                for case in self.preset.profile_cases(&self.cases) {
+                    wanted.extend(self.index(&case));
+                }
+            }
+        }
+        wanted.sort_unstable();
+        wanted.dedup();
+        wanted
+    }
+}
+
+/// One claim's line in the power plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimPlan {
+    /// The claim's id.
+    pub id: String,
+    /// The band it is judged against, in words.
+    pub band: String,
+    /// The CI half-width (as a ratio, e.g. 0.10 for ±10%) that decides it at the band's middle.
+    pub half_width: f64,
+    /// Paired runs that takes at the assumed noise; `None` beyond `max_runs`.
+    pub runs: Option<usize>,
+}
+
+/// The middle of a band in log terms: the geometric centre of a finite
+/// band; for a bound, 1.5 times its edge; for "similar", 1.
+fn middle((l, h): (f64, f64)) -> f64 {
+    if h.is_infinite() {
+        (l * 1.5).ln()
+    } else {
+        (l.ln() + h.ln()) / 2.0
+    }
+}
+
+/// The power plan of `claims` at a noise of `pair_sd` per paired log ratio
+/// (see the module documentation); runs capped at `max_runs`.
+pub fn power_plan(claims: &[Claim], pair_sd: f64, max_runs: usize) -> Vec<ClaimPlan> {
+    claims
+        .iter()
+        .map(|c| {
+            let published: Published = match &c.expect {
+                Expect::Effect(p) => *p,
+                Expect::EachEffect(each) => *each
+                    .iter()
+                    .min_by(|a, b| {
+                        let w = |p: &Published| p.band().1.ln() - p.band().0.ln();
+                        w(a).total_cmp(&w(b))
+                    })
+                    .expect("a claim compares something"),
+                Expect::Trend { per_doubling, .. } => *per_doubling,
+            };
+            let band = published.band();
+            let h = decisive_half_width(middle(band), band);
+            // A trend's slope is a contrast of several points: its spread
+            // per pair is wider; count it as twice the noise.
+            let sd = if matches!(c.expect, Expect::Trend { .. }) {
+                pair_sd * 2.0
+            } else {
+                pair_sd
+            };
+            ClaimPlan {
+                id: c.id.clone(),
+                band: published.band_words(),
+                half_width: h.exp_m1(),
+                runs: pairs_needed(sd, h, CLAIM_LEVEL, max_runs),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::effect::Size;
+    use crate::studies::claims::PairInput;
+
+    fn claim(id: &str, p: Published) -> Claim {
+        Claim {
+            id: id.into(),
+            text: id.into(),
+            pairs: Vec::new(),
+            expect: Expect::Effect(p),
+            quorum: 1.0,
+            published: String::new(),
+        }
+    }
+
+    /// A claim over `n` comparisons of distinct synthetic cases, judged on
+    /// the given inputs.
+    fn judged(p: Published, inputs: &[PairInput]) -> (Claim, ClaimOutcome) {
+        let case = |i: usize| crate::plan::Case {
+            file_size: 1 << (20 + i),
+            ..crate::fixtures::case(crate::method::MethodKind::Read)
+        };
+        let mut claim = claim("c", p);
+        claim.pairs = (0..inputs.len())
+            .map(|i| (case(2 * i), case(2 * i + 1)))
+            .collect();
+        claim.quorum = 0.75;
+        let outcome = crate::studies::claims::judge(&claim.text, &claim.expect, 0.75, "", inputs)
+            .summarised();
+        (claim, outcome)
+    }
+
+    /// A quiet comparison of `n` pairs whose 90% CI is `[lo, hi]`.
+    fn ci(lo: f64, hi: f64, n: usize) -> PairInput {
+        let t = crate::stats::effect::t_quantile(0.95, (n - 1) as f64);
+        let t95 = crate::stats::effect::t_quantile(0.975, (n - 1) as f64);
+        let m = (lo.ln() + hi.ln()) / 2.0;
+        let se = (hi.ln() - lo.ln()) / 2.0 / t;
+        PairInput::quiet(
+            "p",
+            Some(crate::stats::RatioEstimate {
+                ratio: m.exp(),
+                ci95_low: (m - t95 * se).exp(),
+                ci95_high: (m + t95 * se).exp(),
+                pairs: n,
+            }),
+            "",
+        )
+    }
+
+    #[test]
+    fn the_rule_runs_only_the_undecided_comparisons_of_an_unsettled_claim() {
+        let p = Published::faster(Size::Range {
+            low: 2.0,
+            high: 6.0,
+        });
+        // Two inside, one straddling 2, one inside: decided (3 of 4 hold).
+        let (c, o) = judged(
+            p,
+            &[
+                ci(2.5, 3.0, 5),
+                ci(2.5, 3.0, 5),
+                ci(1.8, 2.4, 5),
+                ci(2.5, 3.0, 5),
+            ],
+        );
+        assert!(o.verdict.decided());
+        assert!(runs_wanted(&c, &o, 40).is_empty(), "a decided claim stops");
+        // Two inside, two straddling: unsettled; only the straddling pairs run.
+        let (c, o) = judged(
+            p,
+            &[
+                ci(2.5, 3.0, 5),
+                ci(1.5, 3.5, 5),
+                ci(2.5, 3.0, 5),
+                ci(1.5, 3.5, 5),
+            ],
+        );
+        assert_eq!(o.verdict, ClaimVerdict::Unsettled);
+        let wanted = runs_wanted(&c, &o, 100);
+        assert_eq!(wanted.len(), 4, "{o:?}");
+        for k in [1, 3] {
+            assert!(wanted.contains(&&c.pairs[k].0) && wanted.contains(&&c.pairs[k].1));
+        }
+        assert!(!wanted.contains(&&c.pairs[0].0));
+        // The cap: at max_runs, or needing more than it allows, nothing runs.
+        assert!(runs_wanted(&c, &o, 5).is_empty());
+        let more = o.unsettled.as_ref().unwrap().more_runs.unwrap();
+        assert!(runs_wanted(&c, &o, 5 + more - 1).is_empty());
+        assert!(!runs_wanted(&c, &o, 5 + more).is_empty());
+    }
+
+    #[test]
+    fn a_busy_comparison_gets_no_more_runs() {
+        let p = Published::faster(Size::Ratio {
+            value: 1.17,
+            tolerance: 0.10,
+        });
+        let mut busy = ci(1.10, 1.20, 10);
+        busy.clean_ratio = ci(0.8, 1.6, 2).ratio;
+        busy.interfered_share = 0.8;
+        let (c, o) = judged(p, &[busy.clone()]);
+        assert_eq!(o.unsettled.as_ref().unwrap().reason, Reason::MachineBusy);
+        assert!(runs_wanted(&c, &o, 40).is_empty(), "the machine is busy");
+        // Lightly interfered: more runs add clean pairs.
+        busy.interfered_share = 0.2;
+        busy.clean_ratio = ci(1.0, 1.4, 8).ratio;
+        let (c, o) = judged(p, &[busy]);
+        assert_eq!(o.verdict, ClaimVerdict::Unsettled);
+        assert_eq!(runs_wanted(&c, &o, 40).len(), 2);
+    }
+
+    #[test]
+    fn the_plan_asks_more_runs_of_a_narrow_band_and_of_noisier_machines() {
+        let wide = claim(
+            "wide",
+            Published::faster(Size::Range {
+                low: 2.0,
+                high: 6.0,
+            }),
+        );
+        let narrow = claim(
+            "narrow",
+            Published::faster(Size::Ratio {
+                value: 1.17,
+                tolerance: 0.10,
+            }),
+        );
+        let plan = power_plan(&[wide.clone(), narrow.clone()], 0.10, 1000);
+        let (w, n) = (plan[0].runs.unwrap(), plan[1].runs.unwrap());
+        assert!(w < n, "{w} {n}");
+        assert!((plan[1].half_width - 0.10).abs() < 1e-9, "{:?}", plan[1]);
+        let noisier = power_plan(std::slice::from_ref(&narrow), 0.30, 1000)[0]
+            .runs
+            .unwrap();
+        assert!(noisier > n * 3, "{noisier} vs {n}");
+        // Beyond the cap: said as such.
+        assert_eq!(power_plan(&[narrow], 0.30, 10)[0].runs, None);
+    }
+}
