@@ -37,14 +37,12 @@ pub mod flags;
 pub mod output;
 pub mod procs;
 pub mod root;
-pub mod skip;
 
 pub use files::{entries, file_ending, user_file};
 pub use flags::Flags;
 pub use output::{one_line, one_line_besides_damon, stderr_lines, succeeded};
 pub use procs::{spawn_piped, trial_children, wait_until, with_file_size_limit};
 pub use root::{require_root, Mount};
-pub use skip::skip;
 
 /// A scratch area: a data directory and a place for exports.
 pub struct Scratch {

@@ -22,11 +22,21 @@ pub fn one_line(out: &Output, code: i32, needles: &[&str]) -> String {
 /// that a `--runs 1` plan gives no verdicts.
 #[track_caller]
 pub fn one_line_besides_damon(out: &Output, code: i32, needles: &[&str]) -> String {
+    // A warning is wrapped to the width: its continuation lines (indented)
+    // go with it.
+    let mut skipping = false;
     let lines = stderr_lines(out)
         .into_iter()
-        .filter(|l| !(l.starts_with("warning: ") && l.contains(" DAMON kdamond(s) running: ")))
-        // A one-run plan is told up front that it gives no verdicts.
-        .filter(|l| !(l.starts_with("warning: --runs 1: no verdicts")))
+        .filter(|l| {
+            if skipping && l.starts_with("  ") {
+                return false;
+            }
+            skipping = l.starts_with("warning: ")
+                && (l.contains(" DAMON kdamond(s) running")
+                    // A one-run plan is told up front that it gives no verdicts.
+                    || l.starts_with("warning: --runs 1: no verdicts"));
+            !skipping
+        })
         .collect();
     expect_one_line(out, code, needles, lines, "")
 }
