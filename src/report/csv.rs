@@ -138,13 +138,38 @@ pub fn neutralise(cell: String) -> String {
     }
 }
 
+/// The one way faultline writes a CSV (the samples, the timeline, the
+/// claims): a header, then rows whose every cell goes through
+/// [`neutralise`].
+pub struct Rows<W: io::Write>(::csv::Writer<W>);
+
+impl<W: io::Write> Rows<W> {
+    /// A CSV on `w` that starts with `header`.
+    pub fn new(w: W, header: &[&str]) -> io::Result<Self> {
+        let mut out = ::csv::Writer::from_writer(w);
+        out.write_record(header).map_err(io::Error::from)?;
+        Ok(Rows(out))
+    }
+
+    /// One row, each cell neutralised.
+    pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) -> io::Result<()> {
+        self.0
+            .write_record(cells.into_iter().map(|c| neutralise(c.into())))
+            .map_err(io::Error::from)
+    }
+
+    /// Flushes what was written.
+    pub fn finish(mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
 /// Writes one row per sample of every case, under a header of [`COLUMNS`],
 /// atomically. Checksums are written in hex (`0x...`), as faultline prints
-/// them. Every cell goes through [`neutralise`].
+/// them. Every cell goes through [`neutralise`] ([`Rows`]).
 pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
     write_atomically(path, SHARED_MODE, |w| {
-        let mut out = ::csv::Writer::from_writer(w);
-        out.write_record(COLUMNS).map_err(io::Error::from)?;
+        let mut out = Rows::new(w, &COLUMNS)?;
         // Each case's comparison and each group's precision, looked up by
         // key: linear in the cases.
         let comparisons: HashMap<usize, &ComparisonResult> = results
@@ -165,11 +190,10 @@ pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
             for sample in &case.samples {
                 let mut row = record(case, sample);
                 row.extend(statistics.iter().cloned());
-                out.write_record(row.into_iter().map(neutralise))
-                    .map_err(io::Error::from)?;
+                out.row(row)?;
             }
         }
-        out.flush()
+        out.finish()
     })
 }
 
