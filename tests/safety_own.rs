@@ -1,7 +1,9 @@
 //! Attacks in classes issue 23 did not name, found by attacking faultline
 //! as a hostile user would: a report stopped while it writes, the hidden
 //! trial entry point fed without end, the binary replaced under a run, a
-//! trial paused and continued. Each test fails on the code before its fix.
+//! trial paused and continued, a data directory that cannot be one (the
+//! stop signals are in `safety_run`, with SIGHUP's). Each test fails on the
+//! code before its fix.
 mod common;
 
 use std::process::Stdio;
@@ -192,4 +194,29 @@ fn a_paused_trial_is_marked_not_taken_for_a_clean_sample() {
             .starts_with("the trial was stopped (Ctrl-Z or SIGSTOP)")),
         "{record}"
     );
+}
+
+#[test]
+fn a_data_directory_that_cannot_be_one_is_refused_by_the_dry_run_as_by_the_run() {
+    let scratch = Scratch::new();
+    let file = scratch.path("afile");
+    std::fs::write(&file, "mine\n").unwrap();
+    for (dir, why) in [
+        (file.clone(), "is not a directory"),
+        (file.join("sub"), "cannot be made: "),
+    ] {
+        for dry in [true, false] {
+            let mut cmd = faultline();
+            cmd.args(["run", "--size", "64k", "--runs", "2", "--cache", "warm"])
+                .arg("--data-dir")
+                .arg(&dir);
+            if dry {
+                cmd.arg("--dry-run");
+            }
+            let out = cmd.output().unwrap();
+            let line = common::one_line(&out, 2, &["preparing the data directory", why]);
+            assert!(line.contains(&dir.display().to_string()), "{line}");
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine\n");
 }

@@ -530,10 +530,21 @@ fn slow_run(scratch: &Scratch, journal: &Path) -> std::process::Child {
 }
 
 #[test]
-fn a_hang_up_or_a_quit_stops_the_run_as_sigterm_does() {
+fn a_hang_up_a_quit_or_any_signal_that_would_end_it_stops_the_run_as_sigterm_does() {
+    use nix::sys::signal::Signal;
+    // SIGHUP and SIGQUIT (issue 23), and every other signal whose default
+    // action ends the process (own attack: SIGUSR1 or SIGALRM ended the run
+    // without its resume command, SIGXCPU with a core file).
     for signal in [
-        nix::sys::signal::Signal::SIGHUP,
-        nix::sys::signal::Signal::SIGQUIT,
+        Signal::SIGHUP,
+        Signal::SIGQUIT,
+        Signal::SIGUSR1,
+        Signal::SIGUSR2,
+        Signal::SIGALRM,
+        Signal::SIGVTALRM,
+        Signal::SIGPROF,
+        Signal::SIGXCPU,
+        Signal::SIGPWR,
     ] {
         let scratch = Scratch::new();
         let journal = scratch.path("run.journal");

@@ -483,17 +483,29 @@ fn register_run(
 }
 
 /// The signals that stop a run cleanly: Ctrl-C (SIGINT), SIGTERM, a closed
-/// terminal or ssh session (SIGHUP) and Ctrl-\\ (SIGQUIT), which would
-/// otherwise end faultline without its journal's resume command (SIGQUIT
-/// with a core dump).
-pub const STOP_SIGNALS: [i32; 4] = [
+/// terminal or ssh session (SIGHUP), Ctrl-\\ (SIGQUIT), and every other
+/// signal whose default action ends the process (SIGUSR1, SIGUSR2, SIGALRM,
+/// SIGVTALRM, SIGPROF, SIGXCPU at a CPU-time limit, SIGPWR, SIGSTKFLT),
+/// which would otherwise end faultline without its journal's resume
+/// command (SIGQUIT and SIGXCPU with a core dump). SIGPIPE is ignored (a
+/// closed stream ends quietly, see `console`), SIGXFSZ too (a write past
+/// RLIMIT_FSIZE is an error, reported); SIGKILL cannot be caught.
+pub const STOP_SIGNALS: [i32; 12] = [
     signal_hook::consts::SIGINT,
     signal_hook::consts::SIGTERM,
     signal_hook::consts::SIGHUP,
     signal_hook::consts::SIGQUIT,
+    signal_hook::consts::SIGUSR1,
+    signal_hook::consts::SIGUSR2,
+    signal_hook::consts::SIGALRM,
+    signal_hook::consts::SIGVTALRM,
+    signal_hook::consts::SIGPROF,
+    signal_hook::consts::SIGXCPU,
+    libc::SIGPWR,
+    libc::SIGSTKFLT,
 ];
 
-/// Makes SIGINT, SIGTERM, SIGHUP and SIGQUIT ([`STOP_SIGNALS`]) set [`crate::system::stop_flag`] (once per
+/// Makes SIGINT, SIGTERM, SIGHUP, SIGQUIT and the others of [`STOP_SIGNALS`] set [`crate::system::stop_flag`] (once per
 /// process): the running trial is stopped, or the test file being generated
 /// is abandoned and its temporary file removed. A second signal while
 /// stopping exits at once with [`EXIT_INTERRUPTED`].

@@ -44,6 +44,7 @@ pub(super) fn check_fresh(
     journal_at: &Path,
 ) -> Result<Option<Dataset>> {
     let dir = &config.data_dir;
+    dataset::check_private_dir(dir).context("preparing the data directory")?;
     let runs_dir = dir.join("runs");
     let mut inputs: Vec<(&str, &Path)> = config
         .file
