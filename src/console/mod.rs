@@ -28,8 +28,7 @@
 mod fit;
 
 pub use fit::{
-    fit, table, width, width_of_terminal, wrap, wrap_hanging, wrap_lines, DEFAULT_WIDTH,
-    MIN_WIDTH,
+    fit, table, width, width_of_terminal, wrap, wrap_hanging, wrap_lines, DEFAULT_WIDTH, MIN_WIDTH,
 };
 
 use std::borrow::Cow;
