@@ -202,6 +202,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
         total_ns: 500_350_000,
         child: ChildReport {
             wall_ns: 500_000_000,
+            continued: false,
             setup_ns: 250_000,
             teardown_ns: 100_000,
             sync_ns: 0,
@@ -374,10 +375,26 @@ pub(crate) fn disk_tempdir() -> tempfile::TempDir {
         .unwrap()
 }
 
-/// Whether `path`'s file system sits on a block device (not tmpfs):
-/// otherwise storage counters stay 0 and a test says it was skipped.
-pub(crate) fn on_block_device(path: &std::path::Path) -> bool {
-    crate::measure::blockdev::disk_stat_path(path).is_some()
+/// A [`disk_tempdir`] whose file system sits on a block device (not
+/// tmpfs), for a test of storage counters; where there is none, the test
+/// fails saying so (it never returns early and passes).
+pub(crate) fn block_device_tempdir() -> tempfile::TempDir {
+    let dir = disk_tempdir();
+    assert!(
+        crate::measure::blockdev::disk_stat_path(dir.path()).is_some(),
+        "this test reads a file from a block device, and {} is not on one (tmpfs, overlay?): \
+         run it where /var/tmp (or TMPDIR) is on a disk",
+        dir.path().display()
+    );
+    dir
+}
+
+/// `setup`'s result in a test of io_uring: where the kernel (or a seccomp
+/// filter) refuses io_uring, the test fails saying so, never passes unrun.
+pub(crate) fn require_uring<T, E: std::fmt::Display>(setup: Result<T, E>) -> T {
+    setup.unwrap_or_else(|e| {
+        panic!("this test needs io_uring, which this kernel or sandbox refuses: {e}")
+    })
 }
 
 /// Tests that measure this process's children or the machine take this

@@ -17,8 +17,14 @@
 //! measure           rusage, vmstat, residency, device, timelines, latency, environment
 //! method            one file per I/O method, declared in a registry
 //! pattern, workload block orders | what is done with each block
-//! error, size, system, os_path
+//! error, size, system, os_path, console, input
 //! ```
+//!
+//! Everything faultline prints goes through [`console`]: `println!`,
+//! `print!`, `eprintln!` and `eprint!` are shadowed here (and in the
+//! binary's main.rs) by macros that escape control characters and end
+//! quietly on a closed stream. Every file faultline reads goes through
+//! [`input`], which opens regular files only and reads them with bounds.
 //!
 //! [`plan::Plan`] (a list of [`plan::Case`]s) --> [`session::Session`]
 //! (test files from [`files::dataset`], write targets in [`files::scratch`])
@@ -26,6 +32,32 @@
 //! [`results::Sample`]s) --> [`stats`] (summaries, paired comparisons; no
 //! I/O) --> [`report`] (table, JSON, CSV, Markdown, HTML; no measuring).
 #![deny(missing_docs)]
+
+// The standard printing macros, shadowed: every line goes through
+// `console` (control characters escaped, a closed stream ends quietly).
+// Unit tests keep the standard ones, which the test harness captures.
+#[cfg(not(test))]
+#[allow(unused_macros)]
+macro_rules! println {
+    () => { $crate::console::line($crate::console::Stream::Out, format_args!("")) };
+    ($($arg:tt)*) => { $crate::console::line($crate::console::Stream::Out, format_args!($($arg)*)) };
+}
+#[cfg(not(test))]
+#[allow(unused_macros)]
+macro_rules! print {
+    ($($arg:tt)*) => { $crate::console::text($crate::console::Stream::Out, format_args!($($arg)*)) };
+}
+#[cfg(not(test))]
+#[allow(unused_macros)]
+macro_rules! eprintln {
+    () => { $crate::console::line($crate::console::Stream::Err, format_args!("")) };
+    ($($arg:tt)*) => { $crate::console::line($crate::console::Stream::Err, format_args!($($arg)*)) };
+}
+#[cfg(not(test))]
+#[allow(unused_macros)]
+macro_rules! eprint {
+    ($($arg:tt)*) => { $crate::console::text($crate::console::Stream::Err, format_args!($($arg)*)) };
+}
 
 /// Implements `Display` for enums that derive `clap::ValueEnum`: each value
 /// prints as its command-line name (`mmap-copy`, `random-replace`, ...).
@@ -85,6 +117,7 @@ macro_rules! registry {
 pub mod console;
 pub mod error;
 pub mod files;
+pub mod input;
 pub mod measure;
 pub mod method;
 pub mod os_path;

@@ -1,6 +1,22 @@
 //! The `faultline` command, straight through: parse the command line, run the
 //! subcommand (each builds a session from its flags and runs it, or reads
 //! results), and turn the outcome into an exit code.
+
+// The standard printing macros, shadowed as in the library: every line goes
+// through `faultline::console` (control characters escaped, a closed stream
+// ends quietly instead of panicking).
+macro_rules! println {
+    () => { faultline::console::line(faultline::console::Stream::Out, format_args!("")) };
+    ($($arg:tt)*) => { faultline::console::line(faultline::console::Stream::Out, format_args!($($arg)*)) };
+}
+macro_rules! print {
+    ($($arg:tt)*) => { faultline::console::text(faultline::console::Stream::Out, format_args!($($arg)*)) };
+}
+macro_rules! eprintln {
+    () => { faultline::console::line(faultline::console::Stream::Err, format_args!("")) };
+    ($($arg:tt)*) => { faultline::console::line(faultline::console::Stream::Err, format_args!($($arg)*)) };
+}
+
 mod cli;
 
 use std::process::ExitCode;

@@ -1,6 +1,6 @@
 //! Facts about the running system that many layers ask for: the page size,
-//! the effective user id, and whether a stop was asked for (SIGINT or
-//! SIGTERM, set by the session's handlers and read wherever long work can
+//! the effective user id, and whether a stop was asked for (SIGINT,
+//! SIGTERM, SIGHUP or SIGQUIT, set by the session's handlers and read wherever long work can
 //! stop cleanly, such as generating a test file).
 
 /// The system's page size in bytes (4096 if sysconf cannot tell).
@@ -16,7 +16,7 @@ pub fn current_uid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
-/// The flag SIGINT and SIGTERM set: one per process, so that work done
+/// The flag SIGINT, SIGTERM, SIGHUP and SIGQUIT set: one per process, so that work done
 /// before the trials (generating a test file) sees a stop too.
 pub fn stop_flag() -> &'static std::sync::Arc<std::sync::atomic::AtomicBool> {
     static FLAG: std::sync::OnceLock<std::sync::Arc<std::sync::atomic::AtomicBool>> =
@@ -24,9 +24,27 @@ pub fn stop_flag() -> &'static std::sync::Arc<std::sync::atomic::AtomicBool> {
     FLAG.get_or_init(Default::default)
 }
 
-/// Whether SIGINT or SIGTERM asked this process to stop.
+/// Whether a stop signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT) asked this process to stop.
 pub fn stop_requested() -> bool {
     stop_flag().load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Set by a run once its trials start: a stop then still lets the writes
+/// in progress finish (a stopped run writes its exports, whole, before it
+/// ends). Elsewhere (`report`), a stop abandons a file being written.
+static FINISH_WRITES_ON_STOP: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
+/// Lets writes finish after a stop, for the rest of this process (see
+/// [`finishes_writes_on_stop`]).
+pub fn finish_writes_on_stop() {
+    FINISH_WRITES_ON_STOP.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Whether a write in progress finishes after a stop (a run's exports), or
+/// is abandoned, its temporary file removed (`report`'s files).
+pub fn finishes_writes_on_stop() -> bool {
+    FINISH_WRITES_ON_STOP.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 #[cfg(test)]

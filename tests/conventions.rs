@@ -339,7 +339,7 @@ fn a_bad_plan_is_one_line_and_exit_2() {
     one_line(
         &out,
         2,
-        &["--plan /nonexistent/plan.toml: ", "No such file"],
+        &["--plan /nonexistent/plan.toml: ", "no such plan"],
     );
     assert!(!scratch.data_dir().exists());
 }

@@ -66,7 +66,7 @@ fn a_file_truncated_under_a_mapping_costs_one_trial() {
 fn a_trial_past_its_timeout_is_killed_and_reported() {
     let scratch = Scratch::new();
     let started = Instant::now();
-    let results = scratch.run_json(
+    let (results, last) = scratch.run_json_failing(
         Flags::new()
             .size("4M")
             .method("read")
@@ -75,6 +75,7 @@ fn a_trial_past_its_timeout_is_killed_and_reported() {
             .runs(1)
             .flag("--trial-timeout", "0.3"),
     );
+    assert!(last.contains("1× timed out after 0.3 s"), "{last}");
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "killed, not waited for"
@@ -219,7 +220,7 @@ fn a_file_system_that_refuses_mmap_is_named() {
     // sysfs files are regular files that cannot be mapped (this one's size
     // is its length, unlike most attributes', which are refused earlier).
     let scratch = Scratch::new();
-    let results = scratch.run_json(
+    let (results, last) = scratch.run_json_failing(
         Flags::new()
             .file("/sys/kernel/btf/vmlinux")
             .method("mmap")
@@ -227,6 +228,7 @@ fn a_file_system_that_refuses_mmap_is_named() {
             .cache("as-is")
             .runs(1),
     );
+    assert!(last.contains("nothing was measured"), "{last}");
     let failures = failures(&results);
     assert_eq!(failures.len(), 1);
     let reason = failures[0]["reason"].as_str().unwrap();

@@ -218,8 +218,9 @@ fn an_unreadable_file_is_bad_input_like_a_missing_one() {
 #[test]
 fn a_huge_operation_count_is_warned_about_up_front() {
     let scratch = Scratch::new();
-    let out = succeeded(
-        &mut scratch.run(
+    // The trial itself is cut short (and so failed: exit 1).
+    let out = scratch
+        .run(
             Flags::new()
                 .size("64M")
                 .method("read")
@@ -227,8 +228,10 @@ fn a_huge_operation_count_is_warned_about_up_front() {
                 .cache("as-is")
                 .runs(1)
                 .flag("--trial-timeout", "0.2"),
-        ),
-    );
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("warning: read (seq 1 B sum, as-is) makes 67108864 system calls per trial (--block 1 B over 64 MiB)")

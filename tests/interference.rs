@@ -297,9 +297,9 @@ fn interfered_trials_are_retried_and_every_attempt_is_kept_marked() {
         .iter()
         .flat_map(|(_, s)| s["interference"]["reasons"].as_array().unwrap().clone())
         .filter(|r| {
-            r.as_str()
-                .unwrap()
-                .starts_with("1 other faultline run(s) active: 4242-1 (pid=4242 ")
+            r.as_str().unwrap().starts_with(
+                "1 other faultline run(s) active: 4242-1 (pid 4242, started at 1 (Unix time))",
+            )
         })
         .count();
     assert_eq!(reasons, 12, "every attempt names the other run");

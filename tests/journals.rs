@@ -114,7 +114,7 @@ fn a_journal_that_is_not_a_regular_file_or_missing_is_bad_input() {
     one_line(
         &out,
         2,
-        &["/dev/zero: is not a regular file, so not a faultline journal"],
+        &["/dev/zero: is a character device, not a regular file, so not a faultline journal"],
     );
     let out = faultline()
         .args(["run", "--resume", "/nonexistent/run.journal"])

@@ -83,7 +83,11 @@ fn every_spelling_of_the_input_is_the_same_file() {
     one_line(
         &out,
         2,
-        &["--export-csv ./in.bin is the same file as --file in.bin"],
+        &[&format!(
+            "--export-csv {}/./in.bin is the same file as --file {}/in.bin",
+            scratch.dir.path().display(),
+            scratch.dir.path().display()
+        )],
     );
     assert_eq!(std::fs::read(&input).unwrap(), bytes);
 }

@@ -217,8 +217,12 @@ fn a_trial_killed_by_a_signal_fails_alone_and_the_run_goes_on() {
     .unwrap();
     let out = run.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the run goes on: {stderr}");
-    assert!(stderr.contains("killed by SIGUSR1"), "{stderr}");
+    // The run goes on, and then says a trial failed: exit 1.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error: 1 trial(s) failed and 1 were measured: 1× killed by SIGUSR1"),
+        "{stderr}"
+    );
     let results = read_json(&json);
     let failures = failures(&results);
     assert_eq!(failures.len(), 1, "{failures:?}");

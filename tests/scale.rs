@@ -29,13 +29,20 @@ fn reference(w: usize, h: usize, pixels: &[u8], factor: i64) -> (usize, usize, V
     (ow, oh, out)
 }
 
-/// Parses the `P6\nW H\n255\n` header faultline writes, by hand.
+/// Parses the `P6\n# comment\nW H\n255\n` header faultline writes, by hand.
 fn parse(bytes: &[u8]) -> (usize, usize, Vec<u8>) {
     let mut fields = Vec::new();
     let mut pos = 0;
     while fields.len() < 4 {
         while bytes[pos].is_ascii_whitespace() {
             pos += 1;
+        }
+        if bytes[pos] == b'#' {
+            // A comment (faultline marks the images it keeps), to its line's end.
+            while bytes[pos] != b'\n' {
+                pos += 1;
+            }
+            continue;
         }
         let start = pos;
         while !bytes[pos].is_ascii_whitespace() {

@@ -1,7 +1,8 @@
 //! `--trace`: replaying what real programs did. fio writes an iolog at test
-//! time, strace records fio and dd at test time (without them those tests
-//! skip with a notice; `.ci/run` installs them and sets
-//! FAULTLINE_REQUIRE_TOOLS=1 so that CI fails instead), and every method replays the same reads: the
+//! time, strace records fio and dd at test time (those tests are ignored
+//! with their reason, the tools they need; `.ci/run` installs the tools
+//! and runs them with `--ignored`, where a missing tool fails them), and
+//! every method replays the same reads: the
 //! right number of bytes and one checksum, equal to the one computed here
 //! from the file. Malformed traces give one line naming the line.
 mod common;
@@ -15,42 +16,11 @@ use faultline::workload::sum_bytes;
 /// Every read method that replays a trace on any file system.
 const METHODS: &str = "read,pread,mmap,mmap-copy,stdio,preadv,uring";
 
-/// Whether the tools a test records traces with are installed. Without
-/// them the test is skipped with a visible notice (a fresh machine need not
-/// have fio), unless FAULTLINE_REQUIRE_TOOLS=1, which `.ci/run` sets: then
-/// a missing tool fails the test.
-fn have_tools(test: &str, programs: &[&str]) -> bool {
-    let missing: Vec<&str> = programs
-        .iter()
-        .copied()
-        .filter(|p| {
-            Command::new(p)
-                .arg("--version")
-                .output()
-                .is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
-        })
-        .collect();
-    if missing.is_empty() {
-        return true;
-    }
-    let message = format!(
-        "{test} SKIPPED: {} not found. Install it (apt-get install {}; .ci/run does this). \
-         FAULTLINE_REQUIRE_TOOLS=1 makes this a failure.",
-        missing.join(" and "),
-        missing.join(" ")
-    );
-    assert!(
-        std::env::var_os("FAULTLINE_REQUIRE_TOOLS").is_none_or(|v| v != "1"),
-        "{message}"
-    );
-    common::skip(
-        test,
-        message
-            .split_once("SKIPPED: ")
-            .map_or(&message[..], |m| m.1),
-    );
-    false
-}
+// The tests that record real traces need fio and strace, which a fresh
+// machine need not have: they are ignored with that reason, and
+// `cargo test --release -- --ignored` runs them (`.ci/run` installs the
+// tools), where a missing tool fails the test ([`tool`] says what to
+// install): none passes without having run.
 
 /// Runs a tool the test needs, failing with what to install when it is missing.
 #[track_caller]
@@ -145,13 +115,8 @@ fn fio_randread(s: &Scratch) -> (PathBuf, PathBuf) {
 }
 
 #[test]
+#[ignore = "needs fio and strace (apt-get install fio strace); run with --ignored"]
 fn a_real_fio_iolog_and_an_strace_of_real_fio_replay_the_same_reads_on_every_method() {
-    if !have_tools(
-        "a_real_fio_iolog_and_an_strace_of_real_fio_replay_the_same_reads_on_every_method",
-        &["fio", "strace"],
-    ) {
-        return;
-    }
     let s = Scratch::new();
     let (data, iolog) = fio_randread(&s);
     let reads = iolog_reads(&iolog);
@@ -194,13 +159,8 @@ fn a_real_fio_iolog_and_an_strace_of_real_fio_replay_the_same_reads_on_every_met
 }
 
 #[test]
+#[ignore = "needs fio and strace (apt-get install fio strace); run with --ignored"]
 fn an_strace_of_dd_follows_its_seek_through_a_duplicated_descriptor() {
-    if !have_tools(
-        "an_strace_of_dd_follows_its_seek_through_a_duplicated_descriptor",
-        &["strace", "dd"],
-    ) {
-        return;
-    }
     let s = Scratch::new();
     let dir = s.path("dd");
     std::fs::create_dir_all(&dir).unwrap();
@@ -355,7 +315,7 @@ fn bad_traces_are_one_line_naming_the_line() {
     );
     s.refused(
         size.clone().flag("--trace", s.path("")),
-        &["is not a regular file"],
+        &["not a regular file", "a trace is read again by every trial"],
     );
     let unaligned = trace_file(&s, "odd.csv", "0,4096\n100,4096\n");
     s.refused(

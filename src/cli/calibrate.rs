@@ -104,7 +104,9 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     }
     let config = SessionConfig {
         data_dir: session::data_dir(args.data_dir.clone()),
+        kind: faultline::runner::journal::JournalKind::Calibrate,
         seed: 1,
+        size_given: Some(args.size.is_some()),
         journal: args.journal.clone(),
         exports: args.exports.exports(),
         statistics: Statistics {
@@ -153,12 +155,18 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     if finished.interrupted {
         return Ok(super::print_finished(&finished, &args.output));
     }
-    let calibration = faultline::stats::calibrate::from_results(
+    let Some(calibration) = faultline::stats::calibrate::from_results(
         results,
         args.runs as usize,
         args.comparisons as usize,
-    )
-    .ok_or_else(|| Error::Trial("the A/A run gave no comparison of 2 or more pairs".into()))?;
+    ) else {
+        for line in faultline::report::failure_lines(results) {
+            eprintln!("failed: {line}");
+        }
+        let why = faultline::report::failed::failure_summary(results)
+            .unwrap_or_else(|| "the A/A run gave no comparison of 2 or more pairs".into());
+        return Err(Error::Trial(why).into());
+    };
     let group = results
         .cases
         .first()
@@ -190,6 +198,10 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     // A completed run's journal is gone: say where it is only when kept.
     if !finished.journal_removed {
         eprintln!("journal: {}", finished.journal.display());
+    }
+    if let Some(line) = faultline::report::failed::failure_summary(results) {
+        eprintln!("error: {line}");
+        return Ok(ExitCode::from(super::EXIT_FAILURE));
     }
     Ok(ExitCode::SUCCESS)
 }

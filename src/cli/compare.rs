@@ -29,6 +29,10 @@ pub struct CompareArgs {
 pub fn read_export(path: &Path) -> anyhow::Result<RunResults> {
     report::read_json(path).map_err(|e| {
         let why = match &e {
+            Error::BadFile { why, .. } if why.starts_with("no such ") => {
+                "cannot be read (no such file)".to_string()
+            }
+            Error::BadFile { why, .. } => why.clone(),
             Error::Io {
                 op: "open", source, ..
             } => format!("cannot be read ({source})"),

@@ -154,7 +154,48 @@ impl ExportArgs {
 /// `run`'s flags ([`help_headings`]). Parsing, completions and the manual
 /// page all use this one.
 pub fn command() -> clap::Command {
-    help_headings::apply(Cli::command())
+    signed_values(help_headings::apply(Cli::command()))
+}
+
+/// Two rules every subcommand's flags follow, set here once:
+///
+/// - every path (`--file`, `--export-json`, `--resume`, `report`'s and
+///   `compare`'s files, a plan's paths…) is made absolute once, as it is
+///   parsed, against the current directory: a journal stores it absolute,
+///   so a run resumed from another directory writes where the first one
+///   meant; and files are compared (inputs against outputs) as the user
+///   meant them;
+/// - every flag that takes a number, a duration, a percentage, a size or
+///   a choice reads a value that starts with `-` (`--precision -5%`,
+///   `--max-time -1s`, `--profile-hz -1`), so that its own parser refuses
+///   it with its range message, not clap with "unexpected argument '-5%'".
+///   Paths and free text keep clap's rule (a file named `-x` is given as
+///   `./-x`), and so do flags whose value is optional (`--latency`), which
+///   would otherwise swallow the next flag.
+fn signed_values(command: clap::Command) -> clap::Command {
+    use std::any::TypeId;
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    let mut command = command.mut_args(|arg| {
+        let takes_value = arg.get_action().takes_values()
+            && arg.get_num_args().is_none_or(|n| n.min_values() > 0);
+        let parsed = arg.get_value_parser().type_id();
+        if parsed == TypeId::of::<PathBuf>() {
+            return arg.value_parser(absolute_path());
+        }
+        let text = parsed == TypeId::of::<String>() || parsed == TypeId::of::<std::ffi::OsString>();
+        if takes_value && !text && !arg.is_positional() {
+            arg.allow_hyphen_values(true)
+        } else {
+            arg
+        }
+    });
+    for name in names {
+        command = command.mut_subcommand(name, signed_values);
+    }
+    command
 }
 
 /// Parses the command line, with `run --plan FILE` read into the flags it
@@ -166,10 +207,26 @@ pub fn parse() -> Result<Cli, ExitCode> {
     if let Command::Run(args) = &mut cli.command {
         if args.plan.print_plan {
             let run = matches.subcommand_matches("run").expect("run matched");
-            args.plan.printed = Some(plan_file::render(run));
+            let printed = plan_file::render(run).map_err(|e| report_error(&e.into()))?;
+            args.plan.printed = Some(printed);
         }
     }
     Ok(cli)
+}
+
+/// The parser of every path flag: the path joined to the current
+/// directory when it is relative, and otherwise as typed (`..`, `.`, a
+/// trailing `/` and symbolic links are kept, for the file checks to judge),
+/// any bytes kept.
+fn absolute_path() -> impl clap::builder::TypedValueParser<Value = PathBuf> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PathBufValueParser::new().try_map(|path| {
+        if path.is_absolute() {
+            Ok(path)
+        } else {
+            std::env::current_dir().map(|cwd| cwd.join(path))
+        }
+    })
 }
 
 /// Whether `command` was given `--quiet`.
@@ -218,6 +275,11 @@ pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> 
     }
     if !finished.journal_removed {
         eprintln!("journal: {journal}");
+    }
+    // Failed trials, or none measured: the run did not do what was asked.
+    if let Some(line) = faultline::report::failed::failure_summary(results) {
+        eprintln!("error: {line}");
+        return ExitCode::from(EXIT_FAILURE);
     }
     ExitCode::SUCCESS
 }

@@ -1,8 +1,6 @@
 //! The output flags shared by `run`, `reproduce` and `compare`: throughput
 //! unit, colour, verbosity; and the terminal they write to (its width, and
 //! an output stream that strips colour when colour is off).
-use std::io::Write;
-
 use clap::{Args, ValueEnum};
 
 use faultline::report::terminal::Layout;
@@ -50,26 +48,25 @@ impl OutputArgs {
         }
     }
 
-    /// Standard output, with colour codes kept or stripped as `--color`
-    /// (and, for auto, NO_COLOR and the terminal) decide.
-    pub fn stdout(&self) -> anstream::AutoStream<std::io::Stdout> {
-        let choice = match self.color {
+    /// How colour codes are treated on standard output: `--color`, and
+    /// for auto NO_COLOR and the terminal.
+    pub fn color_choice(&self) -> anstream::ColorChoice {
+        match self.color {
             ColorWhen::Auto => anstream::ColorChoice::Auto,
             ColorWhen::Always => anstream::ColorChoice::Always,
             ColorWhen::Never => anstream::ColorChoice::Never,
-        };
-        anstream::AutoStream::new(std::io::stdout(), choice)
+        }
     }
 
-    /// Writes `text` (which may carry colour codes) to standard output,
-    /// each line wrapped to the width ([`faultline::console::wrap_lines`]):
-    /// no line is wider than the terminal, `-v`'s full tables included.
+    /// Writes `text` (which may carry faultline's colour codes) to standard
+    /// output through the console (other control characters escaped, a
+    /// closed pipe the end of the output, not a panic), each line wrapped
+    /// to the width ([`faultline::console::wrap_lines`]): no line is wider
+    /// than the terminal, `-v`'s full tables included.
     pub fn print(&self, text: &str) {
-        let text = faultline::console::wrap_lines(text, self.layout().width);
-        let mut out = self.stdout();
-        // A closed pipe is not worth a panic; the exit code says the rest.
-        let _ = out.write_all(text.as_bytes());
-        let _ = out.flush();
+        let clean = faultline::console::escape_keeping_paint(text);
+        let text = faultline::console::wrap_lines(&clean, self.layout().width);
+        faultline::console::styled(&text, self.color_choice());
     }
 }
 

@@ -36,9 +36,10 @@ pub struct PlanArgs {
 
 /// `run --dry-run` (and `calibrate --dry-run`): what the plan would run and need, and its cases; nothing
 /// is generated, created or measured.
-/// An export the run would refuse is refused here too.
+/// The run's own refusals come first ([`faultline::session::Session::check`]),
+/// word for word: an export the run would refuse is refused here too.
 pub fn print_dry_run(name: &str, plan: &Plan, config: &SessionConfig) -> anyhow::Result<ExitCode> {
-    dry_run::check_outputs(plan, config)?;
+    faultline::session::Session::check(plan, config)?;
     let width = faultline::console::width_of_terminal();
     let mut text = dry_run::describe(name, plan, config);
     text.push('\n');
@@ -46,8 +47,37 @@ pub fn print_dry_run(name: &str, plan: &Plan, config: &SessionConfig) -> anyhow:
         text.push_str(&line);
         text.push('\n');
     }
+    for line in written_lines(plan, config) {
+        text.push_str(&line);
+        text.push('\n');
+    }
     print!("{}", faultline::console::wrap_lines(&text, width));
     Ok(ExitCode::SUCCESS)
+}
+
+/// The files a run of `plan` would write, one line each: its exports (and
+/// the CSV's timeline file, `--keep-output`), and its journal.
+pub fn written_lines(plan: &Plan, config: &SessionConfig) -> Vec<String> {
+    let mut lines: Vec<String> = faultline::session::Session::written_files(plan, config)
+        .into_iter()
+        .map(|(flag, path)| format!("  writes {flag} {}", path.display()))
+        .collect();
+    let journal =
+        match &config.journal {
+            Some(path) => format!("  writes --journal {} (kept)", path.display()),
+            None => format!(
+            "  writes the journal in {} (removed when the run completes, unless --keep-journal)",
+            config
+                .exports
+                .json
+                .as_deref()
+                .and_then(std::path::Path::parent)
+                .map_or_else(|| config.data_dir.join("runs"), std::path::Path::to_path_buf)
+                .display()
+        ),
+        };
+    lines.push(journal);
+    lines
 }
 
 /// Says, before a run starts, when its plan cannot give a verdict: one run

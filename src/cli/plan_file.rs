@@ -33,7 +33,17 @@ pub fn resolve(matches: ArgMatches) -> Result<ArgMatches, Error> {
     let run_command = command.find_subcommand("run").expect("run exists");
     let keys: Vec<&Arg> = run_command.get_arguments().filter(|a| is_key(a)).collect();
     let bad = |why: String| Error::Plan(format!("--plan {}: {why}", path.display()));
-    let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
+    let bytes = faultline::input::read_limited(&path, "plan", faultline::input::MAX_PLAN_BYTES)
+        .map_err(|e| match e {
+            Error::BadFile { why, .. } => bad(why),
+            other => bad(other.to_string()),
+        })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        bad(format!(
+            "is not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })?;
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         let line = e
             .span()
@@ -61,8 +71,8 @@ pub fn resolve(matches: ArgMatches) -> Result<ArgMatches, Error> {
     }
     for arg in run_command.get_arguments() {
         let id = arg.get_id().as_str();
-        if arg.get_long() != Some("plan") && run.value_source(id) == Some(ValueSource::CommandLine)
-        {
+        if run.value_source(id) == Some(ValueSource::CommandLine) {
+            // --plan too: the plan is an input no output may be.
             argv.extend(given_tokens(arg, run));
         }
     }
@@ -76,7 +86,10 @@ pub fn resolve(matches: ArgMatches) -> Result<ArgMatches, Error> {
 /// The TOML plan of `run`'s flags as given: one key per flag, the ones
 /// given set, the others commented out (with their default, if any), each
 /// after its help line.
-pub fn render(run: &ArgMatches) -> String {
+///
+/// A TOML plan holds text: a value that is not UTF-8 (a path, say) is
+/// refused with a message, never written lossily as another file's name.
+pub fn render(run: &ArgMatches) -> Result<String, Error> {
     let command = super::command();
     let run_command = command.find_subcommand("run").expect("run exists");
     let mut out = String::from(
@@ -117,14 +130,27 @@ pub fn render(run: &ArgMatches) -> String {
         let value = if is_switch(arg) {
             Some(toml::Value::Boolean(given && run.get_flag(id)))
         } else {
-            run.get_raw(id).map(|raw| {
-                let values: Vec<String> = raw.map(|v| v.to_string_lossy().into_owned()).collect();
-                if is_list(arg) {
-                    toml::Value::Array(values.iter().map(|v| scalar(v)).collect())
-                } else {
-                    scalar(values.first().map_or("", String::as_str))
+            match run.get_raw(id) {
+                None => None,
+                Some(raw) => {
+                    let values: Vec<String> = raw
+                        .map(|v| {
+                            v.to_str().map(str::to_string).ok_or_else(|| {
+                                Error::Plan(format!(
+                                    "--print-plan: the value of --{long} ({}) is not UTF-8, and a TOML plan holds only text; \
+                                     rename the file, or give the flag on the command line instead of in a plan",
+                                    v.to_string_lossy()
+                                ))
+                            })
+                        })
+                        .collect::<Result<_, _>>()?;
+                    Some(if is_list(arg) {
+                        toml::Value::Array(values.iter().map(|v| scalar(v)).collect())
+                    } else {
+                        scalar(values.first().map_or("", String::as_str))
+                    })
                 }
-            })
+            }
         };
         match value {
             Some(v) if given => out.push_str(&format!("{long} = {v}\n")),
@@ -132,7 +158,7 @@ pub fn render(run: &ArgMatches) -> String {
             None => out.push_str(&format!("# {long} =\n")),
         }
     }
-    out
+    Ok(out)
 }
 
 /// A flag that is a plan key: a visible or hidden `run` flag with a long
@@ -205,14 +231,38 @@ fn given_tokens(arg: &Arg, run: &ArgMatches) -> Vec<OsString> {
             .map(|_| format!("--{long}").into())
             .collect(),
         _ => {
-            let values: Vec<String> = run
+            // Kept as the bytes given: a path that is not UTF-8 stays the
+            // file it names.
+            let values: Vec<OsString> = run
                 .get_raw(id)
                 .into_iter()
                 .flatten()
-                .map(|v| v.to_string_lossy().into_owned())
+                .map(|v| v.to_os_string())
                 .collect();
-            tokens(long, arg, &values)
+            os_tokens(long, arg, &values)
         }
+    }
+}
+
+/// [`tokens`] for values as the command line gave them, any bytes.
+fn os_tokens(long: &str, arg: &Arg, values: &[OsString]) -> Vec<OsString> {
+    let flag = |value: &std::ffi::OsStr| {
+        let mut token = OsString::from(format!("--{long}="));
+        token.push(value);
+        token
+    };
+    match arg.get_value_delimiter() {
+        Some(d) => {
+            let mut joined = OsString::new();
+            for (i, v) in values.iter().enumerate() {
+                if i > 0 {
+                    joined.push(d.to_string());
+                }
+                joined.push(v);
+            }
+            vec![flag(&joined)]
+        }
+        None => values.iter().map(|v| flag(v)).collect(),
     }
 }
 

@@ -33,6 +33,9 @@ pub struct ReportArgs {
 /// Reads the results, writes the report (and the plots, into a directory
 /// created if missing, when asked), and prints each path written.
 pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
+    // Ctrl-C or SIGTERM while a file is written: it is abandoned, whole or
+    // not at all (the atomic writer checks), and faultline exits 130.
+    faultline::session::install_signal_handlers()?;
     // The report and the plots may clobber neither the results nor each
     // other; a missing output directory is refused before any work.
     let output = match (&args.output, args.results.as_slice()) {
@@ -89,6 +92,14 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     // is written.
     let plots = match &args.plots {
         Some(dir) => {
+            if let Ok(target) = std::fs::read_link(dir) {
+                return Err(Error::Plan(format!(
+                    "--plots {}: is a symbolic link (to {}); faultline writes into a real directory only, never through a link: give the directory itself",
+                    dir.display(),
+                    target.display()
+                ))
+                .into());
+            }
             if dir.exists() && !dir.is_dir() {
                 return Err(
                     Error::Plan(format!("--plots {}: is not a directory", dir.display())).into(),

@@ -364,11 +364,13 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 config.statistics = preset_statistics(args, &plan);
                 config.settle = Some(settle_rule(args, preset.as_ref(), &plan));
                 if args.dry_run {
+                    // The same refusals as the run's, before anything is said.
+                    Session::check(&plan, &config)?;
                     let text = dry_run::describe(preset.name(), &plan, &config);
                     let width = faultline::console::width_of_terminal();
-                    println!("{}", faultline::console::wrap_lines(&text, width));
+                    print!("{}\n", faultline::console::wrap_lines(&text, width));
                     let power = power_plan_lines(args, preset.as_ref(), &plan, &noise).join("\n");
-                    println!("{}", faultline::console::wrap_lines(&power, width));
+                    print!("{}\n", faultline::console::wrap_lines(&power, width));
                     dry_plans.push(plan);
                     continue;
                 }
@@ -413,7 +415,11 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         outcomes.push(outcome);
         if c != ExitCode::SUCCESS {
             code = c;
-            break;
+            // An interruption stops the reproduction; failed trials in one
+            // preset do not stop the next (the exit code still says so).
+            if c == ExitCode::from(faultline::session::EXIT_INTERRUPTED) {
+                break;
+            }
         }
     }
     if args.dry_run {
@@ -515,6 +521,16 @@ fn check_outputs(
     if let Some(journal) = &args.resume {
         files.input("--resume", journal)?;
     }
+    if let Some(dir) = &args.plots {
+        if let Ok(target) = std::fs::read_link(dir) {
+            return Err(Error::Plan(format!(
+                "--plots {}: is a symbolic link (to {}); faultline writes into a real directory only, never through a link: give the directory itself",
+                dir.display(),
+                target.display()
+            ))
+            .into());
+        }
+    }
     if let Some(report) = &args.report {
         files.output("--report", report)?;
     }
@@ -570,6 +586,9 @@ fn session_config(
     several: bool,
     reproduction: &Reproduction,
 ) -> anyhow::Result<SessionConfig> {
+    // Only a preset that takes --size is told to take a smaller one.
+    let takes_size =
+        studies::find(preset).is_some_and(|p| p.options().contains(&studies::PresetOption::Size));
     let data_dir = session::data_dir(args.data_dir.clone());
     let runs = data_dir.join("runs");
     // A dry run touches nothing, not even the data directory.
@@ -595,7 +614,9 @@ fn session_config(
     let given = &args.exports;
     Ok(SessionConfig {
         data_dir,
+        kind: faultline::runner::journal::JournalKind::Reproduce,
         seed: 1,
+        size_given: takes_size.then_some(args.size.is_some()),
         drop_caches: args.drop_caches,
         journal: Some(journal),
         exports: Exports {
@@ -615,6 +636,7 @@ fn session_config(
 /// (a journal without a record is a default-mode one: it predates `--faithful`).
 fn check_resumable(path: &Path, wanted: &Reproduction) -> anyhow::Result<()> {
     let header = faultline::runner::journal::read(path)?.header;
+    header.check_kind(path, faultline::runner::journal::JournalKind::Reproduce)?;
     let recorded = header.reproduction.unwrap_or(Reproduction {
         preset: wanted.preset.clone(),
         faithful: false,

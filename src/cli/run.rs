@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use anyhow::Context;
 use clap::Args;
 
 use faultline::files::image;
@@ -311,8 +312,18 @@ impl RunArgs {
         SessionConfig {
             data_dir: session::data_dir(self.data_dir.clone()),
             file: self.file.clone(),
+            kind: faultline::runner::journal::JournalKind::Run,
+            inputs: [
+                ("--baseline", &self.output.baseline),
+                ("--plan", &self.plan.plan),
+                ("--trace", &self.trace),
+            ]
+            .into_iter()
+            .filter_map(|(flag, path)| path.clone().map(|p| (flag.to_string(), p)))
+            .collect(),
             image: scales.then(|| self.image.unwrap_or(image::DEFAULT_IMAGE)),
             seed: self.seed,
+            size_given: Some(!self.size.is_empty()),
             scratch_parent: self.dir.clone(),
             keep: self.keep,
             keep_output: self.keep_output.clone(),
@@ -365,7 +376,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     // A bad baseline is refused before anything runs.
     let baseline = match &args.output.baseline {
         Some(path) => {
-            let old = super::compare::read_export(path)?;
+            let old = super::compare::read_export(path).context("--baseline")?;
             if args.resume.is_none() && old.settings.metric != args.metric {
                 return Err(faultline::error::Error::Plan(format!(
                     "--baseline {}: it compared the {} time and this run compares the {} time (--metric); \
@@ -402,6 +413,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("note: {note}");
             }
             if args.plan.dry_run {
+                // The same refusals as the run's, before anything is said.
                 return super::plan_args::print_dry_run("run", &plan, &config);
             }
             config.profile = args.profile.decide()?;

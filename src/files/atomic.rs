@@ -9,6 +9,18 @@
 //! is fsynced as well. A reader therefore sees either the previous file or the
 //! new one, never a torn file, even when the run is interrupted or the
 //! machine crashes mid-write. On any error the temporary file is removed.
+//!
+//! The destination is checked when the write starts and again just before
+//! the rename ([`check_destination`]): a symbolic link is never renamed over
+//! (that would replace the link, `/dev/stdout` say, not write the file it
+//! names), nor anything that is not a regular file; an output the user asked
+//! for ([`SHARED_MODE`]) replaces only a file faultline made
+//! ([`super::made`]). A file that is replaced keeps its mode and its owner:
+//! a 0600 export stays 0600. Before it makes its own temporary file, the
+//! writer removes those of faultline processes that are gone from the same
+//! directory, so a killed run or report leaves nothing behind for long; and
+//! outside a run, a stop signal abandons the file being written
+//! ([`crate::system::finishes_writes_on_stop`]).
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -23,7 +35,8 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// The name prefix of every temporary file the atomic writer creates.
 pub const TEMP_PREFIX: &str = ".faultline-tmp-";
 
-/// Mode of exports and reports (before the umask).
+/// Mode of exports and reports (before the umask): the outputs the user
+/// asks for, which replace only a file faultline made.
 pub const SHARED_MODE: u32 = 0o666;
 /// Mode of faultline's own files (test files, images).
 pub const PRIVATE_MODE: u32 = 0o600;
@@ -37,6 +50,10 @@ pub fn write_atomically<F>(path: &Path, mode: u32, fill: F) -> Result<()>
 where
     F: FnOnce(&mut dyn Write) -> io::Result<()>,
 {
+    let output = mode == SHARED_MODE;
+    let existing = check_destination(path, output).map_err(|e| Error::io("replace", path, e))?;
+    // What a killed faultline left here (its temporaries) goes first.
+    super::clean::remove_temporaries_of_gone(directory_of(path), None);
     let tmp = temp_path(path)?;
     let file = OpenOptions::new()
         .write(true)
@@ -45,12 +62,21 @@ where
         .custom_flags(libc::O_NOFOLLOW)
         .open(&tmp)
         .map_err(|e| Error::io("create", &tmp, e))?;
-    let written = write_and_sync(file, fill)
-        .map_err(|e| Error::io("write", &tmp, e))
+    let written = keep_mode_and_owner(&file, existing.as_ref())
+        .map_err(|e| Error::io("replace", path, e))
+        .and_then(|()| write_and_sync(file, fill).map_err(|e| Error::io("write", &tmp, e)))
         .and_then(|()| {
-            // A device, FIFO, socket or directory that appeared at the
-            // destination since the run's checks is not replaced.
-            super::outputs::check_replaceable(path).map_err(|e| Error::io("replace", path, e))?;
+            // A stop (Ctrl-C) while `report` writes abandons the file: no
+            // partial or late file appears after the user asked to stop.
+            if crate::system::stop_requested() && !crate::system::finishes_writes_on_stop() {
+                return Err(Error::Interrupted(format!(
+                    "interrupted while writing {}; nothing was written there",
+                    path.display()
+                )));
+            }
+            // A link, device, FIFO, socket, directory or stranger's file that
+            // appeared at the destination since the checks is not replaced.
+            check_destination(path, output).map_err(|e| Error::io("replace", path, e))?;
             std::fs::rename(&tmp, path).map_err(|e| Error::io("rename", path, e))
         });
     if let Err(e) = written {
@@ -63,6 +89,56 @@ where
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// What may be at `path` before it is replaced: nothing, or a regular file
+/// (not a symbolic link to one), which for an `output` must be a file
+/// faultline made. Returns the metadata of the file there.
+pub fn check_destination(path: &Path, output: bool) -> io::Result<Option<std::fs::Metadata>> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let t = meta.file_type();
+    if t.is_symlink() {
+        return Err(io::Error::other(
+            "is a symbolic link; faultline never replaces a link or writes through one (give the path of a regular file)",
+        ));
+    }
+    if !t.is_file() {
+        return Err(io::Error::other(format!(
+            "is {}, not a regular file; faultline only replaces regular files",
+            crate::input::kind(&t)
+        )));
+    }
+    if output && !super::made::by_faultline(path) {
+        return Err(io::Error::other(
+            "exists and is not a file faultline wrote; faultline never replaces a file it did not create (remove it, or choose another output)",
+        ));
+    }
+    Ok(Some(meta))
+}
+
+/// Gives the temporary `file` the mode (permission bits) and owner of the
+/// file it replaces. An owner faultline cannot give (another user's file,
+/// without root) refuses the replacement.
+fn keep_mode_and_owner(file: &File, existing: Option<&std::fs::Metadata>) -> io::Result<()> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let Some(old) = existing else {
+        return Ok(());
+    };
+    let ours = file.metadata()?;
+    if (ours.uid(), ours.gid()) != (old.uid(), old.gid()) {
+        std::os::unix::fs::fchown(file, Some(old.uid()), Some(old.gid())).map_err(|e| {
+            io::Error::other(format!(
+                "is owned by uid {} and faultline cannot give its replacement that owner ({e}); not replacing it",
+                old.uid()
+            ))
+        })?;
+    }
+    // Permission bits only: set-user-ID and set-group-ID are not carried over.
+    file.set_permissions(std::fs::Permissions::from_mode(old.mode() & 0o1777))
 }
 
 fn write_and_sync<F>(file: File, fill: F) -> io::Result<()>
@@ -119,7 +195,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.txt");
         std::fs::write(&path, "old contents that are longer").unwrap();
-        write_atomically(&path, SHARED_MODE, |w| w.write_all(b"new")).unwrap();
+        write_atomically(&path, PRIVATE_MODE, |w| w.write_all(b"new")).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new");
         assert_eq!(entries(dir.path()), vec!["out.txt".to_string()]);
     }
@@ -129,7 +205,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.txt");
         std::fs::write(&path, "old").unwrap();
-        let err = write_atomically(&path, SHARED_MODE, |w| {
+        let err = write_atomically(&path, PRIVATE_MODE, |w| {
             w.write_all(b"partial")?;
             Err(io::Error::other("interrupted"))
         })
@@ -174,6 +250,61 @@ mod tests {
             vec!["fifo".to_string()],
             "no temporary left"
         );
+    }
+
+    #[test]
+    fn a_link_or_a_stranger_s_file_is_not_replaced_and_a_mode_is_kept() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target");
+        std::fs::write(&target, "mine").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let err = write_atomically(&link, PRIVATE_MODE, |w| w.write_all(b"x")).unwrap_err();
+        assert!(err.to_string().contains("is a symbolic link"), "{err}");
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        let err = write_atomically(&target, SHARED_MODE, |w| w.write_all(b"x")).unwrap_err();
+        assert!(
+            err.to_string().contains("not a file faultline wrote"),
+            "{err}"
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "mine");
+        let export = dir.path().join("r.md");
+        write_atomically(&export, SHARED_MODE, |w| {
+            w.write_all(b"# faultline results\n")
+        })
+        .unwrap();
+        std::fs::set_permissions(&export, std::fs::Permissions::from_mode(0o600)).unwrap();
+        write_atomically(&export, SHARED_MODE, |w| {
+            w.write_all(b"# faultline results 2\n")
+        })
+        .unwrap();
+        let mode = std::fs::metadata(&export).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(entries(dir.path()), ["link", "r.md", "target"]);
+    }
+
+    #[test]
+    fn a_write_first_removes_what_gone_processes_left_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        // A pid no process has (above Linux's largest pid_max).
+        let gone = dir
+            .path()
+            .join(format!("{TEMP_PREFIX}{}-0-r.json", (1 << 22) + 5));
+        let live = dir
+            .path()
+            .join(format!("{TEMP_PREFIX}{}-9-r.json", std::process::id()));
+        std::fs::write(&gone, "half").unwrap();
+        std::fs::write(&live, "being written").unwrap();
+        write_atomically(&dir.path().join("r.md"), SHARED_MODE, |w| {
+            w.write_all(b"# faultline results\n")
+        })
+        .unwrap();
+        assert!(!gone.exists(), "a killed process's temporary goes");
+        assert!(live.exists(), "a live one's stays");
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub fn clean(dir: &Path, is_journal: &dyn Fn(&Path) -> bool) -> Result<Vec<PathB
         (name.starts_with("faultline-fresh-") || name.starts_with("faultline-overwrite-"))
             && name.ends_with(DATA_SUFFIX)
     };
+    // Killed runs' temporaries beside their exports, and their marks.
+    removed.extend(remove_leftovers(dir));
     remove_matching(dir, &dataset, &mut removed)?;
     remove_matching(&dir.join("runs"), &journal, &mut removed)?;
     remove_matching(&dir.join(super::scratch::SUBDIR), &scratch, &mut removed)?;
@@ -136,12 +138,60 @@ pub fn remove_leftovers(dir: &Path) -> Vec<PathBuf> {
     ] {
         let _ = remove_matching(&d, &leftover, &mut removed);
     }
+    removed.extend(remove_killed_runs_temporaries(dir));
     let stale_mark = |path: &Path, name: &str| {
         name.strip_prefix(super::locks::ACTIVE_PREFIX)
             .and_then(|pid| pid.parse::<i32>().ok())
             .is_some_and(|pid| is_killed(pid) && super::locks::is_stale_mark(path))
     };
     let _ = remove_matching(dir, &stale_mark, &mut Vec::new());
+    removed
+}
+
+/// For each killed run that left its mark in `dir`, the atomic writer's
+/// temporary files (`.faultline-tmp-<pid>-…`) it left in the directories
+/// its mark lists (where it wrote its exports, outside the data
+/// directory), removed. Returns what was removed.
+fn remove_killed_runs_temporaries(dir: &Path) -> Vec<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut removed = Vec::new();
+    let Ok(entries) = fs::read_dir(dir) else {
+        return removed;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix(super::locks::ACTIVE_PREFIX)
+            .and_then(|pid| pid.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let path = entry.path();
+        if !is_killed(pid) || !super::locks::is_stale_mark(&path) {
+            continue;
+        }
+        let Ok(list) = crate::input::read_limited(&path, "run mark", 1 << 20) else {
+            continue;
+        };
+        for line in list.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            let out_dir = Path::new(std::ffi::OsStr::from_bytes(line));
+            removed.extend(remove_temporaries_of_gone(out_dir, Some(pid)));
+        }
+    }
+    removed
+}
+
+/// Removes from `dir` the atomic writer's temporary files
+/// (`.faultline-tmp-<pid>-…`, this user's, one link) of processes that are
+/// gone: of `pid` alone, or of any gone process when `None` (a temporary
+/// never outlives its process). Returns what was removed.
+pub fn remove_temporaries_of_gone(dir: &Path, pid: Option<i32>) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let temporary = |_: &Path, name: &str| {
+        name.starts_with(TEMP_PREFIX)
+            && owner_pid(name).is_some_and(|p| pid.is_none_or(|want| want == p) && is_killed(p))
+    };
+    let _ = remove_matching(dir, &temporary, &mut removed);
     removed
 }
 

@@ -52,36 +52,59 @@ pub fn default_data_dir() -> PathBuf {
 /// real directory (not a symlink), owned by this user and not writable by
 /// others.
 pub fn ensure_private_dir(dir: &Path) -> Result<()> {
+    if check_private_dir(dir)? {
+        return Ok(());
+    }
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| Error::io("create directory", dir, e))?;
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+        .map_err(|e| Error::io("set permissions of", dir, e))
+}
+
+/// What [`ensure_private_dir`] would refuse, checked without making
+/// anything (the dry run's check): `Ok(true)` when `dir` is a directory fit
+/// to use, `Ok(false)` when it does not exist and can be made (its nearest
+/// existing ancestor is a directory), else the refusal the run would give.
+pub fn check_private_dir(dir: &Path) -> Result<bool> {
+    let bad = |why: String| Error::BadFile {
+        path: dir.to_path_buf(),
+        why,
+    };
     match fs::symlink_metadata(dir) {
         Ok(meta) => {
-            let bad = |why: &str| Error::BadFile {
-                path: dir.to_path_buf(),
-                why: why.to_string(),
-            };
             if meta.file_type().is_symlink() {
                 return Err(bad(
-                    "is a symbolic link; faultline only uses a real directory it owns",
+                    "is a symbolic link; faultline only uses a real directory it owns".into(),
                 ));
             }
             if !meta.is_dir() {
-                return Err(bad("is not a directory"));
+                return Err(bad("is not a directory".into()));
             }
             if meta.uid() != current_uid() {
-                return Err(bad("is owned by another user; refusing to use it"));
+                return Err(bad("is owned by another user; refusing to use it".into()));
             }
             if meta.permissions().mode() & 0o002 != 0 {
-                return Err(bad("is writable by everyone; refusing to use it (chmod o-w, or pick another --data-dir)"));
+                return Err(bad("is writable by everyone; refusing to use it (chmod o-w, or pick another --data-dir)".into()));
             }
-            Ok(())
+            Ok(true)
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(dir)
-                .map_err(|e| Error::io("create directory", dir, e))?;
-            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
-                .map_err(|e| Error::io("set permissions of", dir, e))
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound
+                || e.raw_os_error() == Some(libc::ENOTDIR) =>
+        {
+            // The nearest ancestor that exists must be a directory for
+            // the rest to be made in it.
+            let existing = dir.ancestors().skip(1).find(|a| fs::metadata(a).is_ok());
+            match existing {
+                Some(a) if !a.is_dir() => Err(bad(format!(
+                    "cannot be made: {} is not a directory",
+                    a.display()
+                ))),
+                _ => Ok(false),
+            }
         }
         Err(e) => Err(Error::io("inspect", dir, e)),
     }
@@ -308,12 +331,21 @@ pub fn user_file(path: &Path) -> Result<Dataset> {
     }
     // Opened read-only; a file faultline may not read is bad input, as a
     // missing one is.
-    let file = File::open(path).map_err(|e| match e.kind() {
+    // Without blocking, and checked again once open: a FIFO swapped in
+    // after the check above is refused, not waited on.
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| match e.kind() {
         std::io::ErrorKind::PermissionDenied => bad(
             "permission denied (faultline opens it read-only: check its mode and the directories above it)",
         ),
         _ => bad(&format!("cannot be opened: {e}")),
     })?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(bad("is not a regular file"));
+    }
     if let Some(fs) = pseudo_filesystem(&file) {
         check_pseudo_file(&file, meta.len(), fs).map_err(|why| bad(&why))?;
     }

@@ -128,7 +128,7 @@ pub fn check_user_image(path: &Path) -> Result<()> {
             ),
         });
     }
-    let bytes = fs::read(path).map_err(|e| Error::io("read", path, e))?;
+    let bytes = crate::input::read_limited(path, "PPM image", MAX_IMAGE_BYTES)?;
     parse_image(&bytes).map(|_| ()).map_err(|e| Error::BadFile {
         path: path.to_path_buf(),
         why: format!("is not an image --workload scale can use: {e}"),
@@ -139,6 +139,7 @@ pub fn check_user_image(path: &Path) -> Result<()> {
 pub fn write_ppm_atomically(path: &Path, width: u32, height: u32, pixels: &[u8]) -> Result<()> {
     let mut out = Vec::with_capacity(pixels.len() + 32);
     write_ppm(&mut out, width, height, pixels).map_err(|e| Error::io("write", path, e))?;
+    let out = super::made::mark_ppm(&out);
     super::atomic::write_atomically(path, super::atomic::SHARED_MODE, |f| f.write_all(&out))?;
     Ok(())
 }

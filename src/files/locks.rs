@@ -124,6 +124,15 @@ pub struct RunMark {
 impl RunMark {
     /// Marks this process as running in `dir`.
     pub fn place(dir: &Path) -> Result<RunMark> {
+        RunMark::place_writing(dir, &[])
+    }
+
+    /// Marks this process as running in `dir`, listing in the mark the
+    /// directories outside it where it writes exports (`out_dirs`, one
+    /// absolute path a line): if this run is killed, its atomic writer's
+    /// temporary files there are found and removed by the next run or by
+    /// `faultline clean` ([`crate::files::clean::remove_leftovers`]).
+    pub fn place_writing(dir: &Path, out_dirs: &[PathBuf]) -> Result<RunMark> {
         let path = dir.join(format!("{ACTIVE_PREFIX}{}", std::process::id()));
         // A leftover of a killed run with this pid may be there, and another
         // run may be removing it as stale right now: lock, then make sure
@@ -139,6 +148,20 @@ impl RunMark {
                 _ => false,
             };
             if same {
+                use std::io::Write;
+                use std::os::unix::ffi::OsStrExt;
+                let mut list = Vec::new();
+                for d in out_dirs {
+                    let bytes = d.as_os_str().as_bytes();
+                    if d.is_absolute() && !bytes.contains(&b'\n') {
+                        list.extend_from_slice(bytes);
+                        list.push(b'\n');
+                    }
+                }
+                let _ = file.set_len(0);
+                (&file)
+                    .write_all(&list)
+                    .map_err(|e| Error::io("write", &path, e))?;
                 return Ok(RunMark { path, _file: file });
             }
         }

@@ -11,6 +11,7 @@ pub mod disk_space;
 pub mod fingerprint;
 pub mod image;
 pub mod locks;
+pub mod made;
 pub mod noise;
 pub mod outputs;
 pub mod readback;

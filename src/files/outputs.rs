@@ -1,8 +1,12 @@
 //! The one check every output goes through before anything runs: no output
 //! may be the same file as an input or as another output, an existing
 //! output must be a regular file (faultline never replaces a device, a FIFO,
-//! a socket or a directory, nor what a symbolic link points to when that is
-//! one of those), and no output may be one of faultline's own files.
+//! a socket or a directory), and never a symbolic link (renaming over it
+//! would replace the link, not write the file it names), no output may be
+//! one of faultline's own files, and an output that exists must be a file
+//! faultline wrote ([`super::made`]): faultline never replaces a file it
+//! did not create. The atomic writer checks the destination again when it
+//! writes ([`super::atomic::check_destination`]).
 //!
 //! Files are compared by identity, not by spelling: an existing file by its
 //! (device, inode) after following symbolic links, so that `x`, `./x`, a
@@ -13,7 +17,7 @@
 //! their inputs and outputs as (flag, path) pairs in one [`Files`]; the
 //! first clash found is refused in one line that names both flags.
 use std::ffi::OsString;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -53,38 +57,7 @@ pub fn directory_of(path: &Path) -> &Path {
 
 /// What kind of file a metadata describes, for messages.
 fn kind(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    if t.is_dir() {
-        "a directory"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_fifo() {
-        "a FIFO (named pipe)"
-    } else if t.is_socket() {
-        "a socket"
-    } else if t.is_file() {
-        "a regular file"
-    } else {
-        "not a regular file"
-    }
-}
-
-/// Refuses, at the last moment before a file is replaced, a destination
-/// that exists and is not a regular file (or a link to one): a device node,
-/// FIFO, socket or directory that appeared after the check before the run.
-pub fn check_replaceable(path: &Path) -> std::io::Result<()> {
-    match std::fs::metadata(path) {
-        Ok(meta) if meta.is_file() => Ok(()),
-        Ok(meta) => Err(std::io::Error::other(format!(
-            "is {}, not a regular file; faultline only replaces regular files",
-            kind(&meta)
-        ))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        // A dangling symbolic link, a loop, a denied directory: not ours to judge here.
-        Err(_) => Ok(()),
-    }
+    crate::input::kind(&meta.file_type())
 }
 
 impl Files {
@@ -180,6 +153,12 @@ impl Files {
                 "already exists; a run starts a new journal and never writes into a file it did not create (to continue that run: faultline run --resume it; otherwise choose another path)".into(),
             ));
         }
+        if let Ok(target) = std::fs::read_link(path) {
+            return Err(bad(format!(
+                "is a symbolic link (to {}); faultline never replaces a link or writes through one: give the path of a regular file",
+                target.display()
+            )));
+        }
         let canonical_dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         if !own {
             let journal_name_allowed = flag == "--journal" && !exists;
@@ -195,6 +174,11 @@ impl Files {
                 )));
             }
         }
+        if exists && !own && !super::made::by_faultline(path) {
+            return Err(bad(
+                "exists and is not a file faultline wrote; faultline never replaces a file it did not create (remove it, or choose another output)".into(),
+            ));
+        }
         probe_directory(dir).map_err(|e| {
             bad(format!(
                 "faultline cannot create a file in {} ({e}); choose another output",
@@ -203,6 +187,25 @@ impl Files {
         })?;
         self.outputs.push(named);
         Ok(())
+    }
+}
+
+/// Makes `dir`, a directory of outputs (`--plots`), if it is missing, and
+/// refuses one that is a symbolic link or not a directory: the plots are
+/// written in the directory named, never through a link to another.
+pub fn ensure_output_dir(flag: &str, dir: &Path) -> Result<()> {
+    let bad = |why: String| Error::Plan(format!("{flag} {}: {why}", dir.display()));
+    if let Ok(target) = std::fs::read_link(dir) {
+        return Err(bad(format!(
+            "is a symbolic link (to {}); faultline writes into a real directory only, never through a link: give the directory itself",
+            target.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(meta) => Err(bad(format!("is {}, not a directory", kind(&meta)))),
+        Err(e) => Err(Error::io("inspect", dir, e)),
     }
 }
 
@@ -257,7 +260,7 @@ fn own_file(
 /// Whether `path` is an existing file that starts with [`JOURNAL_MARK`].
 fn holds_a_journal(path: &Path) -> bool {
     use std::io::Read;
-    let Ok(file) = std::fs::File::open(path) else {
+    let Ok(file) = crate::input::open(path, "file") else {
         return false;
     };
     let mut head = Vec::with_capacity(JOURNAL_MARK.len());
@@ -391,8 +394,12 @@ mod tests {
         std::fs::create_dir(&sub).unwrap();
         let e = msg(Files::new(&[]).output("--export-json", &sub));
         assert!(e.contains("a directory"), "{e}");
-        assert!(check_replaceable(&fifo).is_err());
-        assert!(check_replaceable(&dir.path().join("absent")).is_ok());
+        assert!(crate::files::atomic::check_destination(&fifo, true).is_err());
+        assert!(
+            crate::files::atomic::check_destination(&dir.path().join("absent"), true)
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

@@ -309,6 +309,12 @@ fn check_given_dir(base: &Path) -> Result<()> {
         path: base.to_path_buf(),
         why,
     };
+    if let Ok(target) = fs::read_link(base) {
+        return Err(bad(format!(
+            "is a symbolic link (to {}); faultline makes its scratch directory in a real directory only, never through a link: give the directory itself",
+            target.display()
+        )));
+    }
     match fs::metadata(base) {
         Ok(meta) if meta.is_dir() => Ok(()),
         Ok(_) => Err(bad(

@@ -15,8 +15,9 @@
 //! scanning at once cannot mistake each other's probe for a live run.
 //!
 //! Creation is race-free: the file is made under a hidden temporary name,
-//! locked, filled (pid, start time, its data directory's device and inode,
-//! command line), and only then renamed to
+//! locked, filled (pid, start time, its data directory's device and inode;
+//! not its command line, which is that run's own business and would end up
+//! in this run's warnings and exports), and only then renamed to
 //! its `.lock` name, so every visible `.lock` file is locked from birth.
 //! Hidden leftovers of a run killed between creation and rename are
 //! removed once unlocked and older than a minute. Names are unique (pid and
@@ -99,10 +100,37 @@ pub struct Registration {
 pub struct OtherRun {
     /// The file name without `.lock`: `<pid>-<nanos>`.
     pub id: String,
-    /// What the run wrote into it: `pid=… started=… data_dir=DEV:INO cmd=…`.
+    /// What the run wrote into it: `pid=… started=… data_dir=DEV:INO`.
     pub info: String,
     /// Its data directory's identity (`None` for a registration without one).
     pub data_dir: Option<DirId>,
+    /// Whether it keeps its files in the data directory of the run that
+    /// found it ([`Registration::others`]).
+    pub same_data_dir: bool,
+}
+
+impl OtherRun {
+    /// What this run says about another in its warnings and exports: its
+    /// pid, its start time and whether it shares this run's data directory
+    /// (`pid 4242, started at 1700000000 (Unix time), same data directory`);
+    /// nothing else of it.
+    pub fn describe(&self) -> String {
+        let field = |name: &str| {
+            self.info
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix(name))
+                .filter(|v| v.bytes().all(|b| b.is_ascii_digit()) && !v.is_empty())
+        };
+        let pid = field("pid=").map_or_else(|| "pid unknown".into(), |p| format!("pid {p}"));
+        let started =
+            field("started=").map_or_else(String::new, |s| format!(", started at {s} (Unix time)"));
+        let same = if self.same_data_dir {
+            ", same data directory"
+        } else {
+            ""
+        };
+        format!("{pid}{started}{same}")
+    }
 }
 
 /// The `data_dir=DEV:INO` of a registration's text (before its `cmd=`).
@@ -134,20 +162,15 @@ impl Registration {
             .custom_flags(libc::O_NOFOLLOW)
             .open(&tmp)?;
         file.lock()?;
-        // Lossily: an argument need not be UTF-8 (std::env::args would panic).
-        let cmd: Vec<String> = std::env::args_os()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
         let data_dir_field = data_dir
             .as_ref()
-            .map(|(_, (dev, ino))| format!("data_dir={dev}:{ino} "))
+            .map(|(_, (dev, ino))| format!(" data_dir={dev}:{ino}"))
             .unwrap_or_default();
         writeln!(
             file,
-            "pid={} started={} {data_dir_field}cmd={}",
+            "pid={} started={}{data_dir_field}",
             std::process::id(),
             nanos.as_secs(),
-            cmd.join(" ")
         )?;
         if let Err(e) = std::fs::rename(&tmp, &path) {
             let _ = std::fs::remove_file(&tmp);
@@ -181,7 +204,11 @@ impl Registration {
 
     /// The other live runs (stale files found on the way are removed).
     pub fn others(&self) -> io::Result<Vec<OtherRun>> {
-        live_runs(&self.dir, Some(&self.path))
+        let mut others = live_runs(&self.dir, Some(&self.path))?;
+        for other in &mut others {
+            other.same_data_dir = self.shares_data_dir(other);
+        }
+        Ok(others)
     }
 }
 
@@ -233,6 +260,7 @@ pub fn live_runs(dir: &Path, except: Option<&Path>) -> io::Result<Vec<OtherRun>>
                         id: name.trim_end_matches(".lock").to_string(),
                         data_dir: parse_data_dir(&info),
                         info,
+                        same_data_dir: false,
                     });
                 }
             }

@@ -300,7 +300,7 @@ pub fn measure(
         .other_runs
         .iter()
         .chain(&after.other_runs)
-        .map(|r| format!("{} ({})", r.id, r.info))
+        .map(|r| format!("{} ({})", r.id, r.describe()))
         .collect();
     runs.sort();
     runs.dedup();
@@ -388,7 +388,7 @@ pub fn judge(rec: &Interference, rule: &Rule, trial_threads: u32, runs: &[String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{disk_tempdir, on_block_device, serial, uncached_file};
+    use crate::fixtures::{block_device_tempdir, serial, uncached_file};
     use std::os::unix::process::CommandExt;
     use std::process::{Child, Command, Stdio};
     use std::time::Duration;
@@ -498,6 +498,7 @@ mod tests {
             id: id.into(),
             info: info.into(),
             data_dir: None,
+            same_data_dir: false,
         };
         b.other_runs = vec![run("7-1", "pid=7")];
         a.other_runs = vec![run("7-1", "pid=7"), run("8-2", "pid=8")];
@@ -641,11 +642,7 @@ mod tests {
     #[test]
     fn another_readers_disk_reads_are_not_the_warm_trials() {
         let _serial = serial();
-        let dir = disk_tempdir();
-        if !on_block_device(dir.path()) {
-            eprintln!("skipped: temp dir not on a block device");
-            return;
-        }
+        let dir = block_device_tempdir();
         let warm = dir.path().join("warm");
         std::fs::write(&warm, vec![7u8; 8 << 20]).unwrap();
         std::fs::read(&warm).unwrap(); // cached

@@ -190,7 +190,7 @@ pub fn reap_with_io(pid: i32) -> io::Result<(Reaped, Option<ProcIo>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixtures::{disk_tempdir, on_block_device, serial, uncached_file};
+    use crate::fixtures::{block_device_tempdir, serial, uncached_file};
     use std::io::Read;
     use std::process::Command;
 
@@ -207,11 +207,7 @@ mod tests {
     #[test]
     fn zombie_io_is_readable_and_matches_wait4() {
         let _serial = serial();
-        let dir = disk_tempdir();
-        if !on_block_device(dir.path()) {
-            eprintln!("skipped: temp dir not on a block device");
-            return;
-        }
+        let dir = block_device_tempdir();
         let path = uncached_file(dir.path(), 8 << 20);
         // The child reads the cold file: its own page-cache misses.
         // Reaped below by reap_with_io, not by std.
@@ -238,11 +234,7 @@ mod tests {
     #[test]
     fn group_io_includes_exited_threads() {
         let _serial = serial();
-        let dir = disk_tempdir();
-        if !on_block_device(dir.path()) {
-            eprintln!("skipped: temp dir not on a block device");
-            return;
-        }
+        let dir = block_device_tempdir();
         let path = uncached_file(dir.path(), 4 << 20);
         let before = read(std::process::id() as i32).unwrap();
         let p = path.clone();

@@ -18,6 +18,13 @@ pub fn snapshot() -> std::io::Result<VmstatSnapshot> {
     Ok(parse(&text))
 }
 
+/// The kernel's count of processes its OOM killer has ended since boot
+/// (`oom_kill`, Linux 4.13 and later); `None` where it is not kept. A trial
+/// killed by SIGKILL while it rose was ended for lack of memory.
+pub fn oom_kills() -> Option<i64> {
+    snapshot().ok()?.0.get("oom_kill").copied()
+}
+
 /// Parses /proc/vmstat text: one `name value` pair per line.
 ///
 /// Lines that are not exactly a name and an integer are skipped.

@@ -507,10 +507,7 @@ mod tests {
                     let order = BlockOrder::new(pattern, layout, 11).unwrap();
                     let mut m =
                         UringMethod::new(f.try_clone().unwrap(), layout, depth, registered, false);
-                    if let Err(e) = m.setup() {
-                        eprintln!("skipped: {e}");
-                        return;
-                    }
+                    crate::fixtures::require_uring(m.setup());
                     let mut seen = Blocks::default();
                     let counts = m.run(&order, &mut seen).unwrap();
                     m.teardown().unwrap();
@@ -547,10 +544,7 @@ mod tests {
             // SAFETY: a valid descriptor; advice has no memory effects.
             unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
             let mut m = UringMethod::new(f, layout, 32, false, direct);
-            if let Err(e) = m.setup() {
-                eprintln!("skipped: {e}");
-                return;
-            }
+            crate::fixtures::require_uring(m.setup());
             let mut seen = Blocks::default();
             m.run(&order, &mut seen).unwrap();
             assert!(

@@ -475,10 +475,7 @@ mod tests {
                             sync,
                             SyncCall::Fdatasync,
                         );
-                        if let Err(e) = m.setup() {
-                            eprintln!("skipped: {e}");
-                            return;
-                        }
+                        crate::fixtures::require_uring(m.setup());
                         let mut fill = Fill(Vec::new());
                         let counts = m.run(&order, &mut fill).unwrap();
                         m.teardown().unwrap();

@@ -2,7 +2,6 @@
 //! its CI beside the published band), its block in the terminal, and the
 //! claims as rows for the CSV (`<stem>-claims.csv`, beside the per-sample
 //! CSV) and the Markdown report.
-use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::Result;
@@ -70,29 +69,16 @@ pub fn path_beside(csv: &Path) -> PathBuf {
 }
 
 /// Writes one row per claim of `results`, atomically; a cell a spreadsheet
-/// would read as a formula is neutralised.
+/// would read as a formula is neutralised, as in every CSV
+/// ([`super::csv::Rows`]).
 pub fn write_claims_csv(results: &RunResults, path: &Path) -> Result<()> {
     write_atomically(path, SHARED_MODE, |w| {
-        let mut out = ::csv::Writer::from_writer(w);
-        out.write_record(COLUMNS).map_err(io::Error::from)?;
+        let mut out = super::csv::Rows::new(w, &COLUMNS)?;
         for c in &results.claims {
-            out.write_record(claim_row(c).iter().map(|cell| neutral(cell)))
-                .map_err(io::Error::from)?;
+            out.row(claim_row(c))?;
         }
-        out.flush()
+        out.finish()
     })
-}
-
-/// A cell a spreadsheet would take for a formula (`= + - @` first) gets a
-/// leading apostrophe; numbers that start with `-` are left as they are.
-fn neutral(cell: &str) -> String {
-    let formula = cell.starts_with(['=', '+', '@'])
-        || (cell.starts_with('-') && cell.parse::<f64>().is_err());
-    if formula {
-        format!("'{cell}")
-    } else {
-        cell.to_string()
-    }
 }
 
 /// A measured factor with two decimals (three significant digits above 100).
@@ -196,4 +182,38 @@ pub fn render_claim(claim: &ClaimOutcome) -> String {
         out.push_str(&format!("      to settle it: {}\n", u.settle));
     }
     out
+}
+
+#[cfg(test)]
+mod csv_tests {
+    use super::*;
+
+    #[test]
+    fn claim_cells_that_a_spreadsheet_would_run_are_neutralised() {
+        let claim: ClaimOutcome = serde_json::from_value(serde_json::json!({
+            "study": "=HYPERLINK(\"http://x\")",
+            "id": "+cmd|' /C calc'!A0",
+            "claim": "@SUM(1)",
+            "kind": "\tk",
+            "published": "-2+3",
+            "verdict": "holds",
+            "explanation": "",
+            "level": 0.9,
+            "runs": 2,
+        }))
+        .unwrap();
+        let mut results = crate::fixtures::results();
+        results.claims = vec![claim];
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r-claims.csv");
+        write_claims_csv(&results, &path).unwrap();
+        let mut reader = ::csv::Reader::from_path(&path).unwrap();
+        let row = reader.records().next().unwrap().unwrap();
+        for (i, cell) in row.iter().take(5).enumerate() {
+            assert!(cell.starts_with('\''), "{}: {cell:?}", COLUMNS[i]);
+        }
+        // Numbers stay numbers.
+        assert_eq!(&row[11], "0.90");
+        assert_eq!(&row[13], "2");
+    }
 }

@@ -20,7 +20,7 @@ use inferno::flamegraph::{self, color::MultiPalette, Options, Palette};
 
 use super::groups::groups;
 use super::profile::percent;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::stats::RunResults;
 
@@ -166,11 +166,12 @@ pub fn write_flame_graphs(graphs: &[FlameGraph], dir: &Path) -> Result<Vec<PathB
     if graphs.is_empty() {
         return Ok(Vec::new());
     }
-    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    crate::files::outputs::ensure_output_dir("--plots", dir)?;
     let mut written = Vec::new();
     for g in graphs {
         let path = dir.join(format!("{}.svg", g.name));
-        write_atomically(&path, SHARED_MODE, |w| w.write_all(g.svg.as_bytes()))?;
+        let marked = crate::files::made::mark_svg(&g.svg);
+        write_atomically(&path, SHARED_MODE, |w| w.write_all(marked.as_bytes()))?;
         written.push(path);
     }
     Ok(written)
@@ -236,7 +237,10 @@ mod tests {
         let graphs = flame_graphs(&fixtures::profiled_results());
         let written = write_flame_graphs(&graphs, &dir.path().join("plots")).unwrap();
         assert_eq!(written.len(), 2);
-        assert_eq!(std::fs::read_to_string(&written[1]).unwrap(), graphs[1].svg);
+        assert_eq!(
+            std::fs::read_to_string(&written[1]).unwrap(),
+            crate::files::made::mark_svg(&graphs[1].svg)
+        );
         assert!(write_flame_graphs(&[], &dir.path().join("none"))
             .unwrap()
             .is_empty());

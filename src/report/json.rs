@@ -3,7 +3,6 @@
 //! It holds everything the other reports are drawn from (every sample, the
 //! summaries, comparisons, failures, warnings and the environment), so
 //! [`read_json`] can render them again later without rerunning anything.
-use std::fs::File;
 use std::io::{self, Read};
 use std::path::Path;
 
@@ -22,17 +21,21 @@ pub fn write_json(results: &RunResults, path: &Path) -> Result<()> {
 
 /// Reads results written by [`write_json`].
 ///
-/// The file is read whole and parsed from memory: serde_json parses a slice
-/// two to three times as fast as a reader (which it reads byte by byte),
-/// and an export of 100,000 cases is 700 MB. A file that does not start as
-/// a JSON object is refused after its first kilobyte, not read whole.
+/// The file is opened as every input is ([`crate::input::open`]: a
+/// regular file only) and read up to [`crate::input::MAX_JSON_BYTES`],
+/// whole, then parsed from memory: serde_json parses a slice two to three
+/// times as fast as a reader (which it reads byte by byte), and an export
+/// of 100,000 cases is 700 MB. A file that does not start as a JSON object
+/// is refused after its first kilobyte, not read whole.
 pub fn read_json(path: &Path) -> Result<RunResults> {
+    let what = "JSON export";
     let parse = |e: serde_json::Error| {
         Error::io("parse", path, io::Error::new(io::ErrorKind::InvalidData, e))
     };
-    let mut file = File::open(path).map_err(|e| Error::io("open", path, e))?;
+    let file = crate::input::open(path, what)?;
+    let mut reader = crate::input::limited(file, path, what, crate::input::MAX_JSON_BYTES)?;
     let mut bytes = Vec::new();
-    (&mut file)
+    (&mut reader)
         .take(1024)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("read", path, e))?;
@@ -45,7 +48,8 @@ pub fn read_json(path: &Path) -> Result<RunResults> {
             return Err(parse(e));
         }
     }
-    file.read_to_end(&mut bytes)
+    reader
+        .read_to_end(&mut bytes)
         .map_err(|e| Error::io("read", path, e))?;
     serde_json::from_slice(&bytes).map_err(parse)
 }
@@ -112,10 +116,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let missing = dir.path().join("missing.json");
         let err = read_json(&missing).unwrap_err().to_string();
-        assert!(
-            err.starts_with("open ") && err.contains("missing.json"),
-            "{err}"
-        );
+        assert!(err.contains("missing.json: no such JSON export"), "{err}");
 
         let torn = dir.path().join("torn.json");
         std::fs::write(&torn, "{\"environment\": {").unwrap();

@@ -15,6 +15,7 @@ pub mod calibration;
 pub mod claims;
 pub mod compare;
 pub mod csv;
+pub mod failed;
 pub mod flame;
 pub mod fleet_matrix;
 mod fmt;

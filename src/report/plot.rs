@@ -224,14 +224,16 @@ pub fn write_plots(results: &RunResults, dir: &Path) -> Result<Vec<PathBuf>> {
 /// Writes `plots` into `dir` (created if missing) as `<name>.svg` and
 /// `<name>.png`, each atomically; returns the paths written.
 pub fn write_plot_files(plots: &[Plot], dir: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
+    crate::files::outputs::ensure_output_dir("--plots", dir)?;
     let mut written = Vec::new();
     for plot in plots {
         let svg = dir.join(format!("{}.svg", plot.name));
-        write_atomically(&svg, SHARED_MODE, |w| w.write_all(plot.svg.as_bytes()))?;
+        let marked = crate::files::made::mark_svg(&plot.svg);
+        write_atomically(&svg, SHARED_MODE, |w| w.write_all(marked.as_bytes()))?;
         written.push(svg);
         let png_path = dir.join(format!("{}.png", plot.name));
         let png = plot.png().map_err(|e| Error::io("render", &png_path, e))?;
+        let png = crate::files::made::mark_png(&png);
         write_atomically(&png_path, SHARED_MODE, |w| w.write_all(&png))?;
         written.push(png_path);
     }

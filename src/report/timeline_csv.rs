@@ -1,7 +1,6 @@
 //! The timeline CSV: one row per second of every duration-bounded trial
 //! ([`crate::measure::timeline`]), written beside the per-sample CSV as
 //! `<stem>-timeline.csv`, replaced atomically. Absent counters are empty cells.
-use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::Result;
@@ -48,12 +47,11 @@ pub fn has_timelines(results: &RunResults) -> bool {
 pub fn write_timeline_csv(results: &RunResults, path: &Path) -> Result<()> {
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     write_atomically(path, SHARED_MODE, |w| {
-        let mut out = ::csv::Writer::from_writer(w);
-        out.write_record(COLUMNS).map_err(io::Error::from)?;
+        let mut out = super::csv::Rows::new(w, &COLUMNS)?;
         for case in &results.cases {
             for s in &case.samples {
                 for p in &s.child.timeline {
-                    out.write_record([
+                    let row = [
                         case.id.to_string(),
                         case.label.clone(),
                         s.run.to_string(),
@@ -74,12 +72,12 @@ pub fn write_timeline_csv(results: &RunResults, path: &Path) -> Result<()> {
                             .memory_budget
                             .map_or(String::new(), |b| b.kind.describe().to_string()),
                         case.case.pattern_label(),
-                    ])
-                    .map_err(io::Error::from)?;
+                    ];
+                    out.row(row)?;
                 }
             }
         }
-        out.flush()
+        out.finish()
     })
 }
 

@@ -8,6 +8,11 @@ use serde::{Deserialize, Serialize};
 pub struct ChildReport {
     /// Main loop wall time, ns.
     pub wall_ns: u64,
+    /// Whether the trial was stopped (Ctrl-Z, SIGSTOP) and continued while
+    /// it ran: its times then hold the pause, and the runner marks the
+    /// sample interfered.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub continued: bool,
     /// Setup (buffer allocation; mmap, advice, populate), ns.
     pub setup_ns: u64,
     /// Teardown (munmap, free), ns.

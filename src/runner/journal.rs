@@ -18,11 +18,39 @@ use crate::runner::Slot;
 /// Format version written in every header.
 pub const FORMAT: u32 = 1;
 
+/// Which command wrote a journal, and so which command may continue it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JournalKind {
+    /// `faultline run`, continued by `faultline run --resume`.
+    #[default]
+    Run,
+    /// `faultline reproduce`, continued by `faultline reproduce PRESET --resume`.
+    Reproduce,
+    /// `faultline calibrate`, which is not continued: it starts again.
+    Calibrate,
+}
+
+impl JournalKind {
+    /// The command that wrote it.
+    pub fn command(self) -> &'static str {
+        match self {
+            JournalKind::Run => "faultline run",
+            JournalKind::Reproduce => "faultline reproduce",
+            JournalKind::Calibrate => "faultline calibrate",
+        }
+    }
+}
+
 /// What a journal starts with: enough to run the rest of the plan.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Header {
     /// Journal format version.
     pub faultline_journal: u32,
+    /// The command that wrote it; absent in journals written before it was
+    /// recorded (see [`Header::kind`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<JournalKind>,
     /// The plan being run.
     pub plan: Plan,
     /// The files measured, by size: (path, size, seed for generated files).
@@ -68,6 +96,57 @@ pub struct Header {
     /// in journals written before they existed (then none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_control: Option<u32>,
+}
+
+impl Header {
+    /// The command that wrote the journal at `path`: as recorded, else told
+    /// from what older journals hold (a reproduction's record or name, a
+    /// calibration's A/A replicas).
+    pub fn kind(&self, path: &Path) -> JournalKind {
+        if let Some(kind) = self.kind {
+            return kind;
+        }
+        let named = |prefix: &str| {
+            path.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with(prefix))
+        };
+        if self.reproduction.is_some() || named("faultline-reproduce-") {
+            JournalKind::Reproduce
+        } else if self.plan.cases.iter().any(|c| c.replica.is_some()) {
+            JournalKind::Calibrate
+        } else {
+            JournalKind::Run
+        }
+    }
+
+    /// Refuses to continue the journal at `path` with `command` when another
+    /// command wrote it.
+    pub fn check_kind(&self, path: &Path, command: JournalKind) -> Result<()> {
+        let kind = self.kind(path);
+        if kind == command {
+            return Ok(());
+        }
+        let how = match kind {
+            JournalKind::Run => "continue it with faultline run --resume".to_string(),
+            JournalKind::Reproduce => format!(
+                "continue it with faultline reproduce {} --resume",
+                self.reproduction
+                    .as_ref()
+                    .map_or("PRESET", |r| r.preset.as_str())
+            ),
+            JournalKind::Calibrate => {
+                "a calibration is not continued: run faultline calibrate again".into()
+            }
+        };
+        Err(Error::BadFile {
+            path: path.to_path_buf(),
+            why: format!(
+                "is a journal of `{}`, not of `{}`; {how} (the journal is left as it is)",
+                kind.command(),
+                command.command()
+            ),
+        })
+    }
 }
 
 /// A file a journalled run measures.
@@ -163,11 +242,16 @@ impl Journal {
             .custom_flags_nofollow()
             .open(path)
             .map_err(|e| open_error(path, e))?;
-        if !file.metadata().is_ok_and(|m| m.is_file()) {
-            return Err(Error::BadFile {
-                path: path.to_path_buf(),
-                why: "is not a regular file, so not a faultline journal".into(),
-            });
+        match file.metadata() {
+            Ok(meta) if meta.is_file() => {}
+            other => {
+                let kind =
+                    other.map_or("not a regular file", |m| crate::input::kind(&m.file_type()));
+                return Err(Error::BadFile {
+                    path: path.to_path_buf(),
+                    why: format!("is {kind}, not a regular file, so not a faultline journal"),
+                });
+            }
         }
         crate::files::locks::lock_exclusive(&file, path)?;
         Ok(Journal {
@@ -178,13 +262,29 @@ impl Journal {
 
     /// Cuts a torn last line (no newline), so the next entry starts on a
     /// line of its own.
+    /// Only the journal's end is read: a torn line is at most one line
+    /// ([`crate::input::MAX_JOURNAL_LINE`], which [`read`] holds every
+    /// line to), so its last newline is within that many bytes of the end.
     pub fn cut_torn_tail(&self) -> Result<()> {
+        use std::io::{Read, Seek, SeekFrom};
         let io = |op| move |e| Error::io(op, &self.path, e);
-        let bytes = std::fs::read(&self.path).map_err(io("read journal"))?;
-        let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        if keep < bytes.len() {
+        let len = self.file.metadata().map_err(io("stat journal"))?.len();
+        let tail = len.min(crate::input::MAX_JOURNAL_LINE as u64 + 1);
+        let mut file = &self.file;
+        file.seek(SeekFrom::Start(len - tail))
+            .map_err(io("read journal"))?;
+        let mut bytes = Vec::new();
+        file.take(tail)
+            .read_to_end(&mut bytes)
+            .map_err(io("read journal"))?;
+        let keep = match bytes.iter().rposition(|&b| b == b'\n') {
+            Some(i) => len - tail + i as u64 + 1,
+            None if tail == len => 0,
+            None => return Ok(()),
+        };
+        if keep < len {
             self.file
-                .set_len(keep as u64)
+                .set_len(keep)
                 .map_err(io("cut the torn line of"))?;
         }
         Ok(())
@@ -246,15 +346,14 @@ pub struct Replay {
 
 /// Reads a journal. A header that cannot be read is an error; a torn last
 /// line or a corrupted line is skipped with a warning.
+/// The file is opened as every input is ([`crate::input::open`]: a regular
+/// file only), and read up to [`crate::input::MAX_JOURNAL_BYTES`], each
+/// line up to [`crate::input::MAX_JOURNAL_LINE`].
 pub fn read(path: &Path) -> Result<Replay> {
-    let file = File::open(path).map_err(|e| open_error(path, e))?;
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return Err(Error::BadFile {
-            path: path.to_path_buf(),
-            why: "is not a regular file, so not a faultline journal".into(),
-        });
-    }
-    read_from(BufReader::new(file), path)
+    let what = "journal";
+    let file = crate::input::open(path, what)?;
+    let reader = crate::input::limited(file, path, what, crate::input::MAX_JOURNAL_BYTES)?;
+    read_from(BufReader::new(reader), path)
 }
 
 /// [`read`] over any reader; `path` names the journal in messages.
@@ -266,9 +365,14 @@ pub fn read_from(mut reader: impl BufRead, path: &Path) -> Result<Replay> {
     let mut lines = Vec::new();
     loop {
         let mut line = Vec::new();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| Error::io("read journal", path, e))?;
+        let n = crate::input::read_line(&mut reader, &mut line, crate::input::MAX_JOURNAL_LINE)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::InvalidData => Error::BadFile {
+                    path: path.to_path_buf(),
+                    why: format!("line {}: {e}", lines.len() + 1),
+                },
+                _ => Error::io("read journal", path, e),
+            })?;
         if n == 0 {
             break;
         }
@@ -475,6 +579,7 @@ pub(crate) mod tests {
         };
         Header {
             faultline_journal: FORMAT,
+            kind: Some(JournalKind::Run),
             plan: Plan {
                 cases: vec![case],
                 runs: 2,

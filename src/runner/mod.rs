@@ -516,7 +516,10 @@ pub fn run_trials(
                 return Ok(raw);
             }
             let case = &plan.cases[slot.case];
-            bar.set_message(progress_message(case, last_rate.get(&slot.case).copied()));
+            // Drawn on the terminal outside the console: escaped here (a
+            // group label holds a trace's file name).
+            let message = progress_message(case, last_rate.get(&slot.case).copied());
+            bar.set_message(crate::console::escape(&message, false).into_owned());
             let file = trial_file(case, slot.case, files, options)?;
             let dataset = file.dataset();
             let mut prepared_by = preparer.prepare(dataset, case.cache, case.warm_by)?;
@@ -576,7 +579,7 @@ pub fn run_trials(
                 _ => spawn_trial(options, &spec, cgroup.as_ref()),
             };
             let window_end = probe.as_ref().map(Probe::after);
-            let interference = match (&window_start, &window_end, &rule) {
+            let mut interference = match (&window_start, &window_end, &rule) {
                 (Some(start), Some(end), Some(rule)) => {
                     Some(interference::measure(start, end, rule, trial_threads(case)))
                 }
@@ -602,6 +605,9 @@ pub fn run_trials(
             progress.refresh();
             let entry = match outcome {
                 Ok(mut report) => {
+                    if report.continued {
+                        stopped_and_continued(&mut interference);
+                    }
                     if report.wall_ns > 0 && report.bytes > 0 {
                         let rate = report.bytes as f64 * 1e9 / report.wall_ns as f64;
                         last_rate.insert(slot.case, rate);
@@ -804,6 +810,57 @@ fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
     residency::measure(&file).map_err(|e| Error::io("measure residency of", &dataset.path, e))
 }
 
+/// Marks a trial that was stopped (Ctrl-Z, SIGSTOP) and continued while it
+/// ran as interfered, saying so: its times hold the pause, so it is not
+/// counted as a clean sample (`--retry-interfered` runs it again).
+fn stopped_and_continued(record: &mut Option<crate::measure::interference::Interference>) {
+    let record = record.get_or_insert_with(Default::default);
+    record.interfered = true;
+    record.reasons.push(
+        "the trial was stopped (Ctrl-Z or SIGSTOP) and continued while it ran: its times include the pause"
+            .to_string(),
+    );
+}
+
+/// Why a trial that died for lack of memory died, in those words: killed
+/// by SIGKILL while the kernel's OOM-kill count rose (the machine, or the
+/// trial's memory cgroup, ran out), or aborted by a failed allocation.
+fn out_of_memory(
+    output: &std::process::Output,
+    oom_kills_before: Option<i64>,
+    in_cgroup: bool,
+) -> Option<String> {
+    let signal = output.status.signal()?;
+    if signal == libc::SIGKILL {
+        let rose = matches!(
+            (oom_kills_before, crate::measure::vmstat::oom_kills()),
+            (Some(before), Some(after)) if after > before
+        );
+        if !rose {
+            return None;
+        }
+        let whose = if in_cgroup {
+            "its memory cgroup (--memory-budget) or the machine"
+        } else {
+            "the machine"
+        };
+        return Some(format!(
+            "ran out of memory: the kernel's OOM killer ended it with SIGKILL ({whose} had no memory left); \
+             ask for less (fewer --threads or --procs, a smaller --block, --iov or --depth) or free memory"
+        ));
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let failed = stderr
+        .lines()
+        .find(|l| l.contains("memory allocation of"))?;
+    (signal == libc::SIGABRT).then(|| {
+        format!(
+            "ran out of memory: {} (aborted); ask for less (fewer --threads or --procs, a smaller --block, --iov or --depth) or free memory",
+            failed.trim()
+        )
+    })
+}
+
 /// `exe __trial`, set up to die with this process: the child asks the
 /// kernel for SIGKILL when its parent dies (PR_SET_PDEATHSIG), then checks
 /// that its parent is still the process that forked it, since the parent
@@ -841,6 +898,7 @@ fn spawn_trial(
     spec: &TrialSpec,
     cgroup: Option<&TrialCgroup>,
 ) -> std::result::Result<ChildReport, String> {
+    let oom_kills_before = crate::measure::vmstat::oom_kills();
     let mut child = trial_command(&options.exe)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -900,9 +958,12 @@ fn spawn_trial(
     if timed_out {
         let limit = options.trial_timeout.unwrap_or_default();
         return Err(format!(
-            "timed out after {:.1} s and was killed (--trial-timeout)",
+            "timed out after {} s and was killed (--trial-timeout)",
             limit.as_secs_f64()
         ));
+    }
+    if let Some(reason) = out_of_memory(&output, oom_kills_before, cgroup.is_some()) {
+        return Err(reason);
     }
     if let Some(signal) = output.status.signal() {
         let name = nix::sys::signal::Signal::try_from(signal)

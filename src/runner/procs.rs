@@ -158,6 +158,7 @@ pub fn merge(reports: Vec<ChildReport>) -> std::result::Result<ChildReport, Stri
             first.unwrap_or(0)
         ));
     }
+    let continued = reports.iter().any(|r| r.continued);
     let stats: Vec<ProcStat> = reports
         .iter()
         .map(|r| ProcStat {
@@ -172,6 +173,7 @@ pub fn merge(reports: Vec<ChildReport>) -> std::result::Result<ChildReport, Stri
         .max_by_key(total)
         .ok_or("no process ran")?;
     slowest.procs = stats;
+    slowest.continued = continued;
     Ok(slowest)
 }
 

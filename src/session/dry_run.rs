@@ -13,8 +13,12 @@ use crate::plan::{Case, Plan};
 /// fit on the data directory's file system (files already there count as 0).
 pub fn check_disk_space(plan: &Plan, config: &SessionConfig) -> Result<()> {
     let need = DiskNeed::of(plan, config);
+    if need.total() == 0 {
+        return Ok(());
+    }
+    crate::files::disk_space::check_writable(&need.dir, &need.probe)?;
     if let Some(available) = need.available {
-        crate::files::disk_space::check(need.total(), available, &need.dir)?;
+        crate::files::disk_space::check(need.total(), available, &need.dir, config.size_given)?;
     }
     Ok(())
 }
@@ -27,33 +31,37 @@ struct DiskNeed {
     /// the PPM images of its scale cases.
     files: Vec<TestFile>,
     /// Bytes of those files not generated yet.
-    to_generate: u64,
+    to_generate: u128,
     /// The largest file one write trial creates (scratch files are removed
     /// after each trial, so only one exists at a time).
     largest_write: u64,
     /// Free bytes on its file system, when known.
     available: Option<u64>,
+    /// The data directory, or its nearest ancestor that exists.
+    probe: PathBuf,
 }
 
 impl DiskNeed {
     fn of(plan: &Plan, config: &SessionConfig) -> DiskNeed {
         let dir = config.data_dir.clone();
+        // The user's file (--file) is read as it is: nothing is generated.
         let mut sizes: Vec<u64> = plan
             .cases
             .iter()
             .filter(|c| !c.method.writes() || c.scale.is_some())
+            .filter(|_| config.file.is_none())
             .map(|c| c.file_size)
             .collect();
         sizes.sort_unstable();
         sizes.dedup();
         let files: Vec<TestFile> = sizes
             .into_iter()
-            .map(|size| TestFile::of(plan, size, config.seed))
+            .map(|size| TestFile::of(plan, size, config.seed, config.image))
             .collect();
         let to_generate = files
             .iter()
             .filter(|f| std::fs::metadata(dir.join(&f.name)).map_or(true, |m| m.len() != f.size))
-            .map(|f| f.size)
+            .map(|f| u128::from(f.size))
             .sum();
         let largest_write = plan
             .cases
@@ -66,20 +74,22 @@ impl DiskNeed {
         let probe = dir
             .ancestors()
             .find(|p| p.exists())
-            .unwrap_or(std::path::Path::new("/"));
-        let available = crate::files::disk_space::available_bytes(probe);
+            .unwrap_or(std::path::Path::new("/"))
+            .to_path_buf();
+        let available = crate::files::disk_space::available_bytes(&probe);
         DiskNeed {
             dir,
             files,
             to_generate,
             largest_write,
             available,
+            probe,
         }
     }
 
     /// Bytes the run will add to the file system at its peak.
-    fn total(&self) -> u64 {
-        self.to_generate + self.largest_write
+    fn total(&self) -> u128 {
+        self.to_generate + u128::from(self.largest_write)
     }
 }
 
@@ -97,12 +107,18 @@ impl TestFile {
     /// The file of length `size` that `plan`'s cases read: the generated PPM
     /// image of that length when a scale case uses the size (as the run
     /// prepares it), else generated data from `seed`.
-    fn of(plan: &Plan, size: u64, seed: u64) -> TestFile {
+    /// A run's `--image` (`image`) is the image it generates, whatever
+    /// other dimensions give the same length.
+    fn of(plan: &Plan, size: u64, seed: u64, image: Option<(u32, u32)>) -> TestFile {
         let scales = plan
             .cases
             .iter()
             .any(|c| c.file_size == size && c.scale.is_some());
-        match scales.then(|| image::image_dims(size)).flatten() {
+        let asked = image.filter(|&(w, h)| image::image_len(w, h) == size);
+        match scales
+            .then(|| asked.or_else(|| image::image_dims(size)))
+            .flatten()
+        {
             Some((w, h)) => TestFile {
                 size,
                 name: image::image_name(w, h, seed),
@@ -135,20 +151,6 @@ pub fn passes(case: &Case) -> u64 {
         crate::plan::ThreadMode::Replicate => u64::from(t.count),
     });
     threads * u64::from(case.procs.unwrap_or(1).max(1))
-}
-
-/// Refuses what the run would refuse before measuring: an export (or
-/// `--keep-output`) that cannot be written where it is asked for, or that
-/// would clobber an input or another output. The dry run checks the same,
-/// so that it does not promise a run that would not start.
-pub fn check_outputs(plan: &Plan, config: &SessionConfig) -> Result<()> {
-    let inputs: Vec<(&str, &std::path::Path)> = config
-        .file
-        .iter()
-        .map(|f| ("--file", f.as_path()))
-        .collect();
-    let timelines = plan.cases.iter().any(|c| c.duration_s.is_some());
-    super::setup::check_outputs(config, &inputs, &config.exports, None, timelines)
 }
 
 /// The bytes one pass of `case` moves: a replayed trace's reads (or, for a
@@ -194,7 +196,7 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
             } else {
                 sizes.join(", ")
             },
-            format_size(need.to_generate),
+            crate::plan::resources::format_wide(need.to_generate),
             need.dir.display()
         ),
         format!(
@@ -206,14 +208,14 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
     let (timed, counted): (Vec<_>, Vec<_>) =
         plan.cases.iter().partition(|c| c.duration_s.is_some());
     if !counted.is_empty() {
-        let volume: u64 = counted
+        let volume: u128 = counted
             .iter()
-            .map(|c| bytes_per_pass(c) * passes(c) * per_case)
+            .map(|c| u128::from(bytes_per_pass(c)) * u128::from(passes(c)) * u128::from(per_case))
             .sum();
         let repeated = counted.iter().any(|c| passes(c) > 1);
         lines.push(format!(
             "  file bytes the trials pass over: {} in all{}",
-            format_size(volume),
+            crate::plan::resources::format_wide(volume),
             if repeated {
                 " (each thread that runs the whole workload, and each process, counted)"
             } else {
@@ -233,7 +235,7 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
     lines.push(match need.available {
         Some(free) => format!(
             "  disk: needs {} at its peak; {} free",
-            format_size(need.total()),
+            crate::plan::resources::format_wide(need.total()),
             format_size(free)
         ),
         None => "  disk: free space unknown".to_string(),

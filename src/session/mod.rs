@@ -37,11 +37,23 @@ pub struct SessionConfig {
     pub data_dir: PathBuf,
     /// The user's file to measure instead of generated ones (read only).
     pub file: Option<PathBuf>,
+    /// The command running the session (`run`, `reproduce`, `calibrate`):
+    /// recorded in the journal, and a journal of another command is not
+    /// resumed.
+    pub kind: crate::runner::journal::JournalKind,
+    /// The other files the command reads, each with the flag that named it
+    /// (`--baseline`, `--plan`, `--trace`): no output may be any of them.
+    pub inputs: Vec<(String, PathBuf)>,
     /// The generated PPM image a scale plan reads (width, height), when it
     /// reads no user file.
     pub image: Option<(u32, u32)>,
     /// Seed of generated content.
     pub seed: u64,
+    /// Whether the user chose the file sizes with `--size` (`Some(true)`),
+    /// left it at its default (`Some(false)`), or has no such flag (a
+    /// preset's own sizes: `None`): a message that advises a smaller size
+    /// names the flag as typed, says it was the default, or does not offer it.
+    pub size_given: Option<bool>,
     /// `--dir`: where write trials get a scratch directory of their own.
     pub scratch_parent: Option<PathBuf>,
     /// `--keep`: keep the files write trials wrote.
@@ -113,6 +125,7 @@ pub struct Session {
     warnings: Vec<String>,
     quiet: bool,
     statistics: crate::plan::precision::Statistics,
+    kind: crate::runner::journal::JournalKind,
     settle: Option<Settle>,
 }
 
@@ -149,6 +162,20 @@ impl Session {
         setup::resumed(journal, config)
     }
 
+    /// Checks `plan` and `config` as [`Session::fresh`] does before anything
+    /// is generated or created, touching nothing: what `--dry-run` refuses
+    /// is what the run would refuse.
+    pub fn check(plan: &Plan, config: &SessionConfig) -> Result<()> {
+        setup::check_fresh(plan, config, &setup::journal_path(config)).map(|_| ())
+    }
+
+    /// The files a fresh session of `plan` writes besides its journal, each
+    /// with the flag that names it.
+    pub fn written_files(plan: &Plan, config: &SessionConfig) -> Vec<(&'static str, PathBuf)> {
+        let timelines = plan.cases.iter().any(|c| c.duration_s.is_some());
+        setup::written_files(config, &config.exports, timelines)
+    }
+
     /// The plan this session runs.
     pub fn plan(&self) -> &Plan {
         &self.plan
@@ -178,6 +205,7 @@ impl Session {
             warnings: setup_warnings,
             quiet,
             statistics,
+            kind,
             settle,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
@@ -187,7 +215,12 @@ impl Session {
         };
         // What continues this run after an interruption: a preset's run is
         // continued by `reproduce`, which gives the published tables and verdicts.
-        let resume_command = resume_command(reproduction.as_ref(), journal.path());
+        let resume_command = match kind {
+            crate::runner::journal::JournalKind::Calibrate => {
+                "faultline calibrate (a calibration starts again; it does not resume)".to_string()
+            }
+            _ => resume_command(reproduction.as_ref(), journal.path()),
+        };
         // At most one control trial per measured run (--runs 2 gets 2).
         let profile = profile.map(|mut p| {
             p.control_trials = p.control_trials.min(plan.runs);
@@ -235,9 +268,19 @@ impl Session {
         }
 
         install_signal_handlers()?;
+        // A stopped run still writes its exports, whole.
+        crate::system::finish_writes_on_stop();
         let stop = Arc::clone(crate::system::stop_flag());
-        let exe = std::env::current_exe()
-            .map_err(|e| Error::Trial(format!("finding faultline's own binary: {e}")))?;
+        // The running program itself, through /proc/self/exe: a binary
+        // replaced or removed under a long run (an upgrade) does not change
+        // what the remaining trials run.
+        let own = std::path::Path::new("/proc/self/exe");
+        let exe = if own.exists() {
+            own.to_path_buf()
+        } else {
+            std::env::current_exe()
+                .map_err(|e| Error::Trial(format!("finding faultline's own binary: {e}")))?
+        };
         let options = RunnerOptions {
             exe,
             drop_caches,
@@ -439,7 +482,30 @@ fn register_run(
     }
 }
 
-/// Makes SIGINT and SIGTERM set [`crate::system::stop_flag`] (once per
+/// The signals that stop a run cleanly: Ctrl-C (SIGINT), SIGTERM, a closed
+/// terminal or ssh session (SIGHUP), Ctrl-\\ (SIGQUIT), and every other
+/// signal whose default action ends the process (SIGUSR1, SIGUSR2, SIGALRM,
+/// SIGVTALRM, SIGPROF, SIGXCPU at a CPU-time limit, SIGPWR, SIGSTKFLT),
+/// which would otherwise end faultline without its journal's resume
+/// command (SIGQUIT and SIGXCPU with a core dump). SIGPIPE is ignored (a
+/// closed stream ends quietly, see `console`), SIGXFSZ too (a write past
+/// RLIMIT_FSIZE is an error, reported); SIGKILL cannot be caught.
+pub const STOP_SIGNALS: [i32; 12] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
+    signal_hook::consts::SIGUSR1,
+    signal_hook::consts::SIGUSR2,
+    signal_hook::consts::SIGALRM,
+    signal_hook::consts::SIGVTALRM,
+    signal_hook::consts::SIGPROF,
+    signal_hook::consts::SIGXCPU,
+    libc::SIGPWR,
+    libc::SIGSTKFLT,
+];
+
+/// Makes SIGINT, SIGTERM, SIGHUP, SIGQUIT and the others of [`STOP_SIGNALS`] set [`crate::system::stop_flag`] (once per
 /// process): the running trial is stopped, or the test file being generated
 /// is abandoned and its temporary file removed. A second signal while
 /// stopping exits at once with [`EXIT_INTERRUPTED`].
@@ -449,7 +515,7 @@ pub fn install_signal_handlers() -> Result<()> {
     INSTALLED
         .get_or_init(|| {
             let stop = crate::system::stop_flag();
-            for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            for signal in STOP_SIGNALS {
                 signal_hook::flag::register_conditional_shutdown(
                     signal,
                     i32::from(EXIT_INTERRUPTED),

@@ -33,16 +33,25 @@ pub fn planned_file_sizes(config: &SessionConfig, generated: &[u64]) -> Result<V
     Ok(generated.to_vec())
 }
 
-/// [`Session::fresh`].
-pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
+/// Every check a fresh run makes before anything is generated or created,
+/// which `--dry-run` makes too, so that it refuses what the run would: the
+/// outputs against the inputs and each other, the user's file, the plan
+/// against this machine (io_uring, O_DIRECT alignment, the memory and file
+/// descriptors it asks for) and the disk space. Returns the user's file.
+pub(super) fn check_fresh(
+    plan: &Plan,
+    config: &SessionConfig,
+    journal_at: &Path,
+) -> Result<Option<Dataset>> {
     let dir = &config.data_dir;
-    let journal_at = journal_path(config);
+    dataset::check_private_dir(dir).context("preparing the data directory")?;
     let runs_dir = dir.join("runs");
-    let inputs: Vec<(&str, &Path)> = config
+    let mut inputs: Vec<(&str, &Path)> = config
         .file
         .iter()
         .map(|f| ("--file", f.as_path()))
         .collect();
+    inputs.extend(traces(plan));
     // A journal the user named is checked as any output; the one faultline
     // names in its runs/ directory (a reproduction's) carries its own name.
     let journal_flag = if config.journal.is_some() && journal_at.parent() != Some(&runs_dir) {
@@ -55,7 +64,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         config,
         &inputs,
         &config.exports,
-        Some((journal_flag, &journal_at)),
+        Some((journal_flag, journal_at)),
         timelines,
     )?;
     // Check the file and the plan before generating anything.
@@ -64,17 +73,17 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         image::check_user_image(&d.path)?;
     }
     if let Some(d) = &user_file {
-        check_cacheable(&plan, &d.path)?;
+        check_cacheable(plan, &d.path)?;
     }
     let target = user_file
         .as_ref()
         .map_or(dir.as_path(), |d| d.path.as_path());
-    preflight::check_plan(&plan, target)?;
+    preflight::check_plan(plan, target)?;
     let scratch_dir = config
         .scratch_parent
         .clone()
         .unwrap_or_else(|| dir.join(crate::files::scratch::SUBDIR));
-    preflight::check_write_dir(&plan, &scratch_dir)?;
+    preflight::check_write_dir(plan, &scratch_dir)?;
     let rewrites = plan
         .cases
         .iter()
@@ -85,9 +94,20 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
             d.path.display()
         )));
     }
-    super::dry_run::check_disk_space(&plan, config)?;
+    super::dry_run::check_disk_space(plan, config)?;
+    crate::plan::resources::check(plan, &crate::plan::resources::Limits::probe())?;
+    Ok(user_file)
+}
+
+/// [`Session::fresh`].
+pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
+    let dir = &config.data_dir;
+    let journal_at = journal_path(config);
+    let runs_dir = dir.join("runs");
+    let user_file = check_fresh(&plan, config, &journal_at)?;
     dataset::ensure_private_dir(dir).context("preparing the data directory")?;
-    let guard = Guard::take(dir)?;
+    let timelines = plan.cases.iter().any(|c| c.duration_s.is_some());
+    let guard = Guard::take(dir, &written_files(config, &config.exports, timelines))?;
     let scratch = prepare_scratch(config.scratch_parent.as_deref(), config.keep, &plan, dir)?;
     let files = prepare_files(&plan, config, user_file)?;
     let paths: BTreeMap<u64, &Path> = files.iter().map(|(&s, d)| (s, d.path.as_path())).collect();
@@ -101,6 +121,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
     let exports = config.exports.clone();
     let header = journal::Header {
         faultline_journal: journal::FORMAT,
+        kind: Some(config.kind),
         plan: plan.clone(),
         files: files
             .values()
@@ -151,6 +172,7 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
         warnings,
         quiet: config.quiet,
         statistics: config.statistics,
+        kind: config.kind,
         settle: config.settle.clone(),
     })
 }
@@ -325,11 +347,13 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
     // Locked before it is read: a second --resume of it refuses here.
     let journal = Journal::open_locked(path)?;
     let replay = journal::read(path)?;
+    // A journal of another command is left as it is: nothing is cut or appended.
+    replay.header.check_kind(path, config.kind)?;
     dataset::ensure_private_dir(&config.data_dir).context("preparing the data directory")?;
     for warning in &replay.warnings {
         crate::console::warning(warning);
     }
-    let header = replay.header;
+    let header = anchor_paths(replay.header, path);
     // The journal's precision and shortest trial: the rounds it added are
     // its --precision's, and its cases were planned with its trial time.
     let mut statistics = header.statistics.unwrap_or(config.statistics);
@@ -398,14 +422,23 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
             .filter(|f| f.seed.is_none())
             .map(|f| ("--file", f.path.as_path())),
     );
+    inputs.extend(traces(&header.plan));
     let timelines = header.plan.cases.iter().any(|c| c.duration_s.is_some());
     check_outputs(config, &inputs, &exports, None, timelines)?;
+    crate::plan::resources::check(&header.plan, &crate::plan::resources::Limits::probe())?;
     eprintln!(
         "resuming {}: {} trial(s) already done",
         path.display(),
         resume.done.len()
     );
-    let guard = Guard::take(&config.data_dir)?;
+    // Files the journal names are written as if given now: each is said.
+    for (flag, file) in written_files(config, &exports, timelines) {
+        eprintln!("resume writes {flag} {}", file.display());
+    }
+    let guard = Guard::take(
+        &config.data_dir,
+        &written_files(config, &exports, timelines),
+    )?;
     let scratch = prepare_scratch(
         header.scratch_parent.as_deref(),
         header.keep,
@@ -438,8 +471,42 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         warnings,
         quiet: config.quiet,
         statistics,
+        kind: config.kind,
         settle: config.settle.clone(),
     })
+}
+
+/// `header` with every relative path it holds (journals written before
+/// paths were stored absolute, or edited by hand) taken relative to the
+/// journal's own directory, where a run with relative paths kept it
+/// (beside its JSON export), not to the directory the resume runs in.
+fn anchor_paths(mut header: journal::Header, journal: &Path) -> journal::Header {
+    let dir = crate::files::outputs::directory_of(journal).to_path_buf();
+    let anchor = |p: &mut PathBuf| {
+        if p.is_relative() {
+            *p = dir.join(&*p);
+        }
+    };
+    for path in [
+        &mut header.export_json,
+        &mut header.export_csv,
+        &mut header.export_markdown,
+        &mut header.scratch_parent,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        anchor(path);
+    }
+    for file in &mut header.files {
+        anchor(&mut file.path);
+    }
+    for case in &mut header.plan.cases {
+        if let Some(trace) = &mut case.trace {
+            anchor(&mut trace.path);
+        }
+    }
+    header
 }
 
 /// The profiling a resumed run continues with: the journal's, if this
@@ -497,6 +564,9 @@ pub(super) fn check_outputs(
     for (flag, path) in inputs {
         files.input(flag, path)?;
     }
+    for (flag, path) in &config.inputs {
+        files.input(flag, path)?;
+    }
     match journal {
         // The journal named by --journal is the user's choice, checked as
         // any output; the default one carries faultline's own name.
@@ -504,6 +574,21 @@ pub(super) fn check_outputs(
         Some((flag, path)) => files.own_output(flag, path)?,
         None => {}
     }
+    for (flag, path) in written_files(config, exports, timelines) {
+        files.output(flag, &path)?;
+    }
+    Ok(())
+}
+
+/// The files a session writes besides its journal, each with the flag that
+/// names it (exports given now or named by a resumed journal, the CSV's
+/// timeline file, `--keep-output`): what `--dry-run` and a resume list, and
+/// what [`check_outputs`] checks.
+pub(super) fn written_files(
+    config: &SessionConfig,
+    exports: &Exports,
+    timelines: bool,
+) -> Vec<(&'static str, PathBuf)> {
     let outputs = [
         ("--export-json", exports.json.clone()),
         ("--export-csv", exports.csv.clone()),
@@ -518,12 +603,22 @@ pub(super) fn check_outputs(
         ("--export-markdown", exports.markdown.clone()),
         ("--keep-output", config.keep_output.clone()),
     ];
-    for (flag, path) in outputs {
-        if let Some(path) = path {
-            files.output(flag, &path)?;
-        }
-    }
-    Ok(())
+    outputs
+        .into_iter()
+        .filter_map(|(flag, path)| path.map(|p| (flag, p)))
+        .collect()
+}
+
+/// The traces `plan` replays, as inputs no output may be.
+fn traces(plan: &Plan) -> Vec<(&'static str, &Path)> {
+    let mut paths: Vec<&Path> = plan
+        .cases
+        .iter()
+        .filter_map(|c| c.trace.as_ref().map(|t| t.path.as_path()))
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths.into_iter().map(|p| ("--trace", p)).collect()
 }
 
 /// What a session holds in its data directory while it runs: the shared
@@ -539,10 +634,31 @@ pub(super) struct Guard {
 }
 
 impl Guard {
-    fn take(dir: &Path) -> Result<Guard> {
+    /// Takes the data directory `dir` for a run that writes `outputs`: its
+    /// mark lists their directories, and what killed runs left (in the data
+    /// directory, beside those outputs, and their memory cgroups) goes.
+    fn take(dir: &Path, outputs: &[(&str, PathBuf)]) -> Result<Guard> {
         let lock = crate::files::locks::lock_data_dir_shared(dir)?;
-        let mark = crate::files::locks::RunMark::place(dir)?;
-        let removed = crate::files::clean::remove_leftovers(dir);
+        let mut out_dirs: Vec<PathBuf> = outputs
+            .iter()
+            .map(|(_, p)| crate::files::outputs::directory_of(p).to_path_buf())
+            .collect();
+        out_dirs.sort();
+        out_dirs.dedup();
+        let mark = crate::files::locks::RunMark::place_writing(dir, &out_dirs)?;
+        let mut removed = crate::files::clean::remove_leftovers(dir);
+        for out in &out_dirs {
+            removed.extend(crate::files::clean::remove_temporaries_of_gone(out, None));
+        }
+        let cgroups = crate::runner::cgroup::clean_stale();
+        if let Some(first) = cgroups.first() {
+            eprintln!(
+                "note: removed {} memory cgroup(s) left by a faultline that was killed ({}{})",
+                cgroups.len(),
+                first.display(),
+                if cgroups.len() > 1 { ", ..." } else { "" }
+            );
+        }
         if let Some((first, n)) = removed.first().map(|p| (p, removed.len())) {
             eprintln!(
                 "note: removed {n} file(s) left by a faultline that was killed ({}{})",
@@ -561,7 +677,7 @@ impl Guard {
 /// The journal goes where the config says, else beside the JSON export,
 /// else into `<data-dir>/runs/`.
 /// (`<data-dir>/runs/` is made, private, just before the journal is.)
-fn journal_path(config: &SessionConfig) -> PathBuf {
+pub(super) fn journal_path(config: &SessionConfig) -> PathBuf {
     if let Some(path) = &config.journal {
         return path.clone();
     }

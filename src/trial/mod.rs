@@ -516,23 +516,40 @@ fn on_filesystem(error: Error, path: &std::path::Path) -> Error {
     }
 }
 
+/// The longest trial spec a trial child reads from its standard input.
+const MAX_SPEC: usize = 1 << 20;
+
 /// The child's entry point: a [`TrialSpec`] as JSON on stdin, a
 /// [`ChildReport`] as JSON on stdout. Errors go to stderr as one line and the
 /// exit code is 1, or [`DISK_FULL_EXIT`] for [`Error::DiskFull`]. SIGXFSZ is
 /// ignored, so that a write past RLIMIT_FSIZE is an EFBIG error, reported.
 pub fn child_main() -> i32 {
     crate::files::scratch::ignore_file_size_signal();
+    // A Ctrl-\\ (SIGQUIT) at the terminal reaches the trial too: it dies
+    // of it (the runner reports the stop), and leaves no core file behind.
+    let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, 0);
     // One line: with --procs the runner keeps stdin open to release the
     // processes together (see crate::procs).
-    let mut input = String::new();
-    let result = std::io::stdin()
-        .read_line(&mut input)
+    // Bounded: the spec is one short line (a trace is named, not sent).
+    let mut input = Vec::new();
+    let continued = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _ = signal_hook::flag::register(signal_hook::consts::SIGCONT, continued.clone());
+    // Its own statement: the lock on stdin goes before the trial runs (a
+    // --procs trial reads the runner's go from stdin).
+    let read = crate::input::read_line(&mut std::io::stdin().lock(), &mut input, MAX_SPEC);
+    let result = read
         .map_err(|e| Error::Trial(format!("reading the trial spec: {e}")))
         .and_then(|_| {
-            serde_json::from_str::<TrialSpec>(&input)
+            serde_json::from_slice::<TrialSpec>(&input)
                 .map_err(|e| Error::Trial(format!("bad trial spec: {e}")))
         })
-        .and_then(|spec| run_trial(&spec));
+        .and_then(|spec| run_trial(&spec))
+        .map(|mut report| {
+            // Stopped (Ctrl-Z, SIGSTOP) and continued while it ran: its
+            // times hold the pause.
+            report.continued = continued.load(std::sync::atomic::Ordering::SeqCst);
+            report
+        });
     match result {
         Ok(report) => {
             let json = serde_json::to_string(&report).expect("a report always serialises");

@@ -6,10 +6,9 @@
 //! network: no background networking, component updates, sync or QUIC.
 //! Output goes to files, not pipes, so a large DOM cannot block Chromium.
 //!
-//! Without Chromium a browser test is skipped, with a notice written past
-//! the test harness's capture so `cargo test` shows it, and a fresh machine
-//! passes. With `FAULTLINE_REQUIRE_BROWSER=1` (`.ci/run` sets it, and
-//! installs Chromium) a missing Chromium fails the test instead.
+//! A browser test is ignored with its reason (a fresh machine need not
+//! have Chromium); run with `--ignored`, a missing Chromium fails it
+//! ([`Chromium::require`]).
 #![allow(dead_code)]
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -45,30 +44,23 @@ impl Run {
     }
 }
 
+// A browser test needs a headless Chromium, which a fresh machine need not
+// have: it is `#[ignore = "needs a headless Chromium …"]`, `cargo test
+// --release -- --ignored` runs it, and then a missing Chromium fails it
+// ([`Chromium::require`]).
+
 impl Chromium {
-    /// [`Chromium::locate`]; when there is none, panics with install advice
-    /// if `FAULTLINE_REQUIRE_BROWSER=1`, else prints that `test` is skipped
-    /// (straight to stderr, which the harness does not capture) and returns
-    /// `None`.
-    pub fn find(test: &str) -> Option<Chromium> {
-        if let Some(chromium) = Chromium::locate() {
-            return Some(chromium);
-        }
-        let advice = "Install it with `apt-get update && apt-get install -y chromium` \
-             (.ci/run does this), or point FAULTLINE_CHROMIUM at a Chromium or Chrome binary.";
-        if std::env::var_os("FAULTLINE_REQUIRE_BROWSER").is_some_and(|v| v == "1") {
+    /// [`Chromium::locate`]; when there is none, the test fails with
+    /// install advice (a browser test runs only when asked for, with
+    /// `--ignored`: it never passes without having looked).
+    pub fn require(test: &str) -> Chromium {
+        Chromium::locate().unwrap_or_else(|| {
             panic!(
-                "chromium not found, and FAULTLINE_REQUIRE_BROWSER=1 requires it: this test \
-                 renders the HTML report in a real headless browser. {advice}"
-            );
-        }
-        crate::common::skip(
-            test,
-            &format!(
-                "chromium not found. {advice} FAULTLINE_REQUIRE_BROWSER=1 makes this a failure."
-            ),
-        );
-        None
+                "{test}: chromium not found: this test renders the HTML report in a real headless \
+                 browser. Install it with `apt-get update && apt-get install -y chromium` \
+                 (.ci/run does this), or point FAULTLINE_CHROMIUM at a Chromium or Chrome binary."
+            )
+        })
     }
 
     /// `$FAULTLINE_CHROMIUM`, else the first of `chromium`, `chromium-browser`

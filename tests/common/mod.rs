@@ -37,14 +37,12 @@ pub mod flags;
 pub mod output;
 pub mod procs;
 pub mod root;
-pub mod skip;
 
 pub use files::{entries, file_ending, user_file};
 pub use flags::Flags;
 pub use output::{one_line, one_line_besides_damon, stderr_lines, succeeded};
 pub use procs::{spawn_piped, trial_children, wait_until, with_file_size_limit};
 pub use root::{require_root, Mount};
-pub use skip::skip;
 
 /// A scratch area: a data directory and a place for exports.
 pub struct Scratch {
@@ -105,6 +103,33 @@ impl Scratch {
         let _ = std::fs::remove_file(&json);
         succeeded(self.run(flags).arg("--export-json").arg(&json));
         read_json(&json)
+    }
+
+    /// Runs a plan in which trials fail: expects exit 1 (the run said how
+    /// many failed and why on its last line, which is returned with the
+    /// JSON export, which keeps every trial).
+    #[track_caller]
+    pub fn run_json_failing<I, S>(&self, flags: I) -> (Value, String)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        let json = self.path("out.json");
+        let _ = std::fs::remove_file(&json);
+        let out = self
+            .run(flags)
+            .arg("--export-json")
+            .arg(&json)
+            .output()
+            .expect("faultline runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let last = stderr.lines().last().unwrap_or_default().to_string();
+        assert!(
+            last.starts_with("error: ") && last.contains("failed"),
+            "{stderr}"
+        );
+        (read_json(&json), last)
     }
 
     /// Runs `faultline run` with `flags` and expects it refused as bad

@@ -22,19 +22,21 @@ pub fn one_line(out: &Output, code: i32, needles: &[&str]) -> String {
 /// that a `--runs 1` plan gives no verdicts.
 #[track_caller]
 pub fn one_line_besides_damon(out: &Output, code: i32, needles: &[&str]) -> String {
-    // A warning wraps to the console's width: its continuation lines are
-    // indented, and go with it.
-    let mut in_damon = false;
+    // A warning is wrapped to the width: its continuation lines (indented)
+    // go with it.
+    let mut skipping = false;
     let lines = stderr_lines(out)
         .into_iter()
         .filter(|l| {
-            let continued = in_damon && l.starts_with(' ');
-            in_damon = continued
-                || (l.starts_with("warning: ") && l.contains(" DAMON kdamond(s) running"));
-            !in_damon
+            if skipping && l.starts_with("  ") {
+                return false;
+            }
+            skipping = l.starts_with("warning: ")
+                && (l.contains(" DAMON kdamond(s) running")
+                    // A one-run plan is told up front that it gives no verdicts.
+                    || l.starts_with("warning: --runs 1: no verdicts"));
+            !skipping
         })
-        // A one-run plan is told up front that it gives no verdicts.
-        .filter(|l| !(l.starts_with("warning: --runs 1: no verdicts")))
         .collect();
     expect_one_line(out, code, needles, lines, "")
 }

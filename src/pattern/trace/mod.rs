@@ -492,17 +492,17 @@ fn parse_hashed(path: &Path, options: &TraceOptions) -> crate::error::Result<(Tr
         path: path.to_path_buf(),
         why,
     };
-    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => refuse("no such trace file".into()),
-        std::io::ErrorKind::PermissionDenied => refuse("permission denied".into()),
-        _ => refuse(e.to_string()),
+    // Opened as every input is: a regular file only (a trace is read again
+    // by every trial), never waiting on a FIFO.
+    let file = crate::input::open(path, "trace file").map_err(|e| match e {
+        crate::error::Error::BadFile { why, .. } if why.contains("not a regular file") => {
+            refuse(why.replace(
+                "give the trace file as a regular file (faultline never reads from a pipe or a device)",
+                "a trace is read again by every trial, so give a regular file",
+            ))
+        }
+        other => other,
     })?;
-    if !meta.is_file() {
-        return Err(refuse(
-            "is not a regular file; a trace is read again by every trial, so give a file".into(),
-        ));
-    }
-    let file = std::fs::File::open(path).map_err(|e| refuse(format!("cannot be opened: {e}")))?;
     let mut reader = std::io::BufReader::with_capacity(
         1 << 16,
         Hashing {
@@ -530,7 +530,15 @@ pub fn parse(mut reader: impl BufRead, options: &TraceOptions) -> Result<Trace, 
     let mut number: u32 = 0;
     loop {
         buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
+        if crate::input::read_line(&mut reader, &mut buf, crate::input::MAX_TRACE_LINE).map_err(
+            |e| match e.kind() {
+                std::io::ErrorKind::InvalidData => {
+                    TraceError::at(number.saturating_add(1), e.to_string())
+                }
+                _ => TraceError::Read(e),
+            },
+        )? == 0
+        {
             break;
         }
         number = number
@@ -582,7 +590,7 @@ pub fn parse(mut reader: impl BufRead, options: &TraceOptions) -> Result<Trace, 
 
 /// Opens and parses a trace file; errors name the file.
 pub fn read_trace_file(path: &Path, options: &TraceOptions) -> crate::error::Result<Trace> {
-    let file = std::fs::File::open(path).map_err(|e| crate::error::Error::io("open", path, e))?;
+    let file = crate::input::open(path, "trace file")?;
     parse(std::io::BufReader::new(file), options).map_err(|e| crate::error::Error::BadFile {
         path: path.to_path_buf(),
         why: e.to_string(),

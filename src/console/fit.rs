@@ -1,28 +1,13 @@
-//! What faultline writes for a person to read, fitted to the terminal: its
-//! width (`COLUMNS` first, even into a pipe; else the terminal's; else
-//! [`DEFAULT_WIDTH`]), text wrapped to it at spaces (never cut mid-word
-//! unless one word is wider than the line), small tables whose last column
-//! wraps, and the warnings, each printed wrapped and silenced by `--quiet`
-//! ([`set_quiet`]; errors are never silenced).
-use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
-
+//! Text fitted to the terminal: its width (`COLUMNS` first, even into a
+//! pipe; else the terminal's; else [`DEFAULT_WIDTH`]), text wrapped to it at
+//! spaces (never cut mid-word unless one word is wider than the line), and
+//! small tables whose last column wraps. Pure functions of their text: the
+//! writing, escaping and `--quiet` are the console's ([`super`]).
+use std::io::IsTerminal;
 /// The width when neither `COLUMNS` nor a terminal tells one.
 pub const DEFAULT_WIDTH: usize = 100;
 /// The narrowest width honoured: below it text would be all breaks.
 pub const MIN_WIDTH: usize = 40;
-
-static QUIET: AtomicBool = AtomicBool::new(false);
-
-/// `--quiet`: from now on [`warning`] and [`note`] print nothing.
-pub fn set_quiet(quiet: bool) {
-    QUIET.store(quiet, Ordering::Relaxed);
-}
-
-/// Whether `--quiet` was given.
-pub fn quiet() -> bool {
-    QUIET.load(Ordering::Relaxed)
-}
 
 /// The width to fit output to: `COLUMNS` when it is a number (so that a
 /// pipe or a script can ask for one), else the width of the terminal on
@@ -194,49 +179,6 @@ pub fn table(header: &[&str], rows: &[Vec<String>], indent: usize, max: usize) -
         render(row.iter().map(String::as_str).collect());
     }
     out
-}
-
-/// Prints `warning: TEXT` to standard error, wrapped to the terminal
-/// (continuation lines indented), unless `--quiet`.
-pub fn warning(text: &str) {
-    say("warning", text);
-}
-
-/// Prints `note: TEXT` as [`warning`] does.
-pub fn note(text: &str) {
-    say("note", text);
-}
-
-/// Prints a warning that concerns several cases once: `warning: TEXT`
-/// wrapped, then the cases as a [`table`] under `header`, unless `--quiet`.
-pub fn warning_table(text: &str, header: &[&str], rows: &[Vec<String>]) {
-    if quiet() {
-        return;
-    }
-    let max = width_of_terminal();
-    let mut out = String::new();
-    for line in wrap_hanging(&format!("warning: {text}"), max, 2) {
-        out.push_str(&line);
-        out.push('\n');
-    }
-    for line in table(header, rows, 4, max) {
-        out.push_str(&line);
-        out.push('\n');
-    }
-    let _ = std::io::stderr().lock().write_all(out.as_bytes());
-}
-
-fn say(kind: &str, text: &str) {
-    if quiet() {
-        return;
-    }
-    let max = width_of_terminal();
-    let mut out = String::new();
-    for line in wrap_hanging(&format!("{kind}: {text}"), max, 2) {
-        out.push_str(&line);
-        out.push('\n');
-    }
-    let _ = std::io::stderr().lock().write_all(out.as_bytes());
 }
 
 #[cfg(test)]
