@@ -20,8 +20,8 @@ use faultline::size::clap_size;
 /// Flags of `faultline calibrate`.
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
-    /// The method run as both A and B.
-    #[arg(long, value_enum, default_value_t = MethodKind::Read)]
+    /// The method run as both A and B (a read method).
+    #[arg(long, default_value = "read", value_parser = read_method())]
     pub method: MethodKind,
     /// Block order.
     #[arg(long, default_value = "seq")]
@@ -60,9 +60,27 @@ pub struct CalibrateArgs {
     /// The exports (every A/A trial).
     #[command(flatten)]
     pub exports: super::ExportArgs,
+    /// Print the cases, trials, bytes, disk space and an estimated time, and exit, touching
+    /// nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Output flags.
     #[command(flatten)]
     pub output: super::output_args::OutputArgs,
+}
+
+/// `--method`'s parser: the read methods only, so that `--help` and the
+/// completions offer none that calibrate refuses.
+fn read_method() -> impl clap::builder::TypedValueParser<Value = MethodKind> {
+    use clap::builder::TypedValueParser;
+    use clap::ValueEnum;
+    clap::builder::PossibleValuesParser::new(
+        MethodKind::value_variants()
+            .iter()
+            .filter(|m| !m.writes())
+            .filter_map(ValueEnum::to_possible_value),
+    )
+    .map(|s| MethodKind::from_str(&s, false).expect("a possible value names a method"))
 }
 
 /// Runs the A/A test and prints what it found.
@@ -119,6 +137,9 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     a.replica = Some(0);
     b.replica = Some(1);
     plan.cases = vec![a, b];
+    if args.dry_run {
+        return super::plan_args::print_dry_run("calibrate", &plan, &config);
+    }
     eprintln!(
         "calibrate: {} as A and B, {} alternating pairs ({} families of {} comparisons of {} pairs)",
         args.method,
@@ -160,12 +181,15 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     for line in faultline::report::calibration::calibration_lines(&calibration, args.fdr) {
         println!("{line}");
     }
-    for line in faultline::report::precision::short_trial_warnings(results) {
-        eprintln!("warning: {line}");
+    if let Some((text, header, rows)) = faultline::report::precision::short_trial_table(results) {
+        faultline::console::warning_table(&text, &header, &rows);
     }
     for line in faultline::report::failure_lines(results) {
         eprintln!("failed: {line}");
     }
-    eprintln!("journal: {}", finished.journal.display());
+    // A completed run's journal is gone: say where it is only when kept.
+    if !finished.journal_removed {
+        eprintln!("journal: {}", finished.journal.display());
+    }
     Ok(ExitCode::SUCCESS)
 }

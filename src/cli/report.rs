@@ -51,14 +51,12 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     files.output("--output", &output)?;
     let several = args.results.len() > 1;
-    let runs: Vec<RunResults> = if several {
-        args.results
-            .iter()
-            .map(|p| super::compare::read_export(p))
-            .collect::<anyhow::Result<_>>()?
-    } else {
-        vec![report::read_json(&args.results[0])?]
-    };
+    // An export that cannot be read is bad input, as in `compare`.
+    let runs: Vec<RunResults> = args
+        .results
+        .iter()
+        .map(|p| super::compare::read_export(p))
+        .collect::<anyhow::Result<_>>()?;
     // An export of a reproduction gets its claims judged again from its
     // samples (an export written before claims were exported has none).
     let runs: Vec<RunResults> = runs

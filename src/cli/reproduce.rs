@@ -336,6 +336,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     let files = check_outputs(args, &chosen, several)?;
     let mut outcomes = Vec::new();
     let mut code = ExitCode::SUCCESS;
+    let mut dry_plans = Vec::new();
     for preset in &mut chosen {
         let reproduction = Reproduction {
             preset: preset.name().to_string(),
@@ -363,10 +364,12 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 config.statistics = preset_statistics(args, &plan);
                 config.settle = Some(settle_rule(args, preset.as_ref(), &plan));
                 if args.dry_run {
-                    println!("{}", dry_run::describe(preset.name(), &plan, &config));
-                    for line in power_plan_lines(args, preset.as_ref(), &plan, &noise) {
-                        println!("{line}");
-                    }
+                    let text = dry_run::describe(preset.name(), &plan, &config);
+                    let width = faultline::console::width_of_terminal();
+                    println!("{}", faultline::console::wrap_lines(&text, width));
+                    let power = power_plan_lines(args, preset.as_ref(), &plan, &noise).join("\n");
+                    println!("{}", faultline::console::wrap_lines(&power, width));
+                    dry_plans.push(plan);
                     continue;
                 }
                 announce(preset.as_ref(), &reproduction);
@@ -414,6 +417,12 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if args.dry_run {
+        if dry_plans.len() > 1 {
+            println!(
+                "{}",
+                dry_run::describe_total(&dry_plans.iter().collect::<Vec<_>>())
+            );
+        }
         return Ok(code);
     }
     let width = args.output.layout().width;
@@ -563,7 +572,10 @@ fn session_config(
 ) -> anyhow::Result<SessionConfig> {
     let data_dir = session::data_dir(args.data_dir.clone());
     let runs = data_dir.join("runs");
-    faultline::files::dataset::ensure_private_dir(&runs)?;
+    // A dry run touches nothing, not even the data directory.
+    if !args.dry_run {
+        faultline::files::dataset::ensure_private_dir(&runs)?;
+    }
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

@@ -415,6 +415,7 @@ pub(crate) fn push_results(out: &mut String, results: &RunResults) {
     if results.cases.is_empty() {
         out.push_str("<p>No cases.</p>\n");
     }
+    let latency = super::table::shows_latency(results);
     for group in groups(results) {
         out.push_str(&format!("<h3>{}</h3>\n", escape(&group.heading)));
         out.push_str("<div class=\"scroll\"><table class=\"cases\">\n<thead><tr>");
@@ -425,7 +426,7 @@ pub(crate) fn push_results(out: &mut String, results: &RunResults) {
         out.push_str("</tr></thead>\n<tbody>\n");
         for case in &group.cases {
             out.push_str("<tr>");
-            match case_row(case, results) {
+            match case_row(case, results, latency) {
                 Row::Measured(cells) => {
                     for (i, cell) in cells.iter().enumerate() {
                         if i == 0 {

@@ -65,6 +65,7 @@ pub fn render_markdown(results: &RunResults) -> String {
         out.push_str("No cases.\n\n");
     }
     let headers = headers(results);
+    let latency = super::table::shows_latency(results);
     for group in groups(results) {
         out.push_str(&format!("### {}\n\n", escape(&group.heading)));
         push_row(&mut out, headers.iter().map(|h| h.to_string()));
@@ -73,7 +74,7 @@ pub fn render_markdown(results: &RunResults) -> String {
             (0..headers.len()).map(|i| if i == 0 { ":---" } else { "---:" }.to_string()),
         );
         for case in group.cases {
-            match case_row(case, results) {
+            match case_row(case, results, latency) {
                 Row::Measured(cells) => push_row(&mut out, cells),
                 Row::Empty { label, note } => {
                     let blanks = std::iter::repeat_n(String::new(), headers.len() - 2);

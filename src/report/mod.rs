@@ -16,6 +16,7 @@ pub mod claims;
 pub mod compare;
 pub mod csv;
 pub mod flame;
+pub mod fleet_matrix;
 mod fmt;
 mod groups;
 pub mod html;
