@@ -74,6 +74,8 @@ fn provenance(in_text: bool) -> &'static str {
 /// poster's I/O-bound Pentium 4M ran at 38.1% (read) and 35.4% (mmap), by
 /// its `time` output.
 const IO_BOUND_AT_MOST: f64 = 0.5;
+/// Which disk the cold trials read: this machine's, at its own rate.
+const DISK_AS_IS: &str = "the cold trials read this machine's disk at its own rate: no device-rate limit (cgroup v2 io.max) was applied to make it I/O-bound";
 /// ... and "CPU-bound": at least this share.
 const CPU_BOUND_AT_LEAST: f64 = 0.8;
 
@@ -203,7 +205,7 @@ fn io_bound_premise(results: &RunResults) -> String {
         "I/O-bound" => format!("Premise met: {measured}."),
         "not told" => format!("Premise not checked: {measured}"),
         _ => format!(
-            "Premise not met on this machine: the claim is about an I/O-bound machine, and {measured}; so this verdict says what a machine where the cold file is not the bottleneck does, not what Dillon described."
+            "Premise not met on this machine: the claim is about an I/O-bound machine, and {measured}; so this verdict says what a machine where the cold file is not the bottleneck does, not what Dillon described ({DISK_AS_IS})."
         ),
     }
 }
@@ -611,7 +613,7 @@ impl Preset for Dillon2004 {
             _ => "the I/O-bound claim's premise (an I/O-bound machine) is not met",
         };
         vec![format!(
-            "dillon2004: {}; {premise}",
+            "dillon2004: {}; {premise}; {DISK_AS_IS}",
             measured.trim_end_matches('.')
         )]
     }
@@ -851,6 +853,9 @@ mod tests {
             notes[0].contains("premise (an I/O-bound machine) is not met"),
             "{notes:?}"
         );
+        // Which disk was used is said: this one, unthrottled.
+        assert!(notes[0].contains("no device-rate limit (cgroup v2 io.max)"));
+        assert!(why.contains("no device-rate limit"), "{why}");
         let judged = crate::studies::judge_claims(&Dillon2004, &results);
         let io = judged.iter().find(|c| c.id == "io-bound").unwrap();
         assert!(
