@@ -859,8 +859,8 @@ mod tests {
         let judged = crate::studies::judge_claims(&Dillon2004, &results);
         let io = judged.iter().find(|c| c.id == "io-bound").unwrap();
         assert!(
-            io.explanation.contains("Premise not met"),
-            "{}",
+            io.explanation.contains(". Premise not met"),
+            "a sentence of its own: {}",
             io.explanation
         );
         let outcome = crate::studies::outcome::PresetOutcome::build(&Dillon2004, &results);

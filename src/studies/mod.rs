@@ -253,8 +253,15 @@ pub fn judge_claims(preset: &dyn Preset, results: &RunResults) -> Vec<ClaimOutco
         .map(|c| {
             let mut outcome = claims::check(c, results);
             if let Some(more) = preset.explain(c, results) {
-                outcome.explanation.push(' ');
-                outcome.explanation.push_str(&more);
+                // A sentence of its own, after the evidence's last figure.
+                let text = outcome.explanation.trim_end();
+                outcome.explanation = if text.is_empty() {
+                    more
+                } else if text.ends_with(['.', ':', ';']) {
+                    format!("{text} {more}")
+                } else {
+                    format!("{text}. {more}")
+                };
             }
             outcome
         })
