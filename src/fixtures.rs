@@ -216,6 +216,7 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
                 inblock: 0,
                 oublock: 0,
             },
+            setup_faults: None,
             max_rss_kib: 2048,
             vmstat,
             device: None,

@@ -473,12 +473,13 @@ fn report_errors_are_one_line_with_the_right_exit_code() {
         .arg(scratch.path("r.html"))
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: parse "));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is not a faultline JSON export"), "{err}");
     // Without -o the report goes beside the results: not written when they
     // cannot be read.
     let out = faultline().arg("report").arg(&bad).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(!scratch.path("bad.html").exists());
     // Usage: an output directory that does not exist.
     let out = faultline()

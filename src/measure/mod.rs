@@ -58,6 +58,11 @@ impl CounterReading {
         }
     }
 
+    /// Its getrusage() reading.
+    pub fn rusage(&self) -> &rusage::RusageSnapshot {
+        &self.rusage
+    }
+
     /// What changed since `before`; an unreadable vmstat leaves the map
     /// empty and an unreadable device leaves `None`.
     pub fn since(&self, before: &CounterReading) -> CounterDelta {

@@ -8,5 +8,5 @@ mod sample;
 mod settings;
 
 pub use raw::RawResults;
-pub use sample::{ChildReport, ProcStat, Sample, TrialFailure};
+pub use sample::{ChildReport, ProcStat, Sample, SetupFaults, TrialFailure};
 pub use settings::{mode_line, InterferenceSettings, ProfileSettings, Reproduction, Settings};

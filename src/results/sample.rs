@@ -25,6 +25,12 @@ pub struct ChildReport {
     /// getrusage() deltas over setup + loop + sync + teardown.
     #[serde(flatten)]
     pub rusage: crate::measure::rusage::Counters,
+    /// The page faults `rusage` counted in setup, outside the main loop's
+    /// clock (MAP_POPULATE's prefault, a pre-faulted buffer); `None` where
+    /// setup is not apart from the loop (threaded and duration-bounded
+    /// trials) and in results from before it was counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup_faults: Option<SetupFaults>,
     /// Peak resident set of the trial process, KiB.
     pub max_rss_kib: u64,
     /// Deltas of selected /proc/vmstat counters (system-wide) over setup + loop + teardown.
@@ -78,6 +84,37 @@ pub struct ChildReport {
     /// runner replaces it with `profile`; it is never journaled or exported).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_profile: Option<crate::measure::profile::RawProfile>,
+}
+
+/// Page faults taken in a trial's setup (every pass's, with `--min-trial-time`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SetupFaults {
+    /// Minor page faults.
+    pub minflt: u64,
+    /// Major page faults.
+    pub majflt: u64,
+}
+
+impl SetupFaults {
+    /// The faults between two getrusage() readings.
+    pub fn between(
+        before: &crate::measure::rusage::RusageSnapshot,
+        after: &crate::measure::rusage::RusageSnapshot,
+    ) -> SetupFaults {
+        let d = after.delta_since(before);
+        SetupFaults {
+            minflt: d.minflt,
+            majflt: d.majflt,
+        }
+    }
+
+    /// The sum of two passes' setup faults.
+    pub fn plus(self, other: SetupFaults) -> SetupFaults {
+        SetupFaults {
+            minflt: self.minflt + other.minflt,
+            majflt: self.majflt + other.majflt,
+        }
+    }
 }
 
 impl ChildReport {

@@ -156,6 +156,21 @@ pub fn throughput_bps(sample: &Sample, metric: Metric) -> f64 {
     sample.child.bytes as f64 / (metric_time(sample, metric) / 1e9)
 }
 
+/// The (minor, major) page faults of `sample` over the time `metric`
+/// compares: every fault getrusage counted for [`Metric::Total`]; for
+/// [`Metric::Loop`], less those its setup took outside the loop's clock
+/// (MAP_POPULATE's prefault), when they were counted apart.
+pub fn timed_faults(sample: &Sample, metric: Metric) -> (u64, u64) {
+    let r = &sample.child.rusage;
+    match (metric, sample.child.setup_faults) {
+        (Metric::Loop, Some(setup)) => (
+            r.minflt.saturating_sub(setup.minflt),
+            r.majflt.saturating_sub(setup.majflt),
+        ),
+        _ => (r.minflt, r.majflt),
+    }
+}
+
 /// Summarises the samples of one case; `None` when there are none.
 ///
 /// Nothing is dropped silently, so the result is also `None` when a number
@@ -181,8 +196,8 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         )
     };
     let per_mib = PerMib {
-        minflt: per_mib_mean(&|s| s.child.rusage.minflt as f64)?,
-        majflt: per_mib_mean(&|s| s.child.rusage.majflt as f64)?,
+        minflt: per_mib_mean(&|s| timed_faults(s, metric).0 as f64)?,
+        majflt: per_mib_mean(&|s| timed_faults(s, metric).1 as f64)?,
         syscalls: per_mib_mean(&|s| s.child.syscalls as f64)?,
         sys_ms: per_mib_mean(&|s| s.child.rusage.sys_ns as f64 / 1e6)?,
         user_ms: per_mib_mean(&|s| s.child.rusage.user_ns as f64 / 1e6)?,
@@ -500,6 +515,28 @@ mod tests {
         assert_eq!(c.per_mib.minflt, 192.0);
         // No block device: no amplification to show.
         assert_eq!(c.read_amplification, None);
+    }
+
+    #[test]
+    fn faults_per_mib_leave_out_an_untimed_setups_faults() {
+        // 300 faults, 256 of them MAP_POPULATE's prefault in setup.
+        let mut a = sample(0, 1_000, 1_000);
+        a.child.rusage.minflt = 300;
+        a.child.rusage.majflt = 3;
+        a.child.setup_faults = Some(crate::results::SetupFaults {
+            minflt: 256,
+            majflt: 2,
+        });
+        // The loop's clock leaves setup out, and so do its faults.
+        let looped = summarize_case(std::slice::from_ref(&a), Metric::Loop).unwrap();
+        assert_eq!((looped.per_mib.minflt, looped.per_mib.majflt), (44.0, 1.0));
+        assert_eq!(timed_faults(&a, Metric::Loop), (44, 1));
+        // The whole trial's clock counts setup, and every fault.
+        let total = summarize_case(std::slice::from_ref(&a), Metric::Total).unwrap();
+        assert_eq!((total.per_mib.minflt, total.per_mib.majflt), (300.0, 3.0));
+        // Not counted apart (results from before): every fault, either way.
+        a.child.setup_faults = None;
+        assert_eq!(timed_faults(&a, Metric::Loop), (300, 3));
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod busy;
 pub mod calibrate;
 pub mod compare;
+pub mod dispersion;
 pub mod effect;
 pub mod fdr;
 pub mod interference;

@@ -434,15 +434,12 @@ fn judge_effects(
                 })
                 .expect("not empty")
         });
+    // Its counters only: its estimate and CI are in the table above, at
+    // the claim's level and in the claim's direction, and shown once.
     if let Some(r) = telling.0.basis.or(telling.0.input.ratio.as_ref()) {
         text.push_str(&format!(
-            ". {} (time ratio {:.2}x, 95% CI {:.2}–{:.2}, {} pairs): {}",
-            telling.0.input.label,
-            r.ratio,
-            r.ci95_low,
-            r.ci95_high,
-            r.pairs,
-            telling.0.input.evidence
+            ". {} ({} pairs): {}",
+            telling.0.input.label, r.pairs, telling.0.input.evidence
         ));
     }
     ClaimOutcome {

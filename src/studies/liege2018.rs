@@ -1,8 +1,9 @@
 //! liege2018: sequential 16 kB and random 1-byte reads and writes, read()/write()
 //! against mmap, on file sizes from 1 kB to 160 MB (Univ. of Liège, INFO0940, 2018).
 use super::{
-    mean_seconds, ratio_cell, ratio_of, ratio_point, read_case, secs, summary_of, time_split_keys,
-    time_unit, write_case, Preset, Scope, Table,
+    comparison, cpu_split_of, mean_seconds, ratio_cell, ratio_header, ratio_point, read_case, secs,
+    summary_of, time_split_keys, time_unit, write_case, Preset, Scope, Table, BELOW_RESOLUTION,
+    COMPARISON_NOTE,
 };
 use crate::method::{MethodKind, SyncPolicy};
 use crate::pattern::Pattern;
@@ -42,6 +43,9 @@ const MUCH_FASTER: f64 = 2.0;
 const FIGURE5_SIZE: u64 = 8_000_000;
 /// The sequential user buffer.
 const SEQ_BLOCK: u64 = 16 << 10;
+/// The largest file the small-file claims count as small (the report
+/// names no size): 100 kB.
+const SMALL_FILES: u64 = 100_000;
 
 fn sizes(scope: Scope) -> (Vec<u64>, Vec<u64>) {
     let quick = [1_000, 10_000, 100_000, 625_000, 1_000_000, 8_000_000];
@@ -167,24 +171,40 @@ impl Preset for Liege2018 {
     }
 
     fn published(&self) -> Vec<Table> {
-        let row = |k: &str, v: &str| vec![k.to_string(), v.to_string()];
+        let row = |k: &str, v: &str, w: &str| vec![k.to_string(), v.to_string(), w.to_string()];
         vec![Table::new(
-            "Published (Figures 1–4, text): mmap speedup over read()/write()",
-            &["case", "published"],
+            "Published (Figures 1–5, text): mmap against read()/write(); the report contradicts itself on small sequential files (section 1.c against section 3), and both sides are claims",
+            &["case", "published", "where"],
             vec![
                 row(
-                    "seq read, 1 kB–160 MB",
-                    "similar; small edge for mmap on small files",
+                    "seq read and write, 1 kB–160 MB",
+                    "similar",
+                    "section 3, Figures 1–2; conclusion: no clear advantage",
                 ),
                 row(
-                    "seq write, 1 kB–160 MB",
-                    "similar; small edge for mmap on small files",
+                    "seq read and write, small files",
+                    "mmap has a small advantage",
+                    "section 3 (measured)",
                 ),
-                row("random 1-byte read, 625 kB", "about 100x faster with mmap"),
-                row("random 1-byte write, 625 kB", "about 100x faster with mmap"),
                 row(
-                    "8000 kB, user/sys split (Fig. 5)",
+                    "seq read, small files",
+                    "read() usually faster (contradicts the row above)",
+                    "section 1.c (no measurement)",
+                ),
+                row(
+                    "random 1-byte read and write, all sizes",
+                    "mmap much faster",
+                    "section 3, Figures 3–4; conclusion",
+                ),
+                row(
+                    "random 1-byte read and write, 625 kB",
+                    "about 100x faster with mmap",
+                    "section 3",
+                ),
+                row(
+                    "8000 kB, user/sys split",
                     "read() spends its time in sys",
+                    "section 3, Figure 5",
                 ),
             ],
         )]
@@ -222,8 +242,8 @@ impl Preset for Liege2018 {
                 .is_some_and(|&x| x == s)
         };
         let sequential = select(&[0, 1], &|_| true);
-        let small = select(&[0, 1], &|s| s <= 100_000);
-        let small_reads = select(&[0], &|s| s <= 100_000);
+        let small = select(&[0, 1], &|s| s <= SMALL_FILES);
+        let small_reads = select(&[0], &|s| s <= SMALL_FILES);
         let (edge_low, edge_high) = SMALL_EDGE;
         let random_all = select(&[2, 3], &|_| true);
         let need = |n: usize| (0.75 * n as f64).ceil() as usize;
@@ -264,7 +284,7 @@ impl Preset for Liege2018 {
                     "section 3 (measured): mmap has a small advantage on small files: faster by {edge_low}–{edge_high}x (faultline's reading of \"a small advantage\"), in at least {} of the {} sequential comparisons up to 100 kB ({}); section 1.c of the same report says the opposite (the next claim)",
                     need(small.len()),
                     small.len(),
-                    span(&[0, 1], &|s| s <= 100_000)
+                    span(&[0, 1], &|s| s <= SMALL_FILES)
                 ),
                 pairs: small,
                 expect: Expect::Effect(Published::faster(Size::Range {
@@ -280,7 +300,7 @@ impl Preset for Liege2018 {
                     "section 1.c: read() is usually faster when reading small files sequentially: mmap slower by at least {edge_low}x in at least {} of the {} sequential reads up to 100 kB ({}); this contradicts section 3's measured small advantage for mmap (the claim before)",
                     need(small_reads.len()),
                     small_reads.len(),
-                    span(&[0], &|s| s <= 100_000)
+                    span(&[0], &|s| s <= SMALL_FILES)
                 ),
                 pairs: small_reads,
                 expect: Expect::Effect(Published::slower(Size::AtLeast(SMALL_EDGE.0))),
@@ -321,6 +341,7 @@ impl Preset for Liege2018 {
 
     fn fidelity(&self) -> Vec<String> {
         vec![
+            "The report contradicts itself on small sequential files: section 1.c (\"Efficient usage\", no measurement) says read/write are usually faster when reading small files sequentially, while section 3 (its measurements, Figures 1–2) says mmap seems to have a small advantage on small files, and the conclusion sees no clear advantage either way. Both sides are encoded as claims (small-files-measured and small-files-read), so at most one of them can hold on any machine; neither is dropped.".into(),
             "Random positions are a seeded permutation of every byte (each once), so both methods touch the same bytes. The report says only \"randomly located bytes\", as many operations as the file has bytes; --faithful draws each position independently (with replacement, from a fixed seed), the plain reading of that and what a rand() % size loop does, for the random reads. Random writes keep the permutation in both modes: with replacement about a third of the bytes would never be written, and faultline checks every byte a write trial wrote by reading it back. Either way every page of the file is touched many times at these sizes.".into(),
             "Sizes are decimal (1 kB = 1000 B); the sequential buffer is 16 KiB (or the whole file when smaller), in both modes.".into(),
             "Writes overwrite an existing, allocated file of the full size that faultline created; no sync in either version. Not replayed by --faithful: the report does not say how its files were created or whether it synced.".into(),
@@ -335,17 +356,20 @@ impl Preset for Liege2018 {
         let mut rows = Vec::new();
         for (kind, size, b, o) in pairs_of_plan(&plan_cases) {
             let cpu = |c: &Case| {
-                super::summary_of(results, c).map_or("-".to_string(), |s| {
-                    let (user, sys, samples) = cpu_split(s);
-                    format!(
+                super::summary_of(results, c).map_or("-".to_string(), |s| match cpu_split(s) {
+                    Some((user, sys, samples)) => format!(
                         "{}/{}{}",
                         secs(Some(user)),
                         secs(Some(sys)),
                         if samples.is_some() { " *" } else { "" }
-                    )
+                    ),
+                    None => BELOW_RESOLUTION.to_string(),
                 })
             };
             let published = match kind {
+                0 | 1 if size <= SMALL_FILES => {
+                    "similar; small edge for mmap (sec. 3) / read faster (sec. 1.c)".to_string()
+                }
                 0 | 1 => "similar".to_string(),
                 _ if size == RANDOM_SPEEDUP.1 => format!(
                     "~{}x ({}–{}x)",
@@ -353,14 +377,14 @@ impl Preset for Liege2018 {
                     RANDOM_SPEEDUP.0 / (1.0 + RANDOM_TOLERANCE),
                     RANDOM_SPEEDUP.0 * (1.0 + RANDOM_TOLERANCE)
                 ),
-                _ => "-".to_string(),
+                _ => format!("much faster (above {MUCH_FASTER}x)"),
             };
             rows.push(vec![
                 KINDS[kind].to_string(),
                 format!("{} kB", size as f64 / 1e3),
                 secs(mean_seconds(results, &b).map(|m| m.0)),
                 secs(mean_seconds(results, &o).map(|m| m.0)),
-                ratio_cell(ratio_of(results, &b, &o).as_ref()),
+                ratio_cell(results, &b, &o),
                 published,
                 cpu(&b),
                 cpu(&o),
@@ -372,13 +396,13 @@ impl Preset for Liege2018 {
             ""
         };
         vec![Table::new(
-            &format!("Measured: mean time per file (read()/write() and mmap), speedup of mmap with 95% CI, published beside it{split}"),
+            &format!("Measured: mean time per file (read()/write() and mmap), speedup of mmap, published beside it; {COMPARISON_NOTE}; user/sys {BELOW_RESOLUTION} where getrusage cannot split a trial that short (under {:.0} ms) or counted more CPU than its clock{split}", super::CPU_SPLIT_RESOLUTION_S * 1e3),
             &[
                 "case",
                 "size",
                 "read/write",
                 "mmap",
-                "speedup [95% CI]",
+                &ratio_header("speedup"),
                 "published",
                 "read user/sys",
                 "mmap user/sys",
@@ -426,7 +450,7 @@ impl Preset for Liege2018 {
             let speedups: Vec<_> = mine
                 .iter()
                 .filter_map(|p| {
-                    ratio_of(results, &p.2, &p.3).map(|r| ratio_point(p.1 as f64 / 1e3, &r))
+                    comparison(results, &p.2, &p.3).map(|r| ratio_point(p.1 as f64 / 1e3, &r))
                 })
                 .collect();
             let mut ratio_series = vec![Series {
@@ -486,10 +510,7 @@ fn figure5_plot(results: &RunResults, all: &[Pair]) -> Option<Plot> {
         let longest = summaries
             .iter()
             .flatten()
-            .map(|s| {
-                let (user, sys, _) = cpu_split(s);
-                user + sys
-            })
+            .filter_map(|s| cpu_split(s).map(|(user, sys, _)| user + sys))
             .fold(0.0, f64::max);
         let (unit, unit_name) = time_unit(longest);
         let groups: Vec<BarGroup> = ["read()", "mmap"]
@@ -497,7 +518,15 @@ fn figure5_plot(results: &RunResults, all: &[Pair]) -> Option<Plot> {
             .zip(summaries)
             .filter_map(|(name, s)| {
                 let s = s?;
-                let (user, sys, samples) = cpu_split(s);
+                let Some((user, sys, samples)) = cpu_split(s) else {
+                    // No split to draw: an empty bar that says why.
+                    let mut bar = Bar::stacked("", Vec::new());
+                    bar.note = Some(super::UNRESOLVED.to_string());
+                    return Some(BarGroup {
+                        label: name.to_string(),
+                        bars: vec![bar],
+                    });
+                };
                 if let Some(n) = samples {
                     sampled.push(n);
                 }
@@ -561,7 +590,8 @@ fn figure5_plot(results: &RunResults, all: &[Pair]) -> Option<Plot> {
         "liege2018 Figure 5: user and sys CPU time of read() and mmap",
         &format!("As the report's Figure 5: mean user and sys CPU time per file (each trial's open, \
          mapping and loop), stacked, for sequential and random reads, read() beside mmap ({split}); the \
-         note is sys's share of the CPU time. The report gives no numbers for Figure 5, only \
+         note is sys's share of the CPU time (\"unresolved\" over an empty bar: trials too \
+         short, or CPU time counted beyond their clock, for a split to be shown). The report gives no numbers for Figure 5, only \
          its reading, so no published bar is drawn: at 8000 kB read() spends its time in sys, \
          sequential totals are similar, and random read() needs far more (sys) time. Figure 5 \
          used one log axis; here each panel has its own linear axis, so the stacks add up. \
@@ -572,19 +602,27 @@ fn figure5_plot(results: &RunResults, all: &[Pair]) -> Option<Plot> {
     ))
 }
 
-/// A case's mean user and sys CPU time, s: with `--profile`, getrusage's
-/// total split by the kernel's share of all its samples (and the samples
-/// behind the split); otherwise getrusage's own split, which the timer tick
-/// decides and which is too coarse for trials of a few milliseconds.
-fn cpu_split(s: &crate::stats::analysis::CaseSummary) -> (f64, f64, Option<u64>) {
+/// A case's mean user and sys CPU time, s, when they can be set beside its
+/// elapsed time: with `--profile`, getrusage's total split by the kernel's
+/// share of all its samples (and the samples behind the split); otherwise
+/// getrusage's own split, which the timer tick decides and which is too
+/// coarse for trials of a few milliseconds. `None` (shown as
+/// [`BELOW_RESOLUTION`]) where [`cpu_split_of`] cannot show getrusage's
+/// split, or, with a profile, where the CPU time exceeds the elapsed time.
+fn cpu_split(s: &crate::stats::analysis::CaseSummary) -> Option<(f64, f64, Option<u64>)> {
+    let elapsed = s.time_ns.mean / 1e9;
     let (user, sys) = (s.user_ns.mean / 1e9, s.sys_ns.mean / 1e9);
     match &s.profile {
-        Some(p) if p.mode == crate::measure::profile::ProfileMode::KernelUser => {
+        Some(p)
+            if p.mode == crate::measure::profile::ProfileMode::KernelUser
+                && p.samples > 0
+                && user + sys <= elapsed * 1.05 =>
+        {
             let kernel = p.pooled_kernel_share();
             let cpu = user + sys;
-            (cpu * (1.0 - kernel), cpu * kernel, Some(p.samples))
+            Some((cpu * (1.0 - kernel), cpu * kernel, Some(p.samples)))
         }
-        _ => (user, sys, None),
+        _ => cpu_split_of(s, elapsed).map(|(u, s)| (u, s, None)),
     }
 }
 
@@ -649,5 +687,118 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(seq.quorum, 0.75);
+    }
+
+    #[test]
+    fn random_much_faster_is_judged_at_every_random_size() {
+        for scope in [Scope::QUICK, Scope::FULL, Scope::new(false, 256)] {
+            let plan = Liege2018.plan(scope);
+            let claim = Liege2018
+                .claims(&plan)
+                .into_iter()
+                .find(|c| c.id == "random-all-sizes")
+                .unwrap();
+            let (_, random) = sizes(scope);
+            // Reads and writes at every random size of the plan.
+            assert_eq!(claim.pairs.len(), 2 * random.len());
+            for size in &random {
+                for method in [MethodKind::Read, MethodKind::Write] {
+                    assert!(
+                        claim
+                            .pairs
+                            .iter()
+                            .any(|(b, _)| b.file_size == *size && b.method == method),
+                        "{size} {method}"
+                    );
+                }
+            }
+            match &claim.expect {
+                Expect::Effect(p) => assert_eq!(p.band().0, MUCH_FASTER),
+                other => panic!("{other:?}"),
+            }
+        }
+        // Full measures random access up to 160 MB.
+        assert_eq!(sizes(Scope::FULL).1.last(), Some(&160_000_000));
+    }
+
+    #[test]
+    fn the_reports_self_contradiction_is_shown_where_it_is() {
+        let notes = Liege2018.fidelity();
+        let note = notes
+            .iter()
+            .find(|n| n.contains("contradicts itself"))
+            .expect("a fidelity note on the contradiction");
+        for text in [
+            "section 1.c",
+            "section 3",
+            "small-files-measured",
+            "small-files-read",
+        ] {
+            assert!(note.contains(text), "{text}: {note}");
+        }
+        let published = Liege2018.published()[0].render_text();
+        assert!(
+            published.contains("section 1.c (no measurement)"),
+            "{published}"
+        );
+        assert!(
+            published.contains("contradicts the row above"),
+            "{published}"
+        );
+        // Both sides are claims, over the same small sequential reads.
+        let plan = Liege2018.plan(Scope::QUICK);
+        let claims = Liege2018.claims(&plan);
+        let (measured, read) = (
+            claims
+                .iter()
+                .find(|c| c.id == "small-files-measured")
+                .unwrap(),
+            claims.iter().find(|c| c.id == "small-files-read").unwrap(),
+        );
+        for (b, o) in &read.pairs {
+            assert!(measured.pairs.contains(&(b.clone(), o.clone())));
+        }
+        // The measured table names both readings on the small sequential rows.
+        let t = &Liege2018.measured(&crate::fixtures::results_of(&plan.cases))[0];
+        let small = t
+            .rows
+            .iter()
+            .find(|r| r[0] == "seq read" && r[1] == "1 kB")
+            .unwrap();
+        assert!(
+            small[5].contains("sec. 3") && small[5].contains("sec. 1.c"),
+            "{small:?}"
+        );
+        let big = t
+            .rows
+            .iter()
+            .find(|r| r[0] == "random read" && r[1] == "1000 kB")
+            .unwrap();
+        assert_eq!(big[5], "much faster (above 2x)");
+    }
+
+    #[test]
+    fn a_trials_user_and_sys_are_below_resolution_when_shorter_than_a_tick() {
+        use crate::studies::testing::{around, measure};
+        let plan = Liege2018.plan(Scope::QUICK);
+        let mut results = crate::fixtures::results_of(&plan.cases);
+        let (_, _, b, o) = pairs(Scope::QUICK)
+            .into_iter()
+            .find(|p| p.0 == 1 && p.1 == 1_000)
+            .unwrap();
+        // Microsecond writes whose getrusage split exceeds the clock.
+        measure(&mut results, &b, &around(0.03, 4, 1.3));
+        measure(&mut results, &o, &around(40.0, 4, 0.9));
+        let t = &Liege2018.measured(&results)[0];
+        let row = t
+            .rows
+            .iter()
+            .find(|r| r[0] == "seq write" && r[1] == "1 kB")
+            .unwrap();
+        assert_eq!(row[6], BELOW_RESOLUTION);
+        assert!(row[7].contains(" ms/"), "{row:?}");
+        assert!(t.columns.contains(&"speedup [90% CI]".to_string()));
+        // Figure 5's bars say so rather than draw it.
+        assert!(cpu_split(summary_of(&results, &b).unwrap()).is_none());
     }
 }

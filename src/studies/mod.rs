@@ -128,6 +128,20 @@ pub trait Preset: Send + Sync {
         let _ = (claim, results);
         None
     }
+    /// Its claims that are not a time ratio between cases (e.g. one about
+    /// how the speedups spread), each judged by the preset from `results`
+    /// at the claims' level; none by default.
+    fn other_claims(&self, results: &RunResults) -> Vec<ClaimOutcome> {
+        let _ = results;
+        Vec::new()
+    }
+    /// What this run measured about the machine that a claim's premise
+    /// rests on (e.g. whether its cold cases were I/O-bound), added to the
+    /// machine notes; none by default.
+    fn machine_notes(&self, results: &RunResults) -> Vec<String> {
+        let _ = results;
+        Vec::new()
+    }
     /// Whether `reproduce all` runs it (a preset that needs privileges or
     /// takes long runs only when named).
     fn in_all(&self) -> bool {
@@ -227,9 +241,9 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// Every claim of `preset` judged on `results`, each with its id: the
-/// timed claims, each explained further by the preset's own counters, then
-/// its profile claims (unsettled, needing --profile, when the run was not
-/// profiled).
+/// timed claims, each explained further by the preset's own counters, its
+/// other claims ([`Preset::other_claims`]), then its profile claims
+/// (unsettled, needing --profile, when the run was not profiled).
 pub fn judge_claims(preset: &dyn Preset, results: &RunResults) -> Vec<ClaimOutcome> {
     let results = &*as_planned(results);
     let plan = plan_of(results);
@@ -239,12 +253,20 @@ pub fn judge_claims(preset: &dyn Preset, results: &RunResults) -> Vec<ClaimOutco
         .map(|c| {
             let mut outcome = claims::check(c, results);
             if let Some(more) = preset.explain(c, results) {
-                outcome.explanation.push(' ');
-                outcome.explanation.push_str(&more);
+                // A sentence of its own, after the evidence's last figure.
+                let text = outcome.explanation.trim_end();
+                outcome.explanation = if text.is_empty() {
+                    more
+                } else if text.ends_with(['.', ':', ';']) {
+                    format!("{text} {more}")
+                } else {
+                    format!("{text}. {more}")
+                };
             }
             outcome
         })
         .collect();
+    claims.extend(preset.other_claims(results));
     claims.extend(preset.profile_claims(results));
     claims
         .into_iter()
@@ -395,31 +417,129 @@ pub fn summary_of<'a>(
     find_case(results, case)?.summary.as_ref()
 }
 
-/// The paired time ratio `base / other` (above 1: `other` is faster).
-pub fn ratio_of(
-    results: &RunResults,
-    base: &Case,
-    other: &Case,
-) -> Option<crate::stats::RatioEstimate> {
-    let find = |c: &Case| find_case(results, c);
-    crate::stats::analysis::compare_cases(
-        &find(base)?.counted_samples(),
-        &find(other)?.counted_samples(),
-        results.settings.metric,
+/// One comparison as the claims judge it, so a study's tables show the
+/// same estimate, CI and orientation as its claims: the paired time ratio
+/// `base / other` (above 1: `other` is faster) and its CI at the claims'
+/// level ([`crate::stats::effect::CLAIM_LEVEL`], 90%), over every pair, or
+/// over the clean pairs only (neither trial interfered with) when any pair
+/// was interfered with; over every pair again, marked, when too few clean
+/// pairs are left (the claim is then unsettled: machine busy).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Comparison {
+    /// `base / other`, the geometric mean of the paired ratios.
+    pub ratio: f64,
+    /// Its CI at the claims' level.
+    pub ci: (f64, f64),
+    /// The pairs it rests on.
+    pub pairs: usize,
+    /// Which pairs.
+    pub basis: Basis,
+}
+
+/// The pairs a [`Comparison`] rests on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Basis {
+    /// Every pair; none was interfered with.
+    All,
+    /// The clean pairs only: some were interfered with.
+    Clean,
+    /// Every pair, interfered ones included: too few clean pairs are left
+    /// to judge (the claims show the same and decide nothing on it).
+    Interfered,
+}
+
+/// The comparison of `base` and `other` as the claims judge it (see
+/// [`Comparison`]); `None` without two or more usable pairs.
+pub fn comparison(results: &RunResults, base: &Case, other: &Case) -> Option<Comparison> {
+    let input = claims::pair_input(results, base, other, String::new());
+    let logs = crate::stats::effect::LogRatios::of_estimate;
+    let (logs, basis) = match (
+        input.interfered_share > 0.0,
+        &input.clean_ratio,
+        &input.ratio,
+    ) {
+        (false, _, Some(all)) => (logs(all)?, Basis::All),
+        (true, Some(clean), _) if logs(clean).is_some() => (logs(clean)?, Basis::Clean),
+        (true, _, Some(all)) => (logs(all)?, Basis::Interfered),
+        _ => return None,
+    };
+    Some(Comparison {
+        ratio: logs.mean.exp(),
+        ci: logs.ratio_ci(crate::stats::effect::CLAIM_LEVEL),
+        pairs: logs.n,
+        basis,
+    })
+}
+
+/// The header of a column of [`ratio_cell`]s, e.g. `speedup [90% CI]`.
+pub fn ratio_header(what: &str) -> String {
+    format!(
+        "{what} [{:.0}% CI]",
+        crate::stats::effect::CLAIM_LEVEL * 100.0
     )
 }
 
-/// A ratio cell, `1.23 [1.10–1.40]`, or `-`.
-pub fn ratio_cell(r: Option<&crate::stats::RatioEstimate>) -> String {
-    match r {
-        Some(r) => format!("{:.2} [{:.2}–{:.2}]", r.ratio, r.ci95_low, r.ci95_high),
+/// What every table of comparisons says about its CIs (for captions).
+pub const COMPARISON_NOTE: &str = "each comparison as its claim judges it: the paired time ratio with its 90% CI, from the clean pairs only where a trial was interfered with (marked \"clean\"), or marked \"interfered\" where too few clean pairs are left to judge";
+
+/// A comparison cell, `1.23 [1.10–1.40]` (`… clean` or `… interfered` as
+/// [`Basis`] says), or `-`.
+pub fn ratio_cell(results: &RunResults, base: &Case, other: &Case) -> String {
+    match comparison(results, base, other) {
+        Some(c) => format!(
+            "{:.2} [{:.2}–{:.2}]{}",
+            c.ratio,
+            c.ci.0,
+            c.ci.1,
+            match c.basis {
+                Basis::All => "",
+                Basis::Clean => " clean",
+                Basis::Interfered => " interfered",
+            }
+        ),
         None => "-".to_string(),
     }
 }
 
-/// A plot point from a ratio: `(x, ratio, CI)`.
-pub fn ratio_point(x: f64, r: &crate::stats::RatioEstimate) -> crate::report::plot::Point {
-    (x, r.ratio, Some((r.ci95_low, r.ci95_high)))
+/// A plot point from a comparison: `(x, ratio, CI)`.
+pub fn ratio_point(x: f64, c: &Comparison) -> crate::report::plot::Point {
+    (x, c.ratio, Some(c.ci))
+}
+
+/// The coarsest timer tick Linux is built with (HZ = 100), in seconds:
+/// getrusage splits a process's CPU time into user and sys by the ticks
+/// that land in each, so a trial shorter than this has no resolved split.
+pub const CPU_SPLIT_RESOLUTION_S: f64 = 0.010;
+
+/// What a cell says instead of user and sys times that cannot be set
+/// beside the elapsed time.
+pub const BELOW_RESOLUTION: &str = "below resolution";
+
+/// The same over a plot's bar, where the note must be short (captions say
+/// what it means).
+pub const UNRESOLVED: &str = "unresolved";
+
+/// The user and sys CPU times of a case summary, in seconds, when they can
+/// be shown beside its elapsed time `elapsed_s` (the whole trial,
+/// which is what getrusage spans): `None` when the trials are shorter than
+/// [`CPU_SPLIT_RESOLUTION_S`], or when user + sys exceed the elapsed
+/// time by more than 5% (CPU time counted outside the clocks, e.g. the
+/// opening of the file between the passes of `--min-trial-time`): such a
+/// split is shown as [`BELOW_RESOLUTION`], never as CPU exceeding wall.
+/// For one-threaded trials.
+pub fn cpu_split_of(s: &crate::stats::analysis::CaseSummary, elapsed_s: f64) -> Option<(f64, f64)> {
+    let (user, sys) = (s.user_ns.mean / 1e9, s.sys_ns.mean / 1e9);
+    (elapsed_s >= CPU_SPLIT_RESOLUTION_S && user + sys <= elapsed_s * 1.05).then_some((user, sys))
+}
+
+/// The mean whole-trial time of a case (setup + loop + sync + teardown,
+/// what getrusage spans), in seconds, whatever the plan's metric.
+pub fn whole_trial_s(results: &RunResults, case: &Case) -> Option<f64> {
+    let found = find_case(results, case)?;
+    let samples = found.counted_samples();
+    (!samples.is_empty()).then(|| {
+        samples.iter().map(|s| s.total_ns as f64).sum::<f64>() / samples.len() as f64 / 1e9
+    })
 }
 
 /// The legend of a time split: user CPU, sys CPU and elapsed.
@@ -466,16 +586,22 @@ pub fn time_split_bars(
     ]
 }
 
-/// The measured time split of a case summary (its user, sys and whole
-/// trial time, with the trial time's CI), in seconds divided by `unit`.
+/// The measured time split of a case summary of a whole-trial metric (its
+/// user, sys and whole trial time, with the trial time's CI), in seconds
+/// divided by `unit`; a split [`cpu_split_of`] cannot show is an empty CPU
+/// bar noted [`UNRESOLVED`].
 pub fn measured_time_split(s: &crate::stats::analysis::CaseSummary, unit: f64) -> Vec<Bar> {
-    time_split_bars(
-        s.user_ns.mean / 1e9,
-        s.sys_ns.mean / 1e9,
-        s.time_ns.mean / 1e9,
-        s.time_ns.ci95.map(|(l, h)| (l / 1e9, h / 1e9)),
-        unit,
-    )
+    let elapsed = s.time_ns.mean / 1e9;
+    let ci = s.time_ns.ci95.map(|(l, h)| (l / 1e9, h / 1e9));
+    match cpu_split_of(s, elapsed) {
+        Some((user, sys)) => time_split_bars(user, sys, elapsed, ci, unit),
+        None => {
+            let mut bars = time_split_bars(0.0, 0.0, elapsed, ci, unit);
+            bars[0].segments.clear();
+            bars[0].note = Some(UNRESOLVED.to_string());
+            bars
+        }
+    }
 }
 
 /// A unit to show times up to `max` seconds in: `(seconds per unit, name)`.
@@ -489,9 +615,175 @@ pub fn time_unit(max: f64) -> (f64, &'static str) {
     }
 }
 
+/// Synthetic measurements for the presets' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// One synthetic trial: whole-trial time, user and sys CPU, ns, and
+    /// whether it was interfered with.
+    #[derive(Clone, Copy, Debug)]
+    pub(crate) struct Trial {
+        pub total_ns: u64,
+        pub user_ns: u64,
+        pub sys_ns: u64,
+        pub interfered: bool,
+    }
+
+    impl Trial {
+        /// A quiet trial of `total_ns` whose CPU was busy `cpu_share` of it
+        /// (two thirds user, one third sys).
+        pub(crate) fn quiet(total_ns: u64, cpu_share: f64) -> Trial {
+            let cpu = (total_ns as f64 * cpu_share) as u64;
+            Trial {
+                total_ns,
+                user_ns: cpu * 2 / 3,
+                sys_ns: cpu - cpu * 2 / 3,
+                interfered: false,
+            }
+        }
+    }
+
+    /// `results` with `case` measured by `trials` (run `i` is the `i`-th),
+    /// summarised under the results' metric; the main loop is the whole trial.
+    pub(crate) fn measure(results: &mut RunResults, case: &Case, trials: &[Trial]) {
+        let metric = results.settings.metric;
+        let found = results
+            .cases
+            .iter_mut()
+            .find(|c| c.case == *case)
+            .expect("a case of the plan");
+        let samples: Vec<_> = trials
+            .iter()
+            .enumerate()
+            .map(|(run, t)| {
+                let mut s = crate::fixtures::sample(found.id, run as u32);
+                s.total_ns = t.total_ns;
+                s.child.wall_ns = t.total_ns;
+                s.child.setup_ns = 0;
+                s.child.teardown_ns = 0;
+                s.child.rusage.user_ns = t.user_ns;
+                s.child.rusage.sys_ns = t.sys_ns;
+                s.interference = t
+                    .interfered
+                    .then(|| crate::measure::interference::Interference {
+                        interfered: true,
+                        ..Default::default()
+                    });
+                s
+            })
+            .collect();
+        found.summary = crate::stats::analysis::summarize_case(&samples, metric);
+        found.samples = samples;
+    }
+
+    /// `n` quiet trials around `ms` milliseconds (±1% alternating), at `cpu_share`.
+    pub(crate) fn around(ms: f64, n: usize, cpu_share: f64) -> Vec<Trial> {
+        (0..n)
+            .map(|i| {
+                let wobble = if i % 2 == 0 { 1.01 } else { 0.99 } * (1.0 + i as f64 * 1e-4);
+                Trial::quiet((ms * 1e6 * wobble) as u64, cpu_share)
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::testing::{around, measure, Trial};
     use super::*;
+
+    #[test]
+    fn a_tables_comparison_is_the_claims_estimate_at_90_percent() {
+        let plan = write2020::Write2020.plan(Scope::QUICK);
+        let (write, mmap) = (plan.cases[0].clone(), plan.cases[1].clone());
+        let mut results = crate::fixtures::results_of(&plan.cases);
+        measure(&mut results, &write, &around(120.0, 6, 0.9));
+        measure(&mut results, &mmap, &around(100.0, 6, 0.9));
+        let c = comparison(&results, &write, &mmap).expect("a comparison");
+        let claim = &write2020::Write2020.claims(&plan)[0];
+        let judged = claims::check(claim, &results);
+        let row = &judged.pairs[0];
+        assert!((row.measured.unwrap() - c.ratio).abs() < 1e-12);
+        let (lo, hi) = row.ci.unwrap();
+        assert!((lo - c.ci.0).abs() < 1e-12 && (hi - c.ci.1).abs() < 1e-12);
+        assert_eq!(c.basis, Basis::All);
+        assert_eq!(
+            ratio_cell(&results, &write, &mmap),
+            format!("{:.2} [{:.2}–{:.2}]", c.ratio, c.ci.0, c.ci.1)
+        );
+        assert_eq!(ratio_header("speedup"), "speedup [90% CI]");
+        // Interfered pairs: the clean ones only, as the claims take them, and said so.
+        let mut trials = around(120.0, 6, 0.9);
+        trials[0].interfered = true;
+        trials[0].total_ns *= 3;
+        measure(&mut results, &write, &trials);
+        let c = comparison(&results, &write, &mmap).unwrap();
+        assert!(c.basis == Basis::Clean && c.pairs == 5, "{c:?}");
+        assert!(ratio_cell(&results, &write, &mmap).ends_with(" clean"));
+        let judged = claims::check(claim, &results);
+        assert!((judged.pairs[0].measured.unwrap() - c.ratio).abs() < 1e-12);
+        assert_eq!(
+            ratio_cell(&results, &write, &plan.cases[2]),
+            "-",
+            "not measured"
+        );
+        // Every pair interfered with: the same estimate the claims show, marked.
+        let busy: Vec<Trial> = around(120.0, 6, 0.9)
+            .into_iter()
+            .map(|t| Trial {
+                interfered: true,
+                ..t
+            })
+            .collect();
+        measure(&mut results, &write, &busy);
+        let c = comparison(&results, &write, &mmap).unwrap();
+        assert_eq!((c.basis, c.pairs), (Basis::Interfered, 6));
+        assert!(ratio_cell(&results, &write, &mmap).ends_with(" interfered"));
+        let judged = claims::check(claim, &results);
+        assert!((judged.pairs[0].measured.unwrap() - c.ratio).abs() < 1e-12);
+        assert_eq!(judged.verdict, claims::ClaimVerdict::Unsettled);
+    }
+
+    #[test]
+    fn user_and_sys_are_never_shown_beyond_the_clock_or_below_the_tick() {
+        let plan = write2020::Write2020.plan(Scope::QUICK);
+        let case = plan.cases[0].clone();
+        let split = |trials: &[Trial]| {
+            let mut results = crate::fixtures::results_of(&plan.cases);
+            measure(&mut results, &case, trials);
+            let s = summary_of(&results, &case).unwrap().clone();
+            cpu_split_of(&s, s.time_ns.mean / 1e9)
+        };
+        let (user, sys) = split(&around(100.0, 3, 0.9)).expect("a 100 ms trial's split");
+        assert!((user + sys - 0.09).abs() < 0.002, "{user} {sys}");
+        // Microsecond trials: below the coarsest tick.
+        assert_eq!(split(&around(0.05, 3, 0.5)), None);
+        // CPU counted beyond the clock (e.g. between repeated passes).
+        assert_eq!(split(&around(30.0, 3, 3.0)), None);
+        // A little over (getrusage spans the clocks' edges): still shown.
+        assert!(split(&around(30.0, 3, 1.03)).is_some());
+    }
+
+    #[test]
+    fn judge_claims_takes_a_presets_other_claims() {
+        let plan = fedorova2019::Fedorova2019.plan(Scope::QUICK);
+        let results = crate::fixtures::results_of(&plan.cases);
+        let judged = judge_claims(&fedorova2019::Fedorova2019, &results);
+        let ids: Vec<&str> = judged.iter().map(|c| c.id.as_str()).collect();
+        assert!(ids.contains(&"warm-consistent"), "{ids:?}");
+        let other = judged.iter().find(|c| c.id == "warm-consistent").unwrap();
+        assert_eq!(other.study, "fedorova2019");
+        assert_eq!(other.kind, "dispersion");
+        assert_eq!(
+            other.unsettled.as_ref().unwrap().reason,
+            claims::Reason::NotMeasured
+        );
+        // Timed claims first, then the other claims, then the profile claims.
+        let at = |id: &str| ids.iter().position(|x| *x == id).unwrap();
+        assert!(at("populate") < at("warm-consistent"));
+        assert!(at("warm-consistent") < at("profile-pread-copy"));
+    }
 
     #[test]
     fn every_claim_compares_cases_of_its_plan_at_every_scale() {

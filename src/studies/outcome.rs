@@ -72,7 +72,10 @@ impl PresetOutcome {
             measured: preset.measured(results),
             claims,
             fidelity: preset.fidelity(),
-            machine: machine_notes(&results.environment),
+            machine: machine_notes(&results.environment)
+                .into_iter()
+                .chain(preset.machine_notes(results))
+                .collect(),
             plots,
             cycles: crate::report::profile::profile_lines(results),
             flames,

@@ -40,14 +40,15 @@ pub fn about_range(low: f64, high: f64) -> (f64, f64) {
     (about(low).0, about(high).1)
 }
 
-/// A share with its 95% CI in percent: `62% [58–66]`, or `62%` without a CI.
+/// A share with its CI at the claims' level ([`CLAIM_LEVEL`], 90%, as the
+/// share claims judge it) in percent: `62% [58–66]`, or `62%` without a CI.
 pub fn share_text(s: &Summary) -> String {
-    match s.ci95 {
+    match share_ci(s, CLAIM_LEVEL) {
         Some((lo, hi)) => format!(
             "{:.0}% [{:.0}–{:.0}]",
             s.mean * 100.0,
-            lo.max(0.0) * 100.0,
-            hi.min(1.0) * 100.0
+            lo * 100.0,
+            hi * 100.0
         ),
         None => format!("{:.0}%", s.mean * 100.0),
     }

@@ -3,7 +3,8 @@
 //! against mapping it (Sun Microsystems, "A Performance Comparison of read
 //! and mmap", 2002, Table 1).
 use super::{
-    ratio_cell, ratio_of, ratio_point, read_case, secs, secs_pm, summary_of, Preset, Scope, Table,
+    comparison, ratio_cell, ratio_header, ratio_point, read_case, secs, secs_pm, summary_of,
+    Preset, Scope, Table, COMPARISON_NOTE,
 };
 use crate::files::image::image_len;
 use crate::method::{MethodKind, Share};
@@ -215,7 +216,7 @@ impl Preset for Sun2002 {
 
     fn fidelity(&self) -> Vec<String> {
         vec![
-            "Scales whole 3-byte pixels (output pixel (x, y) is input pixel (k·x, k·y)). The article's listing indexes the raster as if every byte were a pixel: rows of `width` bytes, so it reads only the first third of the raster (every k-th byte of every k-th 1280-byte row), while read() still copies the whole image. Replayed by --faithful (--scope-unit byte), which lets mmap skip two thirds of the pages at every factor.".into(),
+            "Scales whole 3-byte pixels (output pixel (x, y) is input pixel (k·x, k·y)). The article's listing indexes the raster as if every byte were a pixel: rows of `width` bytes, so it reads only the first third of the raster (every k-th byte of every k-th 1280-byte row), while read() still copies the whole image. Replayed by --faithful (--scale-unit byte), which lets mmap skip two thirds of the pages at every factor.".into(),
             "The image is generated from a fixed seed (deterministic content, the same file every run), not a photograph; reduction time does not depend on the pixel values. Not replayed by --faithful: the photograph is not published.".into(),
             "The mapping is MAP_SHARED, as the article's text says; the listing used MAP_PRIVATE, which --faithful replays. Both only read here, so no page is copied either way.".into(),
             "The listing starts both versions a byte or two before the raster (an offset minus 1 minus 1); faultline scales from the raster's first byte in both modes: the offset's origin is not shown and it moves no page boundary that matters.".into(),
@@ -250,14 +251,14 @@ impl Preset for Sun2002 {
                     k.to_string(),
                     cell(&r),
                     cell(&m),
-                    ratio_cell(ratio_of(results, &r, &m).as_ref()),
+                    ratio_cell(results, &r, &m),
                     format!("{pr:.2} s / {pm:.2} s = {pq:.2}"),
                 ]
             })
             .collect();
         vec![Table::new(
             &format!(
-                "Measured ({} image, {THREADS} threads replicate, warm{}): mean time ± 95% CI half-width",
+                "Measured ({} image, {THREADS} threads replicate, warm{}): mean time ± 95% CI half-width of each case's mean; read/mmap: {COMPARISON_NOTE}",
                 crate::size::format_size(size),
                 if shape.faithful {
                     ", bytes scaled as pixels, MAP_PRIVATE"
@@ -269,7 +270,7 @@ impl Preset for Sun2002 {
                 "factor",
                 "read",
                 "mmap",
-                "read/mmap [95% CI]",
+                &ratio_header("read/mmap"),
                 "published read / mmap = ratio",
             ],
             rows,
@@ -284,7 +285,7 @@ impl Preset for Sun2002 {
                 .iter()
                 .filter_map(|&(k, ..)| {
                     let (r, m) = cases(size, k);
-                    ratio_of(results, &r, &m).map(|q| ratio_point(f64::from(k), &q))
+                    comparison(results, &r, &m).map(|q| ratio_point(f64::from(k), &q))
                 })
                 .collect(),
             style: SeriesStyle::Measured,

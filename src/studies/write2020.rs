@@ -1,8 +1,9 @@
 //! write2020: write 1000 MB of zeros with one write() of a whole-size buffer
 //! (no fsync) against memset into a MAP_SHARED mapping then msync (blog post, May 2020).
 use super::{
-    measured_time_split, ratio_cell, ratio_of, secs, summary_of, time_split_bars, time_split_keys,
-    time_unit, write_case, Preset, Scope, Table,
+    cpu_split_of, measured_time_split, ratio_cell, ratio_header, secs, summary_of, time_split_bars,
+    time_split_keys, time_unit, write_case, Preset, Scope, Table, BELOW_RESOLUTION,
+    COMPARISON_NOTE,
 };
 use crate::method::{MethodKind, SizeWith, SyncPolicy};
 use crate::pattern::Pattern;
@@ -31,10 +32,23 @@ fn published_speedup() -> f64 {
     WRITE[0] / MMAP[0]
 }
 
-/// The write and mmap cases of a run: as in the default plan, or with
-/// `--faithful` as the post did (write from a calloc'd, untouched buffer;
-/// the mmap file sized with lseek + a one-byte write).
-fn cases_of(plan_cases: &[Case]) -> (Case, Case) {
+/// The cases of a run: the post's write (from a calloc'd buffer it never
+/// touches), the mmap version (its file sized with ftruncate, or with
+/// `--faithful` as the post did, lseek + a one-byte write), and an extra
+/// write, not the post's, from a buffer pre-faulted in setup and filled in
+/// the loop.
+#[derive(Clone, Debug, PartialEq)]
+struct Cases {
+    /// The post's write: the claim is judged on it.
+    write: Case,
+    /// The mmap version.
+    mmap: Case,
+    /// Not in the post: write() from a pre-faulted, filled buffer.
+    prefaulted: Case,
+}
+
+/// The cases of a plan's or a run's cases (see [`Cases`]).
+fn cases_of(plan_cases: &[Case]) -> Cases {
     let size = plan_cases.first().map_or(0, |c| c.file_size);
     let faithful = plan_cases
         .iter()
@@ -42,26 +56,19 @@ fn cases_of(plan_cases: &[Case]) -> (Case, Case) {
     cases_at(size, faithful)
 }
 
-fn cases_at(size: u64, faithful: bool) -> (Case, Case) {
-    let (mut w, mut m) = cases(size);
-    if faithful {
-        w.fill = Some(FillContent::Calloc);
-        m.size_with = Some(SizeWith::SeekWrite);
-    }
-    (w, m)
-}
-
-fn cases(size: u64) -> (Case, Case) {
-    let w = write_case(
-        MethodKind::Write,
-        Pattern::Seq,
-        size,
-        size,
-        Target::Fresh,
-        SyncPolicy::None,
-        FillContent::Zero,
-    );
-    let m = write_case(
+fn cases_at(size: u64, faithful: bool) -> Cases {
+    let write = |fill| {
+        write_case(
+            MethodKind::Write,
+            Pattern::Seq,
+            size,
+            size,
+            Target::Fresh,
+            SyncPolicy::None,
+            fill,
+        )
+    };
+    let mut mmap = write_case(
         MethodKind::MmapWrite,
         Pattern::Seq,
         size,
@@ -70,10 +77,17 @@ fn cases(size: u64) -> (Case, Case) {
         SyncPolicy::End,
         FillContent::Zero,
     );
-    (w, m)
+    if faithful {
+        mmap.size_with = Some(SizeWith::SeekWrite);
+    }
+    Cases {
+        write: write(FillContent::Calloc),
+        mmap,
+        prefaulted: write(FillContent::Zero),
+    }
 }
 
-fn run_cases(results: &RunResults) -> (Case, Case) {
+fn run_cases(results: &RunResults) -> Cases {
     let plan_cases: Vec<Case> = results.cases.iter().map(|c| c.case.clone()).collect();
     cases_of(&plan_cases)
 }
@@ -109,9 +123,9 @@ impl Preset for Write2020 {
 
     fn plan(&self, scope: Scope) -> Plan {
         let size = scope.size(64_000_000, FULL_SIZE, 1 << 20);
-        let (w, m) = cases_at(size, scope.faithful);
+        let c = cases_at(size, scope.faithful);
         Plan {
-            cases: vec![w, m],
+            cases: vec![c.write, c.mmap, c.prefaulted],
             runs: scope.runs(10, 10),
             warmup: 0,
             order: OrderPolicy::Alternating,
@@ -125,10 +139,13 @@ impl Preset for Write2020 {
         vec![Claim {
             id: "mmap-10pct".into(),
             text: format!(
-                "mmap (memset + msync) is faster than one write() without fsync, by about {speedup:.2}x (the post's real times; its text says about 10%), judged at ×/÷ {:.2}",
+                "mmap (memset + msync) is faster than one write() without fsync from a calloc'd buffer it never touches (the post's), by about {speedup:.2}x (the post's real times; its text says about 10%), judged at ×/÷ {:.2}",
                 1.0 + TOLERANCE
             ),
-            pairs: vec![cases_of(&plan.cases)],
+            pairs: vec![{
+                let c = cases_of(&plan.cases);
+                (c.write, c.mmap)
+            }],
             expect: Expect::Effect(Published::faster(Size::Ratio {
                 value: speedup,
                 tolerance: TOLERANCE,
@@ -145,36 +162,56 @@ impl Preset for Write2020 {
         vec![
             "Kept the original's asymmetry on purpose, in both modes: the mmap version syncs (msync MS_SYNC) and the write version does not fsync, so write's data may still be dirty when its time stops. (The post's text says the write version fsyncs; its listing does not, and the listing is what was timed.)".into(),
             "The write version writes the whole buffer with one write() call, as the original, in both modes.".into(),
-            "The mmap file is sized with ftruncate by default. --faithful sizes it as the post did, with lseek and a one-byte write, but at the last byte of the mapping rather than one past it (the post's file ended a byte longer than it mapped), so the file is the planned size and its read-back check holds. Both leave a sparse file; the one-byte write allocates one block.".into(),
-            "The write version's buffer: the post calloc'd it and never touched it, so write() copied from the shared zero page and no user time went into the buffer. By default faultline allocates and pre-faults the buffer in setup (inside the total time) and stores the zeros into it in the loop, which adds a memset's user time and the page faults of a buffer as large as the file to write, penalising write. --faithful replays the post (--fill calloc: a zeroed buffer left untouched, nothing stored into it; the read-back still checks the file holds zeros).".into(),
+            "--faithful changes only how the mmap file is sized. The mmap file is sized with ftruncate by default. --faithful sizes it as the post did, with lseek and a one-byte write, but at the last byte of the mapping rather than one past it (the post's file ended a byte longer than it mapped), so the file is the planned size and its read-back check holds. Both leave a sparse file; the one-byte write allocates one block.".into(),
+            "The write version's buffer, in both modes, is the post's: calloc'd and never touched (--fill calloc), so its pages are first faulted in by write() itself, inside the kernel, and no user time goes into filling it; the claim is judged on this case. An extra row, not in the post and marked so, writes from a buffer faultline pre-faults in setup (inside the total time) and fills in the loop, its like-for-like default elsewhere; that adds a memset's user time and the faults of a buffer as large as the file, and no claim is judged on it.".into(),
             "Timed inside a fresh trial process (setup + loop + sync + teardown), not `time` around a whole program: exec, process exit and the unmapping at exit are not counted; the user/sys columns are the trial's own. Not replayed by --faithful: the parts left out cost both versions about the same.".into(),
             "Quick writes 64 MB; full writes 1000 MiB as the original's 1000 MB, in both modes.".into(),
         ]
     }
 
     fn measured(&self, results: &RunResults) -> Vec<Table> {
-        let (w, m) = run_cases(results);
-        let faithful = w.fill == Some(FillContent::Calloc);
-        let row = |name: &str, c: &Case| {
-            let s = summary_of(results, c);
+        let c = run_cases(results);
+        let faithful = c.mmap.size_with == Some(SizeWith::SeekWrite);
+        let row = |name: &str, case: &Case| {
+            let s = summary_of(results, case);
+            let elapsed = s.map(|s| s.time_ns.mean / 1e9);
+            let split = s.and_then(|s| cpu_split_of(s, s.time_ns.mean / 1e9));
+            let cpu = |pick: fn((f64, f64)) -> f64| match (s, split) {
+                (None, _) => "-".to_string(),
+                (Some(_), None) => BELOW_RESOLUTION.to_string(),
+                (Some(_), Some(split)) => secs(Some(pick(split))),
+            };
             vec![
                 name.to_string(),
-                secs(s.map(|s| s.time_ns.mean / 1e9)),
-                secs(s.map(|s| s.user_ns.mean / 1e9)),
-                secs(s.map(|s| s.sys_ns.mean / 1e9)),
+                secs(elapsed),
+                cpu(|(user, _)| user),
+                cpu(|(_, sys)| sys),
                 secs(s.and_then(|s| s.sync_ns.as_ref()).map(|s| s.mean / 1e9)),
             ]
         };
-        let mut rows = vec![row("write", &w), row("mmap", &m)];
-        rows.push(vec![
-            "speedup of mmap [95% CI]".into(),
-            ratio_cell(ratio_of(results, &w, &m).as_ref()),
-            "-".into(),
-            "-".into(),
-            "-".into(),
-        ]);
+        let dashes =
+            |first: String, real: String| vec![first, real, "-".into(), "-".into(), "-".into()];
+        let mut rows = vec![
+            row(
+                "write (the post's: calloc'd buffer, never touched)",
+                &c.write,
+            ),
+            row("mmap + msync", &c.mmap),
+            row(
+                "write, pre-faulted and filled buffer (not in the post: an extra row)",
+                &c.prefaulted,
+            ),
+        ];
+        rows.push(dashes(
+            ratio_header("speedup of mmap over the post's write"),
+            ratio_cell(results, &c.write, &c.mmap),
+        ));
+        rows.push(dashes(
+            ratio_header("speedup of mmap over the pre-faulted write (extra row)"),
+            ratio_cell(results, &c.prefaulted, &c.mmap),
+        ));
         // The published speedup is a ratio of real times: it goes under real.
-        rows.push(vec![
+        rows.push(dashes(
             "published speedup (1000 MB)".into(),
             format!(
                 "{:.2} ({:.3} s / {:.3} s)",
@@ -182,16 +219,13 @@ impl Preset for Write2020 {
                 WRITE[0],
                 MMAP[0]
             ),
-            "-".into(),
-            "-".into(),
-            "-".into(),
-        ]);
+        ));
         vec![Table::new(
             &format!(
-                "Measured ({} of zeros{}): mean real, user, sys and sync",
+                "Measured ({} of zeros{}): mean real, user, sys and sync; {COMPARISON_NOTE}; user/sys {BELOW_RESOLUTION} where getrusage cannot split a trial that short",
                 crate::size::format_size(size_of(results)),
                 if faithful {
-                    "; write from an untouched calloc'd buffer, mmap file extended by a one-byte write"
+                    "; mmap file extended by a one-byte write"
                 } else {
                     ""
                 }
@@ -203,7 +237,7 @@ impl Preset for Write2020 {
 
     fn plots(&self, results: &RunResults) -> Vec<Plot> {
         let size = size_of(results);
-        let (w, m) = run_cases(results);
+        let c = run_cases(results);
         let names = ["write", "mmap + msync"];
         let published = BarPanel {
             title: "published: 1000 MB, `time` (2020 post)".into(),
@@ -221,7 +255,12 @@ impl Preset for Write2020 {
                 })
                 .collect(),
         };
-        let summaries = [summary_of(results, &w), summary_of(results, &m)];
+        let measured_names = ["write (post)", "mmap + msync", "write (extra)"];
+        let summaries = [
+            summary_of(results, &c.write),
+            summary_of(results, &c.mmap),
+            summary_of(results, &c.prefaulted),
+        ];
         let longest = summaries
             .iter()
             .flatten()
@@ -240,7 +279,7 @@ impl Preset for Write2020 {
             ),
             y_label: format!("time, {unit_name}"),
             y_scale: AxisScale::Linear,
-            groups: names
+            groups: measured_names
                 .iter()
                 .zip(summaries)
                 .filter_map(|(name, s)| {
@@ -261,8 +300,12 @@ impl Preset for Write2020 {
              (wall). Left, pale: the post's `time` output for 1000 MB (write {:.3} real, {:.3} \
              user, {:.3} sys; mmap {:.3}, {:.3}, {:.3} s). Right, filled: measured here in \
              fresh trial processes, each trial's setup + loop + teardown; whiskers are the 95% \
-             CI of the elapsed mean. The panels have their own axes because the sizes differ. \
-             As in the post, the mmap version syncs (msync) and the write version does not fsync.",
+             CI of the elapsed mean; a CPU bar noted \"unresolved\" is left empty, its trials too \
+             short for getrusage to split user from sys. \"write (post)\" is the post's, from a \
+             calloc'd buffer it never touches, and the claim is judged on it; \"write (extra)\", \
+             not in the post, writes from a buffer pre-faulted and filled first. The panels have their own axes because the sizes \
+             differ. As in the post, the mmap version syncs (msync) and the write version does \
+             not fsync.",
             WRITE[0], WRITE[1], WRITE[2], MMAP[0], MMAP[1], MMAP[2]
         );
         vec![bar_plot(
@@ -279,40 +322,91 @@ mod tests {
     use super::*;
 
     #[test]
-    fn faithful_sizes_the_mmap_file_by_a_one_byte_write_and_keeps_the_sync_asymmetry() {
+    fn the_claim_is_judged_on_the_posts_untouched_calloc_buffer_in_both_modes() {
         for scope in [Scope::QUICK, Scope::FULL, Scope::new(false, 256)] {
             let default = Write2020.plan(scope);
             let faithful = Write2020.plan(scope.faithful(true));
             assert_eq!(default.runs, faithful.runs);
-            let (dw, dm) = (&default.cases[0], &default.cases[1]);
-            let (fw, fm) = (&faithful.cases[0], &faithful.cases[1]);
-            // The write version: one write() of the whole file, no fsync, in
-            // both; with --faithful from an untouched calloc'd buffer.
-            assert_eq!(dw.fill, Some(FillContent::Zero));
-            assert_eq!(fw.fill, Some(FillContent::Calloc));
-            assert!(fw.write_options().zeroed_buffer && !dw.write_options().zeroed_buffer);
-            let undone = Case {
-                fill: dw.fill,
-                ..fw.clone()
-            };
-            assert_eq!(&undone, dw);
-            assert_eq!(fw.method, MethodKind::Write);
-            assert_eq!(fw.sync, Some(SyncPolicy::None));
-            assert_eq!(fw.block_size, fw.file_size);
-            // The mmap version: msync at the end in both; sized differently.
-            assert_eq!(fm.method, MethodKind::MmapWrite);
-            assert_eq!(fm.sync, Some(SyncPolicy::End));
-            assert_eq!(dm.size_with, Some(SizeWith::Truncate));
-            assert_eq!(fm.size_with, Some(SizeWith::SeekWrite));
-            let undone = Case {
-                size_with: dm.size_with,
-                ..fm.clone()
-            };
-            assert_eq!(&undone, dm);
-            for claim in Write2020.claims(&faithful) {
-                assert_eq!(claim.pairs, vec![(fw.clone(), fm.clone())]);
+            for plan in [&default, &faithful] {
+                let c = cases_of(&plan.cases);
+                assert_eq!(
+                    plan.cases,
+                    vec![c.write.clone(), c.mmap.clone(), c.prefaulted.clone()]
+                );
+                // The post's write: one write() of the whole file from a
+                // calloc'd buffer nothing touched, no fsync.
+                assert_eq!(c.write.fill, Some(FillContent::Calloc));
+                assert!(c.write.write_options().zeroed_buffer);
+                assert_eq!(c.write.method, MethodKind::Write);
+                assert_eq!(c.write.sync, Some(SyncPolicy::None));
+                assert_eq!(c.write.block_size, c.write.file_size);
+                // The extra row differs from it in the buffer only.
+                assert_eq!(c.prefaulted.fill, Some(FillContent::Zero));
+                assert!(!c.prefaulted.write_options().zeroed_buffer);
+                let undone = Case {
+                    fill: c.write.fill,
+                    ..c.prefaulted.clone()
+                };
+                assert_eq!(undone, c.write);
+                // The claim compares the post's two versions, never the extra row.
+                for claim in Write2020.claims(plan) {
+                    assert_eq!(claim.pairs, vec![(c.write.clone(), c.mmap.clone())]);
+                    assert!(claim.text.contains("calloc"), "{}", claim.text);
+                }
+                // The mmap version: msync at the end in both modes.
+                assert_eq!(c.mmap.method, MethodKind::MmapWrite);
+                assert_eq!(c.mmap.sync, Some(SyncPolicy::End));
             }
+            // --faithful sizes the mmap file by a one-byte write, and changes nothing else.
+            let (d, f) = (cases_of(&default.cases), cases_of(&faithful.cases));
+            assert_eq!(d.mmap.size_with, Some(SizeWith::Truncate));
+            assert_eq!(f.mmap.size_with, Some(SizeWith::SeekWrite));
+            let undone = Case {
+                size_with: d.mmap.size_with,
+                ..f.mmap.clone()
+            };
+            assert_eq!(undone, d.mmap);
+            assert_eq!((&d.write, &d.prefaulted), (&f.write, &f.prefaulted));
         }
+    }
+
+    #[test]
+    fn the_extra_prefaulted_row_is_marked_and_user_sys_of_short_trials_are_not_shown() {
+        let plan = Write2020.plan(Scope::new(false, 256));
+        let mut results = crate::fixtures::results_of(&plan.cases);
+        // 50 µs trials whose getrusage split (80 µs) exceeds the clock.
+        for (i, case) in results.cases.iter_mut().enumerate() {
+            let samples: Vec<_> = (0..3)
+                .map(|run| {
+                    let mut s = crate::fixtures::sample(i, run);
+                    s.total_ns = 50_000 + u64::from(run) * 1_000;
+                    s.child.wall_ns = 40_000;
+                    s.child.rusage.user_ns = 40_000;
+                    s.child.rusage.sys_ns = 40_000;
+                    s
+                })
+                .collect();
+            case.summary = crate::stats::analysis::summarize_case(&samples, Metric::Total);
+            case.samples = samples;
+        }
+        let t = &Write2020.measured(&results)[0];
+        let text = t.render_text();
+        let extra = t
+            .rows
+            .iter()
+            .find(|r| r[0].contains("pre-faulted"))
+            .expect("the extra row");
+        assert!(extra[0].contains("not in the post"), "{extra:?}");
+        assert!(t.rows[0][0].contains("the post's"), "{:?}", t.rows[0]);
+        for row in &t.rows[..3] {
+            assert_eq!(row[2], BELOW_RESOLUTION, "{row:?}");
+            assert_eq!(row[3], BELOW_RESOLUTION, "{row:?}");
+        }
+        assert!(
+            text.contains("speedup of mmap over the post's write [90% CI]"),
+            "{text}"
+        );
+        assert!(!text.contains("95%"), "{text}");
     }
 
     #[test]
