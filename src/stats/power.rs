@@ -23,7 +23,7 @@ pub fn half_width(sd: f64, n: usize, level: f64) -> f64 {
 /// most `target` (log terms) when the log ratios have sd `sd`; `None` when
 /// more than `max` would be needed (or `target` is not positive).
 pub fn pairs_needed(sd: f64, target: f64, level: f64, max: usize) -> Option<usize> {
-    if !(target > 0.0) || !sd.is_finite() {
+    if target.is_nan() || target <= 0.0 || !sd.is_finite() {
         return None;
     }
     if sd <= 0.0 {

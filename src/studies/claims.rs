@@ -648,25 +648,6 @@ pub fn pair_input(results: &RunResults, base: &Case, other: &Case, label: String
             evidence: "case not run".to_string(),
         };
     };
-    let metric = results.settings.metric;
-    let (bs, os) = (b.counted_samples(), o.counted_samples());
-    let ratio = compare_cases(&bs, &os, metric);
-    let clean = |s: &[Sample]| {
-        s.iter()
-            .filter(|s| !s.interfered())
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    let (cb, co) = (clean(&bs), clean(&os));
-    let clean_ratio = compare_cases(&cb, &co, metric);
-    let paired = ratio.as_ref().map_or(0, |r| r.pairs);
-    let clean_pairs = clean_ratio.as_ref().map_or(0, |r| r.pairs);
-    let interfered_share = if paired == 0 {
-        let any = bs.iter().chain(&os).filter(|s| s.interfered()).count();
-        any as f64 / (bs.len() + os.len()).max(1) as f64
-    } else {
-        paired.saturating_sub(clean_pairs) as f64 / paired as f64
-    };
     let evidence = match (&o.summary, &b.summary) {
         (Some(os), Some(bs)) => format!(
             "{}, residency {:.0}% vs {:.0}%",
@@ -675,6 +656,43 @@ pub fn pair_input(results: &RunResults, base: &Case, other: &Case, label: String
             bs.residency_before * 100.0
         ),
         _ => "no counters".to_string(),
+    };
+    samples_input(
+        &b.counted_samples(),
+        &o.counted_samples(),
+        results.settings.metric,
+        label,
+        evidence,
+    )
+}
+
+/// The comparison of two cases' counted samples `bs` (baseline) and `os`:
+/// every pair, the clean pairs only (neither trial interfered), and the
+/// share of pairs with an interfered trial. `faultline calibrate --claims`
+/// builds its A/A comparisons with it from slices of one run.
+pub fn samples_input(
+    bs: &[Sample],
+    os: &[Sample],
+    metric: crate::plan::Metric,
+    label: String,
+    evidence: String,
+) -> PairInput {
+    let ratio = compare_cases(bs, os, metric);
+    let clean = |s: &[Sample]| {
+        s.iter()
+            .filter(|s| !s.interfered())
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (cb, co) = (clean(bs), clean(os));
+    let clean_ratio = compare_cases(&cb, &co, metric);
+    let paired = ratio.as_ref().map_or(0, |r| r.pairs);
+    let clean_pairs = clean_ratio.as_ref().map_or(0, |r| r.pairs);
+    let interfered_share = if paired == 0 {
+        let any = bs.iter().chain(os).filter(|s| s.interfered()).count();
+        any as f64 / (bs.len() + os.len()).max(1) as f64
+    } else {
+        paired.saturating_sub(clean_pairs) as f64 / paired as f64
     };
     PairInput {
         label,
@@ -830,7 +848,13 @@ mod tests {
             interfered_share: 0.8,
             evidence: String::new(),
         };
-        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[busy.clone()]);
+        let o = judge(
+            "c",
+            &Expect::Effect(p),
+            1.0,
+            "p",
+            std::slice::from_ref(&busy),
+        );
         assert_eq!(o.verdict, Unsettled);
         assert_eq!(o.unsettled.as_ref().unwrap().reason, Reason::MachineBusy);
         assert!(o.unsettled.as_ref().unwrap().settle.contains("80%"));

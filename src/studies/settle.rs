@@ -21,7 +21,9 @@ use crate::stats::effect::{decisive_half_width, Published, CLAIM_LEVEL};
 use crate::stats::power::pairs_needed;
 use crate::stats::stopping::SettleRule;
 use crate::stats::RunResults;
-use crate::studies::claims::{check, Claim, ClaimVerdict, Expect, Reason, BUSY_SHARE};
+use crate::studies::claims::{
+    check, Claim, ClaimOutcome, ClaimVerdict, Expect, Reason, BUSY_SHARE,
+};
 use crate::studies::Preset;
 
 /// Assumed sd of one paired log ratio when this machine has no calibration:
@@ -78,31 +80,9 @@ impl SettleRule for ClaimRule {
         let mut wanted: Vec<usize> = Vec::new();
         for claim in &self.claims {
             let outcome = check(claim, results);
-            let reason = outcome.unsettled.as_ref().map(|u| u.reason);
-            if !wants_runs(outcome.verdict, reason) {
-                continue;
-            }
-            // A claim whose spread says it needs more runs than the cap
-            // allows, or that sits on an edge, is left to say so.
-            let reachable = match outcome.unsettled.as_ref() {
-                Some(u) if u.reason == Reason::BudgetSpent => u
-                    .more_runs
-                    .is_some_and(|more| outcome.runs + more <= self.max_runs),
-                _ => true,
-            };
-            if !reachable {
-                continue;
-            }
             let trend = matches!(claim.expect, Expect::Trend { .. });
-            for (k, (base, other)) in claim.pairs.iter().enumerate() {
-                let Some(row) = outcome.pairs.get(k) else {
-                    continue;
-                };
-                let undecided = trend || row.verdict == Some(ClaimVerdict::Unsettled);
-                let busy = row.interfered_share >= BUSY_SHARE;
-                if !undecided || busy || row.runs >= self.max_runs {
-                    continue;
-                }
+            for k in comparisons_wanting_runs(&outcome, claim.pairs.len(), trend, self.max_runs) {
+                let (base, other) = &claim.pairs[k];
                 wanted.extend(self.index(base));
                 wanted.extend(self.index(other));
             }
@@ -125,6 +105,47 @@ impl SettleRule for ClaimRule {
         wanted.dedup();
         wanted
     }
+}
+
+/// The comparisons (indices of the first `comparisons` rows of
+/// `outcome.pairs`) of a claim that get another paired run: none when the
+/// claim is decided, unsettled for another reason than runs, or needs more
+/// than `max_runs`; else each undecided comparison (every one of a trend)
+/// that is not mostly interfered with and has fewer than `max_runs` runs.
+/// `outcome` is [`check`]'s (summarised). `faultline calibrate --claims`
+/// settles its A/A claims by the same rule.
+pub fn comparisons_wanting_runs(
+    outcome: &ClaimOutcome,
+    comparisons: usize,
+    trend: bool,
+    max_runs: usize,
+) -> Vec<usize> {
+    let reason = outcome.unsettled.as_ref().map(|u| u.reason);
+    if !wants_runs(outcome.verdict, reason) {
+        return Vec::new();
+    }
+    // A claim whose spread says it needs more runs than the cap allows, or
+    // that sits on an edge, is left to say so.
+    let reachable = match outcome.unsettled.as_ref() {
+        Some(u) if u.reason == Reason::BudgetSpent => u
+            .more_runs
+            .is_some_and(|more| outcome.runs + more <= max_runs),
+        _ => true,
+    };
+    if !reachable {
+        return Vec::new();
+    }
+    outcome
+        .pairs
+        .iter()
+        .take(comparisons)
+        .enumerate()
+        .filter(|(_, row)| {
+            let undecided = trend || row.verdict == Some(ClaimVerdict::Unsettled);
+            undecided && row.interfered_share < BUSY_SHARE && row.runs < max_runs
+        })
+        .map(|(k, _)| k)
+        .collect()
 }
 
 /// One claim's line in the power plan.
@@ -222,7 +243,9 @@ mod tests {
         let (w, n) = (plan[0].runs.unwrap(), plan[1].runs.unwrap());
         assert!(w < n, "{w} {n}");
         assert!((plan[1].half_width - 0.10).abs() < 1e-9, "{:?}", plan[1]);
-        let noisier = power_plan(&[narrow.clone()], 0.30, 1000)[0].runs.unwrap();
+        let noisier = power_plan(std::slice::from_ref(&narrow), 0.30, 1000)[0]
+            .runs
+            .unwrap();
         assert!(noisier > n * 3, "{noisier} vs {n}");
         // Beyond the cap: said as such.
         assert_eq!(power_plan(&[narrow], 0.30, 10)[0].runs, None);
