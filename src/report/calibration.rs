@@ -155,6 +155,14 @@ fn rate_lines(indent: &str, raw: &FalseRate, holm: &FalseRate, bh: &FalseRate) -
 pub fn claim_lines(cut: &str, claims: &[ClaimRates], scale: Scale) -> Vec<String> {
     let mut lines = vec![format!("A/A claims, {cut}:")];
     for r in claims {
+        if r.any_false.of == 0 {
+            lines.push(format!(
+                "  {} \"{}\": no comparison completed: the pairs ran out before one was settled \
+                 (give more --families)",
+                r.id, r.text
+            ));
+            continue;
+        }
         let verdicts = r
             .verdicts
             .iter()
@@ -243,6 +251,46 @@ mod tests {
         assert!(
             v.contains("is not told from it by any number of families"),
             "{v}"
+        );
+    }
+
+    #[test]
+    fn a_claim_without_comparisons_says_so_and_prints_no_rate() {
+        use crate::results::claim::ClaimVerdict;
+        let none = ClaimRates::tally(
+            ("ratio", "B is 1.2x faster than A", "1.09–1.32x"),
+            ClaimVerdict::NoEffect,
+            &[ClaimVerdict::Holds, ClaimVerdict::Reversed],
+            &[],
+        );
+        let lines = claim_lines("settled", &[none], SCALE);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[1].contains("no comparison completed"), "{lines:?}");
+        let one = ClaimRates::tally(
+            ("ratio", "B is 1.2x faster than A", "1.09–1.32x"),
+            ClaimVerdict::NoEffect,
+            &[ClaimVerdict::Holds, ClaimVerdict::Reversed],
+            &[
+                (ClaimVerdict::Reversed, false, 5),
+                (ClaimVerdict::Unsettled, true, 5),
+            ],
+        );
+        let lines = claim_lines("fixed", &[one], SCALE);
+        assert!(
+            lines[1].ends_with(
+                "2 comparisons of 5.0 pairs on average: 1 reversed, 1 unsettled (1 machine busy)"
+            ),
+            "{lines:?}"
+        );
+        assert!(
+            lines[2].starts_with(
+                "    false holds or reversed: 1 of 2 = 50.0% [95% CI 1.3–98.7%]: not shown"
+            ),
+            "{lines:?}"
+        );
+        assert!(
+            lines[3].starts_with("    any false verdict: 1 of 2 = 50.0%"),
+            "{lines:?}"
         );
     }
 
