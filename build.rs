@@ -1,22 +1,62 @@
 //! Records the git commit faultline was built from, for the environment record.
+//!
+//! The build script must not make cargo rebuild faultline when nothing it
+//! records has changed, so:
+//! - it never writes to the repository: `git status` runs with
+//!   `GIT_OPTIONAL_LOCKS=0`, which keeps it from refreshing and rewriting the
+//!   index (a plain `git status` rewrites it in a fresh clone);
+//! - it watches only what it reads: the files the binary is built from (for
+//!   "-dirty"), and HEAD and the ref HEAD names (for the commit), found with
+//!   `git rev-parse`, so a worktree (where `.git` is a file) works too;
+//! - it watches only paths that exist: cargo reruns a build script on every
+//!   build while a watched path is missing.
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn main() {
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
+/// The package's files the binary is built from: a change to any of them
+/// makes the build "-dirty" and reruns this script; others (docs, tests) do
+/// neither.
+const SOURCES: &[&str] = &["src", "assets", "build.rs", "Cargo.toml", "Cargo.lock"];
+
+/// `git ARGS` with no optional locks, its trimmed stdout when it succeeds.
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .args(args)
         .output()
         .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
-    if let Some(commit) = commit.filter(|c| !c.is_empty()) {
-        let dirty = Command::new("git")
-            .args(["status", "--porcelain", "--untracked-files=no"])
-            .output()
-            .map(|o| !o.stdout.is_empty())
-            .unwrap_or(false);
-        let suffix = if dirty { "-dirty" } else { "" };
-        println!("cargo:rustc-env=FAULTLINE_GIT_COMMIT={commit}{suffix}");
+        .filter(|o| o.status.success())?;
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// Asks cargo to rerun this script when `path` changes, if it exists.
+fn watch(path: &Path) {
+    if path.exists() {
+        println!("cargo:rerun-if-changed={}", path.display());
     }
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/index");
+}
+
+fn main() {
+    for source in SOURCES {
+        watch(Path::new(source));
+    }
+    let Some(commit) = git(&["rev-parse", "--short=12", "HEAD"]).filter(|c| !c.is_empty()) else {
+        return;
+    };
+    // HEAD (in this worktree's git dir) and the branch it names (in the
+    // common dir, loose or packed) tell a new commit or a checkout.
+    if let Some(git_dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        watch(&PathBuf::from(&git_dir).join("HEAD"));
+        let common = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
+            .map_or_else(|| PathBuf::from(&git_dir), PathBuf::from);
+        if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
+            watch(&common.join(branch));
+        }
+        watch(&common.join("packed-refs"));
+    }
+    let mut status = vec!["status", "--porcelain", "--untracked-files=no", "--"];
+    status.extend(SOURCES);
+    let dirty = git(&status).is_some_and(|s| !s.is_empty());
+    let suffix = if dirty { "-dirty" } else { "" };
+    println!("cargo:rustc-env=FAULTLINE_GIT_COMMIT={commit}{suffix}");
 }

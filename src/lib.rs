@@ -82,6 +82,7 @@ macro_rules! registry {
     };
 }
 
+pub mod console;
 pub mod error;
 pub mod files;
 pub mod measure;

@@ -16,6 +16,8 @@ fn main() -> ExitCode {
         Ok(cli) => cli.command,
         Err(code) => return code,
     };
+    // `--quiet`: results only (and errors), no warnings or notes.
+    faultline::console::set_quiet(cli::quiet(&command));
     let result = match command {
         Command::Trial => return ExitCode::from(faultline::trial::child_main() as u8),
         Command::Run(args) => cli::run::execute(&args),

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// The layers, lowest first. A part may import only parts of its own layer
 /// or lower ones, and never a part of its own layer that imports it back.
 const LAYERS: &[&[&str]] = &[
-    &["error", "size", "system", "os_path"],
+    &["error", "size", "system", "os_path", "console"],
     &["pattern", "workload"],
     &["method"],
     &["measure"],

@@ -163,9 +163,11 @@ fn two_runs_in_one_data_dir_both_run_and_both_warn() {
         let out = run.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{stderr}");
+        // Warnings are wrapped to the width: read them as one line.
+        let flat = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(
-            stderr.contains("other faultline run(s) were active in")
-                && stderr.contains("contaminate each other's numbers"),
+            flat.contains("other faultline run(s) were active in")
+                && flat.contains("contaminate each other's numbers"),
             "run {n}: {stderr}"
         );
         let warnings = read_json(&json(n))["warnings"].to_string();

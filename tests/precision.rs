@@ -411,13 +411,16 @@ fn a_smallest_effect_keeps_small_differences_within_noise_and_is_said() {
     // ±90% margin, so the test against the margin's edge gives p = 1
     // exactly, whatever the noise; without a margin p is below 1.
     let scratch = Scratch::new();
+    // Trials of at least 20 ms and 5 pairs, so that a loaded machine's
+    // stalls do not push the two identical methods' ratio out of ×/÷ 1.9.
     let flags = Flags::new()
         .method("read,pread")
         .pattern("seq")
         .block("64k")
-        .size("1M")
+        .size("4M")
         .cache("warm")
-        .runs(3);
+        .flag("--min-trial-time", "20ms")
+        .runs(5);
     let wide = scratch.run_json(flags.clone().flag("--min-effect", "90%"));
     assert_eq!(wide["settings"]["statistics"]["min_effect"], 0.9);
     let c = &wide["comparisons"][0];
@@ -439,7 +442,7 @@ fn a_smallest_effect_keeps_small_differences_within_noise_and_is_said() {
         flags
             .clone()
             .flag("--precision", "20%")
-            .flag("--max-runs", "3"),
+            .flag("--max-runs", "5"),
     );
     assert!(
         with_precision.contains("beyond ±20.0% (--min-effect)"),
@@ -448,7 +451,7 @@ fn a_smallest_effect_keeps_small_differences_within_noise_and_is_said() {
     let zero = stdout(
         flags
             .flag("--precision", "20%")
-            .flag("--max-runs", "3")
+            .flag("--max-runs", "5")
             .flag("--min-effect", "0"),
     );
     assert!(!zero.contains("--min-effect"), "{zero}");
@@ -646,7 +649,7 @@ fn the_csv_carries_the_statistics_the_json_has() {
                     .cache("warm")
                     .runs(2)
                     .flag("--precision", "40%")
-                    .flag("--max-runs", "3")
+                    .flag("--max-runs", "5")
                     .flag("--fdr", "holm")
                     .export_json(&json),
             )

@@ -340,6 +340,9 @@ fn an_unprivileged_user_falls_back_to_user_only_samples_in_one_line() {
 #[test]
 fn a_profiled_run_measures_its_own_cost_with_marked_control_trials() {
     let scratch = Scratch::new();
+    // 4 kHz as the other profiled runs here: an 8 MiB warm mmap loop takes
+    // about a millisecond, which at the default 499 Hz may get no sample
+    // (and a case whose trials have none has no profile summary).
     let flags = || {
         Flags::new()
             .size("8M")
@@ -348,6 +351,7 @@ fn a_profiled_run_measures_its_own_cost_with_marked_control_trials() {
             .block("16k")
             .cache("warm")
             .switch("--profile")
+            .flag("--profile-hz", "4000")
     };
     let json = scratch.path("cost.json");
     let out = succeeded(&mut scratch.run(flags().runs(3).export_json(&json)));

@@ -731,3 +731,79 @@ fn the_disk_check_counts_the_file_a_write_trial_creates() {
     );
     assert!(!err.contains("journal:"), "refused before running: {err}");
 }
+
+#[test]
+fn claims_are_in_every_export_and_report_rebuilds_them() {
+    let scratch = Scratch::new();
+    let (json, csv, md) = (
+        scratch.path("w.json"),
+        scratch.path("w.csv"),
+        scratch.path("w.md"),
+    );
+    let out = succeeded(
+        &mut scratch.reproduce(
+            "write2020",
+            Flags::new()
+                .flag("--scale-down", "256")
+                .export_json(&json)
+                .flag("--export-csv", &csv)
+                .flag("--export-markdown", &md),
+        ),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let exported = read_json(&json);
+    let claims = exported["claims"]
+        .as_array()
+        .expect("a top-level claims list");
+    assert_eq!(claims.len(), 1, "{claims:?}");
+    let claim = &claims[0];
+    for field in [
+        "study",
+        "id",
+        "claim",
+        "verdict",
+        "published",
+        "kind",
+        "level",
+        "runs",
+    ] {
+        assert!(!claim[field].is_null(), "{field} in {claim}");
+    }
+    assert_eq!(claim["study"], "write2020");
+    let verdict = claim["verdict"].as_str().unwrap();
+    // The terminal's verdict list says the same verdict.
+    let listed = verdict_words(&stdout, "write2020");
+    assert_eq!(listed.len(), 1);
+    assert!(
+        listed[0].replace(' ', "-").starts_with(verdict),
+        "{} vs {verdict}",
+        listed[0]
+    );
+    // The CSV beside: a header and one row with the same id and verdict.
+    let claims_csv = std::fs::read_to_string(scratch.path("w-claims.csv")).expect("claims CSV");
+    let mut rows = csv::Reader::from_reader(claims_csv.as_bytes());
+    let headers = rows.headers().unwrap().clone();
+    let row = rows.records().next().expect("one row").unwrap();
+    let cell = |name: &str| row[headers.iter().position(|h| h == name).unwrap()].to_string();
+    assert_eq!(cell("id"), claim["id"].as_str().unwrap());
+    assert_eq!(cell("verdict"), verdict);
+    // Markdown: a Claims section with the claim's id.
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains("## Claims"), "{markdown}");
+    assert!(markdown.contains(claim["id"].as_str().unwrap()));
+    // `faultline report` rebuilds the claims from the samples: the same verdict.
+    let html = scratch.path("w.html");
+    let out = succeeded(faultline().arg("report").arg(&json).arg("-o").arg(&html));
+    let printed = String::from_utf8_lossy(&out.stdout);
+    let id = format!("write2020/{}: ", claim["id"].as_str().unwrap());
+    let line = printed
+        .lines()
+        .find(|l| l.starts_with(&id))
+        .expect("the claim");
+    assert!(line.contains(&listed[0].to_string()), "{line}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<section id=\"claims\">"),
+        "the claims section"
+    );
+}

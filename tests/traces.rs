@@ -43,10 +43,12 @@ fn have_tools(test: &str, programs: &[&str]) -> bool {
         std::env::var_os("FAULTLINE_REQUIRE_TOOLS").is_none_or(|v| v != "1"),
         "{message}"
     );
-    // Straight to the process's stderr: the test harness captures
-    // eprintln!, and a skip must be seen.
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "NOTICE: {message}");
+    common::skip(
+        test,
+        message
+            .split_once("SKIPPED: ")
+            .map_or(&message[..], |m| m.1),
+    );
     false
 }
 

@@ -28,8 +28,8 @@ use super::reproduce::QUICK_MAX_RUNS;
 /// Flags of `faultline calibrate`.
 #[derive(Debug, Args)]
 pub struct CalibrateArgs {
-    /// The method run as both A and B.
-    #[arg(long, value_enum, default_value_t = MethodKind::Read)]
+    /// The method run as both A and B (a read method).
+    #[arg(long, default_value = "read", value_parser = read_method())]
     pub method: MethodKind,
     /// Block order.
     #[arg(long, default_value = "seq")]
@@ -74,7 +74,7 @@ pub struct CalibrateArgs {
     /// measuring: its pairs cut by --runs and --comparisons into as many families as they make.
     #[arg(long, value_name = "RESULTS.json", conflicts_with_all = [
         "method", "pattern", "block", "size", "cache", "families", "min_trial_time",
-        "journal", "export_json", "export_csv", "export_markdown",
+        "journal", "export_json", "export_csv", "export_markdown", "dry_run",
     ])]
     pub from: Option<PathBuf>,
     /// Repeat the pass inside each trial until it lasts at least this long (e.g. 20ms), as
@@ -90,9 +90,27 @@ pub struct CalibrateArgs {
     /// The exports (every A/A trial).
     #[command(flatten)]
     pub exports: super::ExportArgs,
+    /// Print the cases, trials, bytes, disk space and an estimated time, and exit, touching
+    /// nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Output flags.
     #[command(flatten)]
     pub output: super::output_args::OutputArgs,
+}
+
+/// `--method`'s parser: the read methods only, so that `--help` and the
+/// completions offer none that calibrate refuses.
+fn read_method() -> impl clap::builder::TypedValueParser<Value = MethodKind> {
+    use clap::builder::TypedValueParser;
+    use clap::ValueEnum;
+    clap::builder::PossibleValuesParser::new(
+        MethodKind::value_variants()
+            .iter()
+            .filter(|m| !m.writes())
+            .filter_map(ValueEnum::to_possible_value),
+    )
+    .map(|s| MethodKind::from_str(&s, false).expect("a possible value names a method"))
 }
 
 /// Runs the A/A test (or reads an earlier one) and prints what it found.
@@ -104,14 +122,14 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         ))
         .into());
     }
-    let (results, journal) = match &args.from {
-        Some(path) => (read_calibration(path)?, None),
+    let (results, journal, measured) = match &args.from {
+        Some(path) => (read_calibration(path)?, None, false),
         None => match measure(args)? {
-            Ok((results, journal)) => (results, Some(journal)),
+            Ok(m) => (m.results, m.journal, true),
             Err(code) => return Ok(code),
         },
     };
-    let measured_families = journal.is_some().then_some(args.families as usize);
+    let measured_families = measured.then_some(args.families as usize);
     let calibration = faultline::stats::calibrate::from_results(
         &results,
         args.runs as usize,
@@ -159,8 +177,8 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
             .ok_or_else(|| Error::Trial("the A/A run gave no paired runs".into()))?;
         print_claims(args, &pairs, scale);
     }
-    for line in faultline::report::precision::short_trial_warnings(&results) {
-        eprintln!("warning: {line}");
+    if let Some((text, header, rows)) = faultline::report::precision::short_trial_table(&results) {
+        faultline::console::warning_table(&text, &header, &rows);
     }
     for line in faultline::report::failure_lines(&results) {
         eprintln!("failed: {line}");
@@ -245,7 +263,8 @@ fn read_calibration(path: &std::path::Path) -> anyhow::Result<RunResults> {
         return Err(Error::BadFile {
             path: path.to_path_buf(),
             why: format!(
-                "is not a faultline calibrate export: it holds {} case(s), not the two copies                  (A and B) of one case that calibrate runs",
+                "is not a faultline calibrate export: it holds {} case(s), not the two copies \
+                 (A and B) of one case that calibrate runs",
                 results.cases.len()
             ),
         }
@@ -254,10 +273,16 @@ fn read_calibration(path: &std::path::Path) -> anyhow::Result<RunResults> {
     Ok(results)
 }
 
-/// Runs the A/A session: its results and journal, or the exit code of an
-/// interrupted one (what it finished is printed and journalled, nothing is
-/// analysed).
-fn measure(args: &CalibrateArgs) -> anyhow::Result<Result<(RunResults, PathBuf), ExitCode>> {
+/// A finished A/A session: its results, and its journal when it was kept.
+struct Measured {
+    results: RunResults,
+    journal: Option<PathBuf>,
+}
+
+/// Runs the A/A session: its results and journal, or the exit code of a
+/// dry run or of an interrupted one (what it finished is printed and
+/// journalled, nothing is analysed).
+fn measure(args: &CalibrateArgs) -> anyhow::Result<Result<Measured, ExitCode>> {
     let pairs = args.runs * args.comparisons * args.families;
     let factors = Factors {
         methods: vec![args.method],
@@ -311,6 +336,9 @@ fn measure(args: &CalibrateArgs) -> anyhow::Result<Result<(RunResults, PathBuf),
     a.replica = Some(0);
     b.replica = Some(1);
     plan.cases = vec![a, b];
+    if args.dry_run {
+        return super::plan_args::print_dry_run("calibrate", &plan, &config).map(Err);
+    }
     eprintln!(
         "calibrate: {} as A and B, {} alternating pairs ({} families of {} comparisons of {} pairs)",
         args.method,
@@ -323,5 +351,10 @@ fn measure(args: &CalibrateArgs) -> anyhow::Result<Result<(RunResults, PathBuf),
     if finished.interrupted {
         return Ok(Err(super::print_finished(&finished, &args.output)));
     }
-    Ok(Ok((finished.results, finished.journal)))
+    // A completed run's journal is gone: say where it is only when kept.
+    let journal = (!finished.journal_removed).then_some(finished.journal);
+    Ok(Ok(Measured {
+        results: finished.results,
+        journal,
+    }))
 }

@@ -16,6 +16,21 @@ pub struct CleanArgs {
     pub data_dir: Option<PathBuf>,
 }
 
+/// The bytes of the regular files under `dir` (symbolic links not followed).
+fn bytes_under(dir: &std::path::Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => bytes_under(&e.path()),
+            Ok(t) if t.is_file() => e.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
+}
+
 /// Removes the generated files, stale journals (those no running faultline
 /// holds) and scratch files of the data directory, and the cgroups a killed faultline left behind.
 pub fn execute(args: &CleanArgs) -> anyhow::Result<ExitCode> {
@@ -31,11 +46,20 @@ pub fn execute(args: &CleanArgs) -> anyhow::Result<ExitCode> {
     // symbolic link), then the lock no run may hold while clean works.
     faultline::files::dataset::ensure_private_dir(&dir)?;
     let _lock = faultline::files::locks::lock_data_dir_exclusive(&dir)?;
+    // What was freed: the bytes of the data directory's files before and
+    // after (no run can write there while clean holds the lock).
+    let before = bytes_under(&dir);
     let removed = clean(&dir, &|path| journal::read(path).is_ok())?;
+    let freed = before.saturating_sub(bytes_under(&dir));
     for path in &removed {
         println!("removed {}", path.display());
     }
-    println!("{} file(s) removed from {}", removed.len(), dir.display());
+    println!(
+        "{} file(s) removed from {}, {} freed",
+        removed.len(),
+        dir.display(),
+        faultline::size::format_size(freed)
+    );
     for cgroup in cgroup::clean_stale() {
         println!("removed stale cgroup {}", cgroup.display());
     }

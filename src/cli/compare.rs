@@ -7,8 +7,10 @@ use std::process::ExitCode;
 use clap::Args;
 
 use faultline::error::Error;
+use faultline::report::fleet_matrix::render_verdict_matrix;
 use faultline::report::{self, compare::render_fleet_text};
 use faultline::stats::across::fleet::fleet;
+use faultline::stats::across::verdicts;
 use faultline::stats::RunResults;
 
 /// Flags of `faultline compare`.
@@ -56,7 +58,25 @@ pub fn execute(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         .map(|p| p.display().to_string())
         .collect();
     let layout = args.output.layout();
-    let text = render_fleet_text(&fleet, &refs, &names, layout.units, layout.width, true);
+    let mut text = render_fleet_text(&fleet, &refs, &names, layout.units, layout.width, true);
+    if refs.len() >= verdicts::MATRIX_FROM {
+        // A fleet: which host gave which verdict, and what the hosts share.
+        let hosts: Vec<String> = args
+            .exports
+            .iter()
+            .map(|p| {
+                p.file_name()
+                    .map(|n| n.to_string_lossy().trim_end_matches(".json").to_string())
+                    .unwrap_or_else(|| p.display().to_string())
+            })
+            .collect();
+        text.push_str(&render_verdict_matrix(
+            &verdicts::verdict_matrix(&refs),
+            &verdicts::environment_groups(&refs),
+            &hosts,
+            layout.width,
+        ));
+    }
     args.output.print(&text);
     Ok(ExitCode::SUCCESS)
 }

@@ -17,7 +17,15 @@ pub struct CompletionsArgs {
 
 /// Prints the completion script for the shell asked for.
 pub fn execute(args: &CompletionsArgs) -> anyhow::Result<ExitCode> {
-    let mut command = super::command();
+    // `reproduce`'s PRESET is checked by its own code (with its own
+    // message); the completions still offer its names.
+    let mut presets: Vec<&'static str> = faultline::studies::names();
+    presets.push("all");
+    let mut command = super::command().mut_subcommand("reproduce", |s| {
+        s.mut_arg("preset", |a| {
+            a.value_parser(clap::builder::PossibleValuesParser::new(presets))
+        })
+    });
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut command, "faultline", &mut out);
     write_stdout(&out)

@@ -98,7 +98,7 @@ pub struct ProfileArgs {
     /// user-only (one line says so). A resumed run profiles as its journal says.
     #[arg(long, conflicts_with = "resume")]
     pub profile: bool,
-    /// --profile's rate: samples per CPU second of each thread, 1 to 10000 [default: 997].
+    /// --profile's rate: samples per CPU second of each thread, 1 to 10000 [default: 499].
     #[arg(long, value_name = "HZ", requires = "profile",
           value_parser = clap::value_parser!(u32).range(1..=i64::from(profile::MAX_HZ)))]
     pub profile_hz: Option<u32>,
@@ -172,6 +172,17 @@ pub fn parse() -> Result<Cli, ExitCode> {
     Ok(cli)
 }
 
+/// Whether `command` was given `--quiet`.
+pub fn quiet(command: &Command) -> bool {
+    match command {
+        Command::Run(args) => args.output.output.quiet,
+        Command::Reproduce(args) => args.output.quiet,
+        Command::Compare(args) => args.output.quiet,
+        Command::Calibrate(args) => args.output.quiet,
+        _ => false,
+    }
+}
+
 /// Prints what a finished session measured (the table, the verdicts, the
 /// failed trials) and how it ended, and returns its exit code.
 pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> ExitCode {
@@ -189,8 +200,8 @@ pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> 
             println!("{part}");
         }
     }
-    for line in faultline::report::precision::short_trial_warnings(results) {
-        eprintln!("warning: {line}");
+    if let Some((text, header, rows)) = faultline::report::precision::short_trial_table(results) {
+        faultline::console::warning_table(&text, &header, &rows);
     }
     for line in faultline::report::failure_lines(results) {
         eprintln!("failed: {line}");

@@ -1,11 +1,11 @@
 //! The output flags shared by `run`, `reproduce` and `compare`: throughput
 //! unit, colour, verbosity; and the terminal they write to (its width, and
 //! an output stream that strips colour when colour is off).
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 
 use clap::{Args, ValueEnum};
 
-use faultline::report::terminal::{Layout, DEFAULT_WIDTH};
+use faultline::report::terminal::Layout;
 use faultline::report::units::ThroughputUnit;
 
 /// When to colour the output.
@@ -40,8 +40,8 @@ pub struct OutputArgs {
 }
 
 impl OutputArgs {
-    /// The layout of the terminal output: the terminal's width (100 when
-    /// standard output is not a terminal), the unit, the verbosity.
+    /// The layout of the terminal output: the width (`COLUMNS`, else the
+    /// terminal's, else 100), the unit, the verbosity.
     pub fn layout(&self) -> Layout {
         Layout {
             width: terminal_width(),
@@ -61,8 +61,11 @@ impl OutputArgs {
         anstream::AutoStream::new(std::io::stdout(), choice)
     }
 
-    /// Writes `text` (which may carry colour codes) to standard output.
+    /// Writes `text` (which may carry colour codes) to standard output,
+    /// each line wrapped to the width ([`faultline::console::wrap_lines`]):
+    /// no line is wider than the terminal, `-v`'s full tables included.
     pub fn print(&self, text: &str) {
+        let text = faultline::console::wrap_lines(text, self.layout().width);
         let mut out = self.stdout();
         // A closed pipe is not worth a panic; the exit code says the rest.
         let _ = out.write_all(text.as_bytes());
@@ -70,15 +73,10 @@ impl OutputArgs {
     }
 }
 
-/// The width of the terminal on standard output, or [`DEFAULT_WIDTH`] when
-/// it is not a terminal.
+/// The width to fit output to: `COLUMNS`, else the terminal's, else
+/// [`faultline::console::DEFAULT_WIDTH`] ([`faultline::console::width_of_terminal`]).
 pub fn terminal_width() -> usize {
-    let stdout = std::io::stdout();
-    if !stdout.is_terminal() {
-        return DEFAULT_WIDTH;
-    }
-    terminal_size::terminal_size_of(&stdout)
-        .map_or(DEFAULT_WIDTH, |(w, _)| usize::from(w.0).max(40))
+    faultline::console::width_of_terminal()
 }
 
 /// The output flags of `run`: [`OutputArgs`] and `--baseline`.

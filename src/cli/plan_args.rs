@@ -34,14 +34,20 @@ pub struct PlanArgs {
     pub printed: Option<String>,
 }
 
-/// `run --dry-run`: what the plan would run and need, and its cases; nothing
+/// `run --dry-run` (and `calibrate --dry-run`): what the plan would run and need, and its cases; nothing
 /// is generated, created or measured.
-pub fn print_dry_run(plan: &Plan, config: &SessionConfig) -> ExitCode {
-    println!("{}", dry_run::describe("run", plan, config));
+/// An export the run would refuse is refused here too.
+pub fn print_dry_run(name: &str, plan: &Plan, config: &SessionConfig) -> anyhow::Result<ExitCode> {
+    dry_run::check_outputs(plan, config)?;
+    let width = faultline::console::width_of_terminal();
+    let mut text = dry_run::describe(name, plan, config);
+    text.push('\n');
     for line in dry_run::case_lines(plan) {
-        println!("{line}");
+        text.push_str(&line);
+        text.push('\n');
     }
-    ExitCode::SUCCESS
+    print!("{}", faultline::console::wrap_lines(&text, width));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Says, before a run starts, when its plan cannot give a verdict: one run
@@ -49,10 +55,10 @@ pub fn print_dry_run(plan: &Plan, config: &SessionConfig) -> ExitCode {
 pub fn warn_without_verdicts(plan: &Plan) {
     let compared = plan.cases.iter().any(|c| c.method != plan.cases[0].method);
     if plan.runs < 2 && compared {
-        eprintln!(
-            "warning: --runs {}: no verdicts: a verdict needs at least two pairs of runs \
+        faultline::console::warning(&format!(
+            "--runs {}: no verdicts: a verdict needs at least two pairs of runs \
              (--runs 2 or more)",
             plan.runs
-        );
+        ));
     }
 }

@@ -51,14 +51,33 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     files.output("--output", &output)?;
     let several = args.results.len() > 1;
-    let runs: Vec<RunResults> = if several {
-        args.results
-            .iter()
-            .map(|p| super::compare::read_export(p))
-            .collect::<anyhow::Result<_>>()?
-    } else {
-        vec![report::read_json(&args.results[0])?]
-    };
+    // An export that cannot be read is bad input, as in `compare`.
+    let runs: Vec<RunResults> = args
+        .results
+        .iter()
+        .map(|p| super::compare::read_export(p))
+        .collect::<anyhow::Result<_>>()?;
+    // An export of a reproduction gets its claims judged again from its
+    // samples (an export written before claims were exported has none).
+    let runs: Vec<RunResults> = runs
+        .into_iter()
+        .map(|mut run| {
+            let preset = run
+                .settings
+                .reproduction
+                .as_ref()
+                .and_then(|r| faultline::studies::find(&r.preset));
+            if let Some(preset) = preset {
+                run.claims = faultline::studies::judge_claims(preset.as_ref(), &run);
+            }
+            run
+        })
+        .collect();
+    for run in &runs {
+        for c in &run.claims {
+            println!("{}/{}: {} — {}", c.study, c.id, c.verdict_words(), c.claim);
+        }
+    }
     let refs: Vec<&RunResults> = runs.iter().collect();
     let fleet = if several {
         Some(faultline::stats::across::fleet::fleet(&refs)?)

@@ -43,7 +43,8 @@ pub struct ReproduceArgs {
     #[arg(long, value_name = "DIR")]
     pub plots: Option<PathBuf>,
     /// The exports (with `all`: one file per preset, `<stem>-<preset>.<ext>`;
-    /// crotty2022's CSV also writes its per-second timeline to `<stem>-timeline.csv`).
+    /// the CSV's claims go to `<stem>-claims.csv` beside it, and crotty2022's CSV also writes
+    /// its per-second timeline to `<stem>-timeline.csv`).
     #[command(flatten)]
     pub exports: super::ExportArgs,
     /// Interference: the threshold, retries, exclusion.
@@ -336,6 +337,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     let files = check_outputs(args, &chosen, several)?;
     let mut outcomes = Vec::new();
     let mut code = ExitCode::SUCCESS;
+    let mut dry_plans = Vec::new();
     for preset in &mut chosen {
         let reproduction = Reproduction {
             preset: preset.name().to_string(),
@@ -363,10 +365,12 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 config.statistics = preset_statistics(args, &plan);
                 config.settle = Some(settle_rule(args, preset.as_ref(), &plan));
                 if args.dry_run {
-                    println!("{}", dry_run::describe(preset.name(), &plan, &config));
-                    for line in power_plan_lines(args, preset.as_ref(), &plan, &noise) {
-                        println!("{line}");
-                    }
+                    let text = dry_run::describe(preset.name(), &plan, &config);
+                    let width = faultline::console::width_of_terminal();
+                    println!("{}", faultline::console::wrap_lines(&text, width));
+                    let power = power_plan_lines(args, preset.as_ref(), &plan, &noise).join("\n");
+                    println!("{}", faultline::console::wrap_lines(&power, width));
+                    dry_plans.push(plan);
                     continue;
                 }
                 announce(preset.as_ref(), &reproduction);
@@ -414,6 +418,12 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
     }
     if args.dry_run {
+        if dry_plans.len() > 1 {
+            println!(
+                "{}",
+                dry_run::describe_total(&dry_plans.iter().collect::<Vec<_>>())
+            );
+        }
         return Ok(code);
     }
     let width = args.output.layout().width;
@@ -531,6 +541,8 @@ fn check_outputs(
             } else {
                 csv.clone()
             };
+            let claims = faultline::report::claims::path_beside(&csv);
+            files.output("--export-csv (its claims file)", &claims)?;
             if preset.name() == "crotty2022" {
                 let beside = faultline::report::timeline_csv::path_beside(&csv);
                 files.output("--export-csv (its timeline file)", &beside)?;
@@ -561,7 +573,10 @@ fn session_config(
 ) -> anyhow::Result<SessionConfig> {
     let data_dir = session::data_dir(args.data_dir.clone());
     let runs = data_dir.join("runs");
-    faultline::files::dataset::ensure_private_dir(&runs)?;
+    // A dry run touches nothing, not even the data directory.
+    if !args.dry_run {
+        faultline::files::dataset::ensure_private_dir(&runs)?;
+    }
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

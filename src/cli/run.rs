@@ -376,7 +376,7 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 eprintln!("note: {note}");
             }
             if args.plan.dry_run {
-                return Ok(super::plan_args::print_dry_run(&plan, &config));
+                return super::plan_args::print_dry_run("run", &plan, &config);
             }
             config.profile = args.profile.decide()?;
             let session = Session::fresh(plan, &config)?;

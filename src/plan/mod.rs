@@ -111,17 +111,16 @@ impl Plan {
     /// in the order their first case appears. The first case of each group
     /// is the baseline its others are compared with.
     pub fn groups(&self) -> Vec<Vec<usize>> {
+        // Each group's index by its key: linear in the cases.
         let mut groups: Vec<Vec<usize>> = Vec::new();
-        let mut keys = Vec::new();
+        let mut index: std::collections::HashMap<GroupKey, usize> = Default::default();
         for (i, case) in self.cases.iter().enumerate() {
-            let key = case.group_key();
-            match keys.iter().position(|k| *k == key) {
-                Some(g) => groups[g].push(i),
-                None => {
-                    keys.push(key);
-                    groups.push(vec![i]);
-                }
+            let next = groups.len();
+            let g = *index.entry(case.group_key()).or_insert(next);
+            if g == next {
+                groups.push(Vec::new());
             }
+            groups[g].push(i);
         }
         groups
     }

@@ -85,8 +85,10 @@ pub fn render_fleet_text(
     let mut out = String::new();
     for (i, r) in runs.iter().enumerate() {
         let line = format!("{}  {} ({})", run_letter(i), run_label(r), names[i]);
-        out.push_str(&fit(&line, max));
-        out.push('\n');
+        for l in super::terminal::wrap(&line, max) {
+            out.push_str(&l);
+            out.push('\n');
+        }
     }
     let unit = units.resolve(
         fleet
@@ -107,48 +109,75 @@ pub fn render_fleet_text(
         .max()
         .unwrap_or(6)
         .max(6);
-    let mut header = format!("  {:<label_w$}", "method");
-    for l in &letters {
-        header.push_str(&format!("  {l:>7}"));
-    }
-    out.push_str(header.trim_end());
-    out.push('\n');
-    let mut heading = String::new();
-    for c in &fleet.cases {
-        let h = format!("{}; {} file", c.group, format_size(c.file_size));
-        if h != heading {
-            out.push_str(&fit(&h, max));
+    // The runs' columns in blocks that fit the width; the changes follow
+    // the first block's cells, wrapped.
+    let per_block = (max.saturating_sub(2 + label_w) / 9).max(1);
+    let blocks: Vec<std::ops::Range<usize>> = (0..runs.len())
+        .step_by(per_block)
+        .map(|s| s..(s + per_block).min(runs.len()))
+        .collect();
+    for (b, block) in blocks.iter().enumerate() {
+        if b > 0 {
             out.push('\n');
-            heading = h;
         }
-        let mut line = format!("  {}{}", c.label, " ".repeat(label_w - width(&c.label)));
-        for t in &c.throughput {
-            let cell = t.map_or_else(|| "-".to_string(), |t| sig3(t / unit.bytes_per_sec()));
-            line.push_str(&format!("  {cell:>7}"));
+        let mut header = format!("  {:<label_w$}", "method");
+        for l in &letters[block.clone()] {
+            header.push_str(&format!("  {l:>7}"));
         }
-        let mut notes = Vec::new();
-        if c.in_one_run_only() {
-            let only = c.throughput.iter().position(Option::is_some).unwrap_or(0);
-            notes.push(format!("only in {}", letters[only]));
-        } else {
-            for (i, change) in c.change.iter().enumerate().skip(1) {
-                match change {
-                    Some(est) => {
-                        notes.push(format!("{}: {}", letters[i], change_text(est, styled)))
+        out.push_str(header.trim_end());
+        out.push('\n');
+        let mut heading = String::new();
+        for c in &fleet.cases {
+            let h = format!("{}; {} file", c.group, format_size(c.file_size));
+            if h != heading {
+                out.push_str(&fit(&h, max));
+                out.push('\n');
+                heading = h;
+            }
+            let mut line = format!("  {}{}", c.label, " ".repeat(label_w - width(&c.label)));
+            for t in &c.throughput[block.clone()] {
+                let cell = t.map_or_else(|| "-".to_string(), |t| sig3(t / unit.bytes_per_sec()));
+                line.push_str(&format!("  {cell:>7}"));
+            }
+            let mut notes = Vec::new();
+            if b > 0 {
+                out.push_str(line.trim_end());
+                out.push('\n');
+                continue;
+            }
+            if c.in_one_run_only() {
+                let only = c.throughput.iter().position(Option::is_some).unwrap_or(0);
+                notes.push(format!("only in {}", letters[only]));
+            } else {
+                for (i, change) in c.change.iter().enumerate().skip(1) {
+                    match change {
+                        Some(est) => {
+                            notes.push(format!("{}: {}", letters[i], change_text(est, styled)))
+                        }
+                        None if c.throughput[i].is_none() => {
+                            notes.push(format!("{}: not run", letters[i]))
+                        }
+                        None => {}
                     }
-                    None if c.throughput[i].is_none() => {
-                        notes.push(format!("{}: not run", letters[i]))
-                    }
-                    None => {}
                 }
             }
+            if !notes.is_empty() {
+                line.push_str("  ");
+                line.push_str(&notes.join("; "));
+            }
+            // Wrapped under the notes' start when too wide.
+            let line = line.trim_end();
+            if width(line) <= max {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            }
+            let hang = width(line) - width(&notes.join("; "));
+            for l in super::terminal::wrap_hanging(line, max, hang.min(max / 2)) {
+                out.push_str(&l);
+                out.push('\n');
+            }
         }
-        if !notes.is_empty() {
-            line.push_str("  ");
-            line.push_str(&notes.join("; "));
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
     }
     if !fleet.comparisons.is_empty() {
         out.push_str(
@@ -184,8 +213,10 @@ pub fn render_fleet_text(
                     ));
                 }
             }
-            out.push_str(&line);
-            out.push('\n');
+            for l in super::terminal::wrap(&line, max) {
+                out.push_str(&l);
+                out.push('\n');
+            }
         }
     }
     out

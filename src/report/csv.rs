@@ -9,13 +9,15 @@
 //! baseline's comparison columns, precision without `--precision`) are empty
 //! cells. docs/csv.md describes every column; columns are only ever added at
 //! the end.
+use std::collections::HashMap;
 use std::io;
 use std::path::Path;
 
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::results::Sample;
-use crate::stats::{CaseResult, RunResults};
+use crate::stats::stopping::GroupPrecision;
+use crate::stats::{CaseResult, ComparisonResult, RunResults};
 
 /// The header row, in column order.
 pub const COLUMNS: [&str; 99] = [
@@ -129,8 +131,23 @@ pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
     write_atomically(path, SHARED_MODE, |w| {
         let mut out = ::csv::Writer::from_writer(w);
         out.write_record(COLUMNS).map_err(io::Error::from)?;
+        // Each case's comparison and each group's precision, looked up by
+        // key: linear in the cases.
+        let comparisons: HashMap<usize, &ComparisonResult> = results
+            .comparisons
+            .iter()
+            .rev()
+            .map(|c| (c.other, c))
+            .collect();
+        let precision: HashMap<&str, &GroupPrecision> = results
+            .statistics
+            .precision
+            .iter()
+            .rev()
+            .map(|g| (g.group.as_str(), g))
+            .collect();
         for case in &results.cases {
-            let statistics = case_statistics(results, case);
+            let statistics = case_statistics(results, case, &comparisons, &precision);
             for sample in &case.samples {
                 let mut row = record(case, sample);
                 row.extend(statistics.iter().cloned());
@@ -152,18 +169,19 @@ fn serde_name(value: &impl serde::Serialize) -> String {
 /// The statistics columns of `case`'s rows (from `group` on): its group,
 /// its comparison with the group's baseline, the run's adjustment, its
 /// group's precision, and how interference touched its trials.
-fn case_statistics(results: &RunResults, case: &CaseResult) -> Vec<String> {
+fn case_statistics(
+    results: &RunResults,
+    case: &CaseResult,
+    comparisons: &HashMap<usize, &ComparisonResult>,
+    precisions: &HashMap<&str, &GroupPrecision>,
+) -> Vec<String> {
     fn opt<T: ToString>(x: Option<T>) -> String {
         x.map(|x| x.to_string()).unwrap_or_default()
     }
     let group = case.case.group_label();
-    let comparison = results.comparisons.iter().find(|c| c.other == case.id);
+    let comparison = comparisons.get(&case.id).copied();
     let ratio = comparison.map(|c| &c.throughput_ratio);
-    let precision = results
-        .statistics
-        .precision
-        .iter()
-        .find(|g| g.group == group);
+    let precision = precisions.get(group.as_str()).copied();
     let interference = case.interference.as_ref();
     let exclude = results.settings.interference.map(|i| i.exclude);
     vec![

@@ -1,5 +1,8 @@
 //! The groups the reports show: cases that share every factor but the
 //! method, headed by what they share, in the order each first appears.
+use std::collections::HashMap;
+
+use crate::plan::GroupKey;
 use crate::size::format_size;
 use crate::stats::{CaseResult, RunResults};
 
@@ -13,14 +16,15 @@ pub(crate) struct Group<'a> {
 
 /// The groups of the results' cases, in the order each first appears.
 pub(crate) fn groups(results: &RunResults) -> Vec<Group<'_>> {
-    let mut keys = Vec::new();
+    // Each group's index by its key: linear in the cases (100,000 of them).
+    let mut index: HashMap<GroupKey, usize> = HashMap::new();
     let mut groups: Vec<Group<'_>> = Vec::new();
     for case in &results.cases {
         let key = case.case.group_key();
-        match keys.iter().position(|k| *k == key) {
-            Some(i) => groups[i].cases.push(case),
+        match index.get(&key) {
+            Some(&i) => groups[i].cases.push(case),
             None => {
-                keys.push(key);
+                index.insert(key, groups.len());
                 groups.push(Group {
                     heading: format!(
                         "{}; {} file",
@@ -33,9 +37,13 @@ pub(crate) fn groups(results: &RunResults) -> Vec<Group<'_>> {
         }
     }
     // Groups that differ only in the seed of their random order.
+    let mut headings: HashMap<&str, usize> = HashMap::new();
+    for g in &groups {
+        *headings.entry(g.heading.as_str()).or_default() += 1;
+    }
     let ambiguous: Vec<bool> = groups
         .iter()
-        .map(|g| groups.iter().filter(|h| h.heading == g.heading).count() > 1)
+        .map(|g| headings[g.heading.as_str()] > 1)
         .collect();
     for (group, ambiguous) in groups.iter_mut().zip(ambiguous) {
         if ambiguous {

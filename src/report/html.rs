@@ -100,6 +100,9 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     let short_trials = super::precision::short_trial_warnings(results);
 
     let mut nav = vec![("verdicts", "Verdicts")];
+    if !results.claims.is_empty() {
+        nav.push(("claims", "Claims"));
+    }
     if !statistics.is_empty() {
         nav.push(("statistics", "Statistics"));
     }
@@ -145,6 +148,11 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     let mut out = page_start("faultline results", &lede(results), &nav, &header);
 
     push_verdicts(&mut out, results, &verdicts);
+    if !results.claims.is_empty() {
+        out.push_str("<section id=\"claims\">\n<h2>Claims</h2>\n");
+        push_text_table(&mut out, &super::claims::claims_table(&results.claims));
+        out.push_str("</section>\n");
+    }
     if !statistics.is_empty() {
         push_lines(&mut out, "statistics", "Statistics", &statistics);
     }
@@ -407,6 +415,7 @@ pub(crate) fn push_results(out: &mut String, results: &RunResults) {
     if results.cases.is_empty() {
         out.push_str("<p>No cases.</p>\n");
     }
+    let latency = super::table::shows_latency(results);
     for group in groups(results) {
         out.push_str(&format!("<h3>{}</h3>\n", escape(&group.heading)));
         out.push_str("<div class=\"scroll\"><table class=\"cases\">\n<thead><tr>");
@@ -417,7 +426,7 @@ pub(crate) fn push_results(out: &mut String, results: &RunResults) {
         out.push_str("</tr></thead>\n<tbody>\n");
         for case in &group.cases {
             out.push_str("<tr>");
-            match case_row(case, results) {
+            match case_row(case, results, latency) {
                 Row::Measured(cells) => {
                     for (i, cell) in cells.iter().enumerate() {
                         if i == 0 {

@@ -4,7 +4,7 @@
 //! summaries, comparisons, failures, warnings and the environment), so
 //! [`read_json`] can render them again later without rerunning anything.
 use std::fs::File;
-use std::io::{self, BufReader};
+use std::io::{self, Read};
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -21,10 +21,33 @@ pub fn write_json(results: &RunResults, path: &Path) -> Result<()> {
 }
 
 /// Reads results written by [`write_json`].
+///
+/// The file is read whole and parsed from memory: serde_json parses a slice
+/// two to three times as fast as a reader (which it reads byte by byte),
+/// and an export of 100,000 cases is 700 MB. A file that does not start as
+/// a JSON object is refused after its first kilobyte, not read whole.
 pub fn read_json(path: &Path) -> Result<RunResults> {
-    let file = File::open(path).map_err(|e| Error::io("open", path, e))?;
-    serde_json::from_reader(BufReader::new(file))
-        .map_err(|e| Error::io("parse", path, io::Error::new(io::ErrorKind::InvalidData, e)))
+    let parse = |e: serde_json::Error| {
+        Error::io("parse", path, io::Error::new(io::ErrorKind::InvalidData, e))
+    };
+    let mut file = File::open(path).map_err(|e| Error::io("open", path, e))?;
+    let mut bytes = Vec::new();
+    (&mut file)
+        .take(1024)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io("read", path, e))?;
+    if bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b != b'{')
+    {
+        if let Err(e) = serde_json::from_slice::<RunResults>(&bytes) {
+            return Err(parse(e));
+        }
+    }
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Error::io("read", path, e))?;
+    serde_json::from_slice(&bytes).map_err(parse)
 }
 
 #[cfg(test)]

@@ -38,6 +38,23 @@ pub fn render_markdown(results: &RunResults) -> String {
             escape(&r.mode_line())
         ));
     }
+    if !results.claims.is_empty() {
+        out.push_str("## Claims\n\n");
+        push_row(
+            &mut out,
+            crate::report::claims::COLUMNS.iter().map(|c| c.to_string()),
+        );
+        push_row(
+            &mut out,
+            crate::report::claims::COLUMNS
+                .iter()
+                .map(|_| "---".to_string()),
+        );
+        for c in &results.claims {
+            push_row(&mut out, crate::report::claims::claim_row(c));
+        }
+        out.push('\n');
+    }
     out.push_str("## Environment\n\n");
     push_fields(&mut out, ["field", "value"], &results.environment);
     out.push_str("## Settings\n\n");
@@ -48,6 +65,7 @@ pub fn render_markdown(results: &RunResults) -> String {
         out.push_str("No cases.\n\n");
     }
     let headers = headers(results);
+    let latency = super::table::shows_latency(results);
     for group in groups(results) {
         out.push_str(&format!("### {}\n\n", escape(&group.heading)));
         push_row(&mut out, headers.iter().map(|h| h.to_string()));
@@ -56,7 +74,7 @@ pub fn render_markdown(results: &RunResults) -> String {
             (0..headers.len()).map(|i| if i == 0 { ":---" } else { "---:" }.to_string()),
         );
         for case in group.cases {
-            match case_row(case, results) {
+            match case_row(case, results, latency) {
                 Row::Measured(cells) => push_row(&mut out, cells),
                 Row::Empty { label, note } => {
                     let blanks = std::iter::repeat_n(String::new(), headers.len() - 2);

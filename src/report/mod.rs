@@ -16,6 +16,7 @@ pub mod claims;
 pub mod compare;
 pub mod csv;
 pub mod flame;
+pub mod fleet_matrix;
 mod fmt;
 mod groups;
 pub mod html;
@@ -74,6 +75,12 @@ impl Exports {
         }
         if let Some(path) = &self.csv {
             keep(write_csv(results, path));
+            if !results.claims.is_empty() {
+                keep(claims::write_claims_csv(
+                    results,
+                    &claims::path_beside(path),
+                ));
+            }
             if timeline_csv::has_timelines(results) {
                 let beside = timeline_csv::path_beside(path);
                 keep(timeline_csv::write_timeline_csv(results, &beside));

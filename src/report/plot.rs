@@ -31,7 +31,7 @@
 //!
 //! Nothing here computes a statistic: every number drawn is read from the
 //! results (means, CIs, ratios and verdicts as the stats module left them).
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -39,7 +39,7 @@ use plotters::style::RGBColor;
 
 use self::chart::{ChartRow, LegendEntry, Mark, RowChart, Swatch, XyChart, XySeries};
 use super::fmt::ratio;
-use super::groups::groups;
+use super::groups::{groups, Group};
 use super::table::{case_row, Row};
 use crate::error::{Error, Result};
 use crate::files::atomic::{write_atomically, SHARED_MODE};
@@ -197,17 +197,18 @@ pub fn plots(results: &RunResults) -> Vec<Plot> {
         .iter()
         .fold((f64::INFINITY, 0.0f64), |(l, h), &t| (l.min(t), h.max(t)));
     let all = groups(results);
-    if all.len() > 1 && hi / lo > strip::LOG_SPAN {
+    let any_summary = results.cases.iter().any(|c| c.summary.is_some());
+    if any_summary && all.len() > 1 && hi / lo > strip::LOG_SPAN {
         for (i, g) in all.iter().enumerate() {
             out.extend(time_plot_of(
                 results,
-                Some(&g.heading),
+                std::slice::from_ref(g),
                 &format!("time-{}", i + 1),
                 &format!("Where the time goes: {}", g.heading),
             ));
         }
-    } else {
-        out.extend(time_plot(results));
+    } else if any_summary {
+        out.extend(time_plot_of(results, &all, "time", "Where the time goes"));
     }
     out.extend(cycles_plot(results));
     out.extend(strip::latency_plot(results));
@@ -320,7 +321,7 @@ pub fn throughput_plot(results: &RunResults) -> Option<Plot> {
     for group in groups(results) {
         rows.push(ChartRow::Heading(group.heading.clone()));
         for case in &group.cases {
-            let marks = match (&case.summary, case_row(case, results)) {
+            let marks = match (&case.summary, case_row(case, results, false)) {
                 (Some(s), _) => {
                     let tp = &s.throughput_bps;
                     let mean = tp.mean / 1e9;
@@ -413,12 +414,15 @@ pub fn ratio_plot(results: &RunResults) -> Option<Plot> {
     if results.comparisons.is_empty() {
         return None;
     }
+    // Labels by case id, looked up once each (the first case of an id).
+    let mut labels: HashMap<usize, &str> = HashMap::with_capacity(results.cases.len());
+    for c in &results.cases {
+        labels.entry(c.id).or_insert(c.label.as_str());
+    }
     let label_of = |id: usize| {
-        results
-            .cases
-            .iter()
-            .find(|c| c.id == id)
-            .map_or_else(|| format!("case #{id}"), |c| c.label.clone())
+        labels
+            .get(&id)
+            .map_or_else(|| format!("case #{id}"), |l| l.to_string())
     };
     // Each comparison goes under the table heading of its baseline's group.
     let headings: BTreeMap<usize, String> = groups(results)
@@ -510,23 +514,27 @@ pub fn ratio_plot(results: &RunResults) -> Option<Plot> {
 
 /// User, sys and off-CPU time per case, stacked; `None` when no case has a summary.
 pub fn time_plot(results: &RunResults) -> Option<Plot> {
-    time_plot_of(results, None, "time", "Where the time goes")
-}
-
-/// [`time_plot`] of the group headed `only` (every group when `None`).
-fn time_plot_of(results: &RunResults, only: Option<&str>, name: &str, title: &str) -> Option<Plot> {
     if results.cases.iter().all(|c| c.summary.is_none()) {
         return None;
     }
+    time_plot_of(results, &groups(results), "time", "Where the time goes")
+}
+
+/// [`time_plot`] of the groups `shown` (of [`groups`]).
+/// The caller checks that some case has a summary (once: it looks at
+/// every case).
+fn time_plot_of(
+    results: &RunResults,
+    shown: &[Group<'_>],
+    name: &str,
+    title: &str,
+) -> Option<Plot> {
     let mut rows = Vec::new();
     let mut hi: f64 = 0.0;
-    for group in groups(results)
-        .into_iter()
-        .filter(|g| only.is_none_or(|h| h == g.heading))
-    {
+    for group in shown {
         rows.push(ChartRow::Heading(group.heading.clone()));
         for case in &group.cases {
-            let marks = match (&case.summary, case_row(case, results)) {
+            let marks = match (&case.summary, case_row(case, results, false)) {
                 (Some(s), _) => {
                     let ms = |ns: f64| ns / 1e6;
                     let wall = ms(s.setup_ns.mean + s.loop_ns.mean + s.teardown_ns.mean);

@@ -52,9 +52,7 @@ pub fn statistics_lines(results: &RunResults) -> Vec<String> {
         {
             let label = |id: usize| {
                 results
-                    .cases
-                    .iter()
-                    .find(|x| x.id == id)
+                    .case(id)
                     .map_or_else(|| format!("case {id}"), |x| x.label.clone())
             };
             let why = if min_effect > 0.0 {
@@ -94,28 +92,100 @@ pub fn statistics_lines(results: &RunResults) -> Vec<String> {
     lines
 }
 
-/// One hyperfine-style warning per case whose trials were too short.
+/// One hyperfine-style warning per case whose trials were too short, with
+/// the advice that fits the case ([`short_trial_advice`]).
 pub fn short_trial_warnings(results: &RunResults) -> Vec<String> {
+    short_trial_rows(results)
+        .into_iter()
+        .zip(&results.statistics.short_trials)
+        .map(|(row, s)| {
+            format!(
+                "{}: the main loop took {} (median), under {} ms. Results might be inaccurate: \
+                 clock and getrusage() jitter are a large share of a trial this short. Use {}.",
+                row[0],
+                row[1],
+                s.threshold_ns / 1_000_000,
+                row[2]
+            )
+        })
+        .collect()
+}
+
+/// A warning said once for the cases it concerns: its text, the table's
+/// header, and one row per case.
+pub type WarningTable = (String, [&'static str; 3], Vec<Vec<String>>);
+
+/// The short-trial warning said once for every case it concerns: its text,
+/// then the table's header and rows (case, median main loop, advice).
+pub fn short_trial_table(results: &RunResults) -> Option<WarningTable> {
+    let threshold = results.statistics.short_trials.first()?.threshold_ns / 1_000_000;
+    Some((
+        format!(
+            "trials under {threshold} ms: results might be inaccurate, since clock and \
+             getrusage() jitter are a large share of a trial this short. --min-trial-time \
+             repeats a warm pass inside each trial; a cold pass cannot be repeated:"
+        ),
+        ["case", "main loop", "what would lengthen it"],
+        short_trial_rows(results),
+    ))
+}
+
+/// Per short case: its label with its group, its median main loop, and
+/// the advice that fits it.
+fn short_trial_rows(results: &RunResults) -> Vec<Vec<String>> {
     results
         .statistics
         .short_trials
         .iter()
         .map(|s| {
-            let case = results.cases.iter().find(|c| c.id == s.case);
+            let case = results.case(s.case);
             let label = case.map_or_else(
                 || format!("case {}", s.case),
                 |c| format!("{} ({})", c.label, c.case.group_label()),
             );
-            format!(
-                "{label}: the main loop took {:.1} ms (median), under {} ms. Results might be inaccurate: \
-                 clock and getrusage() jitter are a large share of a trial this short. \
-                 Use --min-trial-time {}ms to repeat the pass inside each trial, or a larger --size.",
-                s.median_loop_ns as f64 / 1e6,
-                s.threshold_ns / 1_000_000,
-                s.threshold_ns / 1_000_000
-            )
+            let advice = case.map_or_else(
+                || "a larger --size".to_string(),
+                |c| short_trial_advice(&c.case, s.threshold_ns),
+            );
+            vec![
+                label,
+                format!("{:.1} ms", s.median_loop_ns as f64 / 1e6),
+                advice,
+            ]
         })
         .collect()
+}
+
+/// What would lengthen a short trial of `case`: `--min-trial-time` where
+/// it repeats the pass (a warm or as-is read on one thread), a larger
+/// value than the one given when one was, a larger `--size` for a
+/// generated file, a longer trace for a replayed one.
+pub fn short_trial_advice(case: &crate::plan::Case, threshold_ns: u64) -> String {
+    use crate::plan::CacheState;
+    let repeatable = !case.method.writes()
+        && case.cache != CacheState::Cold
+        && case.threads.is_none()
+        && case.procs.is_none()
+        && case.duration_s.is_none()
+        && case.scale.is_none();
+    let bigger = if case.trace.is_some() {
+        "a longer trace"
+    } else {
+        "a larger --size"
+    };
+    if !repeatable {
+        return bigger.to_string();
+    }
+    let ms = |ns: u64| ns.div_ceil(1_000_000).max(1);
+    match case.min_trial_ns {
+        Some(given) => format!(
+            "--min-trial-time above the {} ms given (e.g. {} ms), or {bigger}",
+            ms(given),
+            ms(given.max(threshold_ns)) * 2
+        ),
+        None if case.trace.is_some() => format!("--min-trial-time {}ms", ms(threshold_ns)),
+        None => format!("--min-trial-time {}ms, or {bigger}", ms(threshold_ns)),
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +193,39 @@ mod tests {
     use super::*;
     use crate::stats::short_trials::ShortTrial;
     use crate::stats::stopping::GroupPrecision;
+
+    #[test]
+    fn short_trial_advice_fits_the_case() {
+        use crate::method::MethodKind;
+        use crate::plan::CacheState;
+        let mut case = crate::fixtures::case(MethodKind::Read);
+        case.cache = CacheState::Warm;
+        let advice = |c: &crate::plan::Case| short_trial_advice(c, 20_000_000);
+        assert_eq!(advice(&case), "--min-trial-time 20ms, or a larger --size");
+        // Given already: a larger value, not the same one.
+        case.min_trial_ns = Some(20_000_000);
+        assert_eq!(
+            advice(&case),
+            "--min-trial-time above the 20 ms given (e.g. 40 ms), or a larger --size"
+        );
+        // A cold pass cannot be repeated.
+        case.min_trial_ns = None;
+        case.cache = CacheState::Cold;
+        assert_eq!(advice(&case), "a larger --size");
+        // A trace's length is the trace's, not --size.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.csv");
+        std::fs::write(&path, "0,4096\n").unwrap();
+        let (reference, _) = crate::pattern::trace::TraceRef::open(
+            &path,
+            &crate::pattern::trace::TraceOptions::default(),
+        )
+        .unwrap();
+        case.trace = Some(reference);
+        assert_eq!(advice(&case), "a longer trace");
+        case.cache = CacheState::Warm;
+        assert_eq!(advice(&case), "--min-trial-time 20ms");
+    }
 
     #[test]
     fn the_lines_say_the_method_the_target_and_the_short_trials() {

@@ -36,8 +36,14 @@ fn line(heading: &str, case: &CaseResult, (what, whats): (&str, &str), spread: &
     if let Some(rss) = &spread.max_rss_kib {
         text.push_str(&format!("; peak RSS {} MiB per process (mean)", mib(rss)));
     }
-    if let Some(pss) = &spread.pss_kib {
-        text.push_str(&format!(", PSS {} MiB", mib(pss)));
+    match &spread.pss_kib {
+        Some(pss) => text.push_str(&format!(", PSS {} MiB", mib(pss))),
+        // Each thread unmaps as it finishes, before the processes meet to
+        // read their PSS: say so rather than leave it out unexplained.
+        None if spread.max_rss_kib.is_some() && case.case.threads.is_some() => {
+            text.push_str(", PSS not measured with --threads (each thread unmaps as it finishes)")
+        }
+        None => {}
     }
     text
 }
@@ -113,6 +119,24 @@ mod tests {
             lines[1].contains("2 processes")
                 && lines[1].contains("slowest over fastest 1.00")
                 && lines[1].contains("peak RSS 10.0 MiB per process (mean), PSS 5.0 MiB"),
+            "{}",
+            lines[1]
+        );
+        // Threads in each process: the PSS is not read, and the line says why.
+        for s in &mut results.cases[1].samples {
+            for p in &mut s.child.procs {
+                p.pss_kib = None;
+            }
+        }
+        results.cases[1].case.threads = Some(crate::plan::Threads {
+            count: 2,
+            mode: crate::plan::ThreadMode::Split,
+        });
+        let procs = crate::stats::spread::proc_spread(&results.cases[1].samples);
+        results.cases[1].summary.as_mut().unwrap().procs = procs;
+        let lines = spread_lines(&results);
+        assert!(
+            lines[1].contains("PSS not measured with --threads"),
             "{}",
             lines[1]
         );

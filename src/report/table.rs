@@ -71,12 +71,14 @@ pub(crate) enum Row {
     },
 }
 
-/// The row of one case.
-pub(crate) fn case_row(case: &CaseResult, results: &RunResults) -> Row {
+/// The row of one case; `latency`: whether the table has the latency
+/// columns ([`shows_latency`], worked out once per table: it looks at every
+/// case).
+pub(crate) fn case_row(case: &CaseResult, results: &RunResults, latency: bool) -> Row {
     match &case.summary {
         Some(summary) => {
             let mut cells = summary_cells(case, summary);
-            if shows_latency(results) {
+            if latency {
                 cells.splice(LATENCY_AT..LATENCY_AT, latency_cells(summary));
             }
             Row::Measured(cells)
@@ -176,9 +178,15 @@ fn latency_cells(s: &CaseSummary) -> [String; 2] {
 /// the residency.
 pub fn render_table(results: &RunResults) -> String {
     let groups = groups(results);
+    let latency = shows_latency(results);
     let rows: Vec<Vec<Row>> = groups
         .iter()
-        .map(|g| g.cases.iter().map(|c| case_row(c, results)).collect())
+        .map(|g| {
+            g.cases
+                .iter()
+                .map(|c| case_row(c, results, latency))
+                .collect()
+        })
         .collect();
 
     let indent = "  ";

@@ -30,7 +30,7 @@ impl Default for Layout {
 }
 
 /// The width used when the output is not a terminal.
-pub const DEFAULT_WIDTH: usize = 100;
+pub const DEFAULT_WIDTH: usize = crate::console::DEFAULT_WIDTH;
 
 /// One column: heading, one cell per case (`None` for a case without a
 /// summary) and the rank at which it is dropped when the table is too wide
@@ -257,7 +257,7 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
                 any_outliers |= case.summary.as_ref().is_some_and(|s| outlier_count(s) > 0);
                 out.push_str(&line(cells, "  "));
             } else {
-                let note = match super::table::case_row(case, results) {
+                let note = match super::table::case_row(case, results, false) {
                     super::table::Row::Empty { note, .. } => note,
                     super::table::Row::Measured(_) => String::new(),
                 };
@@ -334,46 +334,7 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
     out
 }
 
-/// `text` cut to `max` columns, ending in `…` when cut.
-pub fn fit(text: &str, max: usize) -> String {
-    if width(text) <= max {
-        return text.to_string();
-    }
-    let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
-    s.push('…');
-    s
-}
-
-/// `text` wrapped at spaces into lines of at most `max` columns (a word
-/// longer than that is cut); continuation lines keep the first line's
-/// indentation plus two spaces.
-pub fn wrap(text: &str, max: usize) -> Vec<String> {
-    let indent_len = text.len() - text.trim_start().len();
-    let indent = " ".repeat(indent_len + 2);
-    let mut lines = Vec::new();
-    let mut current = " ".repeat(indent_len);
-    for word in text.split_whitespace() {
-        let empty = current.trim().is_empty();
-        let extra = if empty { 0 } else { 1 };
-        if !empty && width(&current) + extra + width(word) > max {
-            lines.push(current);
-            current = indent.clone();
-        }
-        if !current.trim().is_empty() {
-            current.push(' ');
-        }
-        current.push_str(word);
-    }
-    if !current.trim().is_empty() {
-        lines.push(current);
-    }
-    lines.into_iter().map(|l| fit(&l, max)).collect()
-}
-
-/// Display width, counting characters (`±` is one column).
-pub fn width(s: &str) -> usize {
-    s.chars().count()
-}
+pub use crate::console::{fit, width, wrap, wrap_hanging};
 
 #[cfg(test)]
 mod tests {
@@ -435,12 +396,5 @@ mod tests {
         );
         assert!(mb.lines().next().unwrap().contains("MB/s ±95% CI"), "{mb}");
         assert!(mb.contains("2000 ± 100"), "{mb}");
-    }
-
-    #[test]
-    fn wraps_at_spaces() {
-        let lines = wrap("  aaa bbb ccc ddd", 9);
-        assert_eq!(lines, ["  aaa bbb", "    ccc", "    ddd"]);
-        assert_eq!(fit("abcdef", 4), "abc…");
     }
 }

@@ -350,7 +350,7 @@ pub fn warning_lines(results: &RunResults) -> Vec<String> {
 }
 
 fn find_case(results: &RunResults, id: usize) -> Option<&CaseResult> {
-    results.cases.iter().find(|c| c.id == id)
+    results.case(id)
 }
 
 fn label_of(case: Option<&CaseResult>, id: usize) -> String {

@@ -1,4 +1,5 @@
-//! Verdicts for the terminal: one line each, at most the layout's width,
+//! Verdicts for the terminal: one line each when it fits the layout's
+//! width, else wrapped at spaces (never cut, never without its reason),
 //! with the ratio, its 95% CI and the single strongest reason, e.g.
 //! `seq 16 KiB sum, warm: mmap 1.42x faster than read [1.38–1.46]; syscall cost dominates`.
 //!
@@ -10,7 +11,7 @@
 //! (`--verbose`, and the reports).
 use anstyle::{AnsiColor, Style};
 
-use super::terminal::{fit, width};
+use super::terminal::{width, wrap};
 use super::units::sig3;
 use super::verdict::{explain, Side};
 use crate::stats::analysis::CaseSummary;
@@ -65,7 +66,7 @@ pub fn short_verdict_line(
     max: usize,
     styled: bool,
 ) -> String {
-    let case = |id| results.cases.iter().find(|c| c.id == id);
+    let case = |id| results.case(id);
     let (other, base) = (case(cmp.other), case(cmp.baseline));
     let other_label = other.map_or_else(|| format!("case #{}", cmp.other), |c| c.label.clone());
     let base_label = base.map_or_else(|| format!("case #{}", cmp.baseline), |c| c.label.clone());
@@ -91,28 +92,15 @@ pub fn short_verdict_line(
             paint(word, verdict_style(cmp.verdict), styled)
         )
     };
-    if width(&head_plain) > max {
-        // No room for anything but the verdict: cut the group instead of
-        // the numbers.
-        let tail = format!("{other_label} {ratio:.2}x {word} {base_label} [{low:.2}–{high:.2}]");
-        let room = max.saturating_sub(width(&tail) + 2);
-        let group = fit(&cmp.group, room.max(1));
-        let plain = format!("{group}: {tail}");
-        return if width(&plain) > max {
-            fit(&plain, max)
-        } else {
-            format!(
-                "{group}: {other_label} {ratio:.2}x {} {base_label} [{low:.2}–{high:.2}]",
-                paint(word, verdict_style(cmp.verdict), styled)
-            )
-        };
-    }
     let summaries = (
         other.and_then(|c| c.summary.as_ref()),
         base.and_then(|c| c.summary.as_ref()),
     );
-    let room = max - width(&head_plain);
-    let reason = match summaries {
+    // The longest reason that fits beside the verdict; when none does (a
+    // long group at 80 columns), the shortest, on the lines after it: the
+    // line is wrapped, never cut, and keeps its reason.
+    let room = max.saturating_sub(width(&head_plain));
+    let candidates = match summaries {
         (Some(o), Some(b)) => {
             let fresh_write =
                 other.is_some_and(|c| c.case.target == Some(crate::plan::Target::Fresh));
@@ -125,11 +113,34 @@ pub fn short_verdict_line(
             )
             .into_iter()
             .map(|r| format!("; {r}"))
-            .find(|r| width(r) <= room)
+            .collect::<Vec<_>>()
         }
-        _ => None,
+        _ => Vec::new(),
     };
-    format!("{}{}", head(styled), reason.unwrap_or_default())
+    let reason = candidates
+        .iter()
+        .find(|r| width(r) <= room)
+        .or(candidates.iter().min_by_key(|r| width(r)))
+        .cloned()
+        .unwrap_or_default();
+    // With --profile, where each side spent its time, in the default
+    // output too (the reason a method wins).
+    let profile = match (summaries, cmp.verdict) {
+        (_, Verdict::WithinNoise) => String::new(),
+        ((Some(o), Some(b)), _) => match (&o.profile, &b.profile) {
+            (Some(op), Some(bp)) => format!(
+                "; {}",
+                super::profile::verdict_clause((&base_label, bp), (&other_label, op))
+            ),
+            _ => String::new(),
+        },
+        _ => String::new(),
+    };
+    let line = format!("{}{reason}{profile}", head(styled));
+    if width(&line) <= max {
+        return line;
+    }
+    wrap(&line, max).join("\n")
 }
 
 /// The candidate reasons, strongest and longest first: the explaining
@@ -253,8 +264,21 @@ mod tests {
         let mut results = fixtures::results();
         results.comparisons[0].group = "a very long group label ".repeat(6);
         for max in [40, 80, 100] {
-            for line in short_verdict_lines(&results, max, false) {
-                assert!(width(&line) <= max, "{max}: {line}");
+            for verdict in short_verdict_lines(&results, max, false) {
+                for line in verdict.lines() {
+                    assert!(width(line) <= max, "{max}: {line}");
+                }
+                // Wrapped, not cut: the group and the reason are whole.
+                assert!(!verdict.contains('…'), "{max}: {verdict}");
+                let words: Vec<&str> = verdict.split_whitespace().collect();
+                assert_eq!(
+                    words.join(" ").matches("a very long group label").count(),
+                    6
+                );
+                assert!(
+                    words.join(" ").contains("syscall cost dominates"),
+                    "{max}: {verdict}"
+                );
             }
         }
         let plain = short_verdict_lines(&fixtures::results(), 100, false);
@@ -265,6 +289,20 @@ mod tests {
             "{:?}",
             styled[0]
         );
+    }
+
+    #[test]
+    fn a_profiled_verdict_says_where_each_side_spent_its_time_without_verbose() {
+        let results = fixtures::profiled_results();
+        for max in [80, 100] {
+            let verdict = &short_verdict_lines(&results, max, false)[0];
+            let joined = verdict.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                joined.contains("profile: read spends 60% copying to user"),
+                "{verdict}"
+            );
+            assert!(verdict.lines().all(|l| width(l) <= max), "{verdict}");
+        }
     }
 
     #[test]

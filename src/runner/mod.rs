@@ -30,6 +30,7 @@ pub mod checksums;
 pub mod eta;
 pub mod journal;
 pub mod procs;
+pub mod progress;
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -85,6 +86,19 @@ pub struct RunnerOptions {
     /// checked after every group; `true` for a user's file (whose times
     /// count too).
     pub fingerprints: Vec<(PathBuf, Fingerprint, bool)>,
+    /// `--max-time`: no round is added past it, so the time left counts on
+    /// none past it either.
+    pub time_budget: Option<Duration>,
+}
+
+/// What the session says of a group whose rounds so far are done.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoreRuns {
+    /// Whether to add another round.
+    pub another: bool,
+    /// The group's rounds so far and the rounds it is expected to end with
+    /// (the precision rule's forecast), for the time left.
+    pub forecast: Option<(usize, usize)>,
 }
 
 /// How often a cache state that was not reached is topped up before the
@@ -326,11 +340,11 @@ pub fn run_trials(
     plan: &Plan,
     files: &BTreeMap<u64, Dataset>,
     options: &RunnerOptions,
-    progress: &indicatif::ProgressBar,
+    bar: &indicatif::ProgressBar,
     resume: Resume,
     mut record: impl FnMut(&Entry) -> Result<()>,
     mut after_group: impl FnMut(&RawResults),
-    mut more_runs: impl FnMut(usize, &RawResults) -> bool,
+    mut more_runs: impl FnMut(usize, &RawResults) -> MoreRuns,
     mut settle: impl FnMut(&RawResults) -> Vec<usize>,
 ) -> Result<RawResults> {
     let preparer = Preparer {
@@ -366,15 +380,17 @@ pub fn run_trials(
         .max();
     let mut raw = resume.raw;
     raw.complete = false;
-    let mut eta = eta::Eta::new(plan);
+    // The last trial's throughput of each case, shown in the progress line
+    // while the case runs again (measured: bytes over its main loop).
+    let mut last_rate: std::collections::BTreeMap<usize, f64> = Default::default();
     // Control trials only beside profiled ones, at most one per measured run.
     let controls = match options.profile {
         Some(_) => options.profile_control.min(plan.runs),
         None => 0,
     };
+    let mut eta = eta::Eta::new(plan, &groups).with_budget(options.time_budget);
     eta.add_per_case(u64::from(controls));
-    progress.inc_length(u64::from(controls) * plan.cases.len() as u64);
-    progress.set_prefix(eta.text());
+    let mut progress = progress::Progress::new(bar, eta);
     let rule = options.interference.threshold.map(Rule::with_threshold);
     let mut namer: Option<Namer> = None;
     let mut others_seen = false;
@@ -402,7 +418,7 @@ pub fn run_trials(
                 case.method_label(),
                 case.group_label(),
             );
-            progress.suspend(|| eprintln!("warning: {warning}"));
+            bar.suspend(|| crate::console::warning(&warning));
             raw.warnings.push(warning);
         }
     };
@@ -449,7 +465,7 @@ pub fn run_trials(
                             let next = owed.remove(&(case, run)).unwrap_or(1);
                             let slot = Slot::trial(case, run, false);
                             queue.push_back((slot, next));
-                            progress.inc_length(1);
+                            progress.eta.add(case, 1);
                         }
                         continue;
                     }
@@ -459,28 +475,38 @@ pub fn run_trials(
                     let round = if settling {
                         settle_round(plan, &settle(&raw), &raw)
                     } else {
-                        let round = unfinished_round(plan, g, members, &raw);
-                        if round.is_empty() && more_runs(g, &raw) {
-                            extra_round(plan, g, members, &raw)
-                        } else {
-                            round
+                        let mut round = unfinished_round(plan, g, members, &raw);
+                        if round.is_empty() {
+                            let more = more_runs(g, &raw);
+                            if let Some((now, needed)) = more.forecast {
+                                progress.eta.forecast(g, now, needed);
+                            }
+                            if more.another {
+                                round = extra_round(plan, g, members, &raw);
+                            }
                         }
+                        round
                     };
                     if round.is_empty() {
+                        progress.eta.finish(g);
+                        progress.refresh();
                         break;
                     }
-                    progress.inc_length(round.len() as u64);
+                    for slot in &round {
+                        progress.eta.add(slot.case, 1);
+                    }
+                    progress.refresh();
                     queue.extend(round.into_iter().map(|slot| (slot, 0)));
                     continue;
                 }
             };
             if attempt == 0 && resume.done.contains(&slot) {
-                eta.skip(slot.case);
-                progress.inc(1);
+                progress.eta.skip(slot.case);
+                progress.refresh();
                 // Interrupted before an interfered trial's re-run: make it.
                 if let Some(next) = owed.remove(&(slot.case, slot.run)).filter(|_| !slot.warmup) {
                     queue.push_front((slot, next));
-                    progress.inc_length(1);
+                    progress.eta.add(slot.case, 1);
                 }
                 continue;
             }
@@ -490,7 +516,7 @@ pub fn run_trials(
                 return Ok(raw);
             }
             let case = &plan.cases[slot.case];
-            progress.set_message(format!("{} · {}", case.method_label(), case.group_label()));
+            bar.set_message(progress_message(case, last_rate.get(&slot.case).copied()));
             let file = trial_file(case, slot.case, files, options)?;
             let dataset = file.dataset();
             let mut prepared_by = preparer.prepare(dataset, case.cache, case.warm_by)?;
@@ -514,7 +540,7 @@ pub fn run_trials(
                     case.cache,
                     before.fraction() * 100.0
                 );
-                progress.suspend(|| eprintln!("warning: {warning}"));
+                bar.suspend(|| crate::console::warning(&warning));
                 raw.warnings.push(warning);
             }
             // A case with a memory budget runs its child alone in a cgroup of
@@ -572,11 +598,14 @@ pub fn run_trials(
             let after = measure_residency(dataset)?;
             watch_others(&mut raw, case, slot.run, &seen);
             sequence += 1;
-            eta.record(slot.case, started.elapsed());
-            progress.set_prefix(eta.text());
-            progress.inc(1);
+            progress.eta.record(slot.case, started.elapsed());
+            progress.refresh();
             let entry = match outcome {
                 Ok(mut report) => {
+                    if report.wall_ns > 0 && report.bytes > 0 {
+                        let rate = report.bytes as f64 * 1e9 / report.wall_ns as f64;
+                        last_rate.insert(slot.case, rate);
+                    }
                     if let Some(raw_profile) = report.raw_profile.take() {
                         let namer = namer.get_or_insert_with(Namer::new);
                         report.profile = Some(namer.name(&raw_profile));
@@ -642,7 +671,7 @@ pub fn run_trials(
                     )));
                 }
                 Err(reason) => {
-                    progress.suspend(|| {
+                    bar.suspend(|| {
                         eprintln!(
                             "warning: trial failed: {} ({}), run {}{}: {reason}",
                             case.method_label(),
@@ -674,7 +703,7 @@ pub fn run_trials(
                     let retry = !slot.control && attempt < options.interference.retries;
                     if sample.interfered() && retry {
                         queue.push_front((slot, attempt + 1));
-                        progress.inc_length(1);
+                        progress.eta.add(slot.case, 1);
                     }
                     raw.samples.push(*sample)
                 }
@@ -754,6 +783,20 @@ fn trial_file<'a>(
 /// [`Error::DiskFull`] line, which it exits with [`DISK_FULL_EXIT`] for).
 fn is_disk_full(reason: &str) -> bool {
     reason.starts_with("disk full (")
+}
+
+/// The progress line's message for a trial of `case`: the method and group,
+/// and the throughput of the case's last trial, when one has run.
+fn progress_message(case: &Case, last_rate: Option<f64>) -> String {
+    match last_rate {
+        Some(rate) => format!(
+            "{} · {} · last trial {}/s",
+            case.method_label(),
+            case.group_label(),
+            crate::size::format_size(rate as u64)
+        ),
+        None => format!("{} · {}", case.method_label(), case.group_label()),
+    }
 }
 
 fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
@@ -896,6 +939,16 @@ mod tests {
     use super::*;
     use crate::method::MethodKind;
     use crate::plan::Metric;
+
+    #[test]
+    fn the_progress_line_shows_the_last_trials_throughput() {
+        let case = crate::fixtures::case(MethodKind::Read);
+        let first = progress_message(&case, None);
+        assert!(!first.contains("/s"), "{first}");
+        let later = progress_message(&case, Some(2.5 * 1024.0 * 1024.0 * 1024.0));
+        assert!(later.ends_with(" · last trial 2.50 GiB/s"), "{later}");
+        assert!(later.starts_with(&first), "{later}");
+    }
 
     fn plan(order: OrderPolicy) -> Plan {
         let case = |method| {

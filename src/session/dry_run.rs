@@ -137,6 +137,40 @@ pub fn passes(case: &Case) -> u64 {
     threads * u64::from(case.procs.unwrap_or(1).max(1))
 }
 
+/// Refuses what the run would refuse before measuring: an export (or
+/// `--keep-output`) that cannot be written where it is asked for, or that
+/// would clobber an input or another output. The dry run checks the same,
+/// so that it does not promise a run that would not start.
+pub fn check_outputs(plan: &Plan, config: &SessionConfig) -> Result<()> {
+    let inputs: Vec<(&str, &std::path::Path)> = config
+        .file
+        .iter()
+        .map(|f| ("--file", f.as_path()))
+        .collect();
+    let timelines = plan.cases.iter().any(|c| c.duration_s.is_some());
+    super::setup::check_outputs(config, &inputs, &config.exports, None, timelines)
+}
+
+/// The bytes one pass of `case` moves: a replayed trace's reads (or, for a
+/// write method, its writes), else the whole file.
+pub fn bytes_per_pass(case: &Case) -> u64 {
+    match &case.trace {
+        Some(t) if case.method.writes() => t.write_bytes,
+        Some(t) => t.read_bytes,
+        None => case.file_size,
+    }
+}
+
+/// The device requests one cold pass of `case` makes at least: a trace's
+/// operations, else one per block.
+fn requests_per_pass(case: &Case) -> u64 {
+    match &case.trace {
+        Some(t) if case.method.writes() => t.writes,
+        Some(t) => t.reads,
+        None => case.file_size.div_ceil(case.block_size.max(1)),
+    }
+}
+
 /// `--dry-run`: what the plan called `name` would run and need, without
 /// running or writing anything.
 pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
@@ -173,7 +207,7 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
     if !counted.is_empty() {
         let volume: u64 = counted
             .iter()
-            .map(|c| c.file_size * passes(c) * per_case)
+            .map(|c| bytes_per_pass(c) * passes(c) * per_case)
             .sum();
         let repeated = counted.iter().any(|c| passes(c) > 1);
         lines.push(format!(
@@ -203,17 +237,61 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
         ),
         None => "  disk: free space unknown".to_string(),
     });
+    let estimate = Estimate::of(plan, config.statistics.precision.as_ref());
+    let generate = need.to_generate as f64 / ASSUMED_DEVICE_BYTES_PER_S;
+    let rounds = match config.statistics.precision {
+        Some(p) if estimate.rounds_s > 0.0 => format!(
+            "; {} of them the rounds --precision {}% may add (up to {} runs per case{})",
+            format_duration(estimate.rounds_s),
+            {
+                let pct = p.target * 100.0;
+                if (pct - pct.round()).abs() < 1e-9 {
+                    format!("{pct:.0}")
+                } else {
+                    format!("{pct}")
+                }
+            },
+            p.max_runs,
+            match p.max_time_s {
+                Some(t) if estimate.budget_bound =>
+                    format!(", cut to --max-time {}", format_duration(t)),
+                _ => String::new(),
+            }
+        ),
+        _ => String::new(),
+    };
+    let generating = if generate > 0.0 {
+        format!(", and {} generating test files", format_duration(generate))
+    } else {
+        String::new()
+    };
     lines.push(format!(
-        "  estimated time: about {} (assuming {} MB/s and {}k random requests/s from the device, \
-         {} MB/s from the page cache and {} ms per trial; the progress bar's estimate, from \
-         measured trials, replaces it)",
-        format_duration(estimated_seconds(plan)),
+        "  estimated time: about {} ({} of trials{rounds}{generating}; assuming {} MB/s and {}k random requests/s from the device, {} MB/s from the page \
+         cache and {} ms per trial; the progress bar's estimate, from measured trials, replaces it)",
+        format_duration(estimate.total_s() + generate),
+        format_duration(estimate.total_s()),
         ASSUMED_DEVICE_BYTES_PER_S / 1e6,
         ASSUMED_DEVICE_REQUESTS_PER_S / 1e3,
         ASSUMED_CACHED_BYTES_PER_S / 1e6,
         ASSUMED_SECONDS_PER_TRIAL * 1e3,
     ));
     lines.join("\n")
+}
+
+/// The dry run of several plans (`reproduce all --dry-run`) ends with
+/// their total: plans, trials and the estimated time, on the same
+/// assumptions as each plan's.
+pub fn describe_total(plans: &[&Plan]) -> String {
+    let trials: u64 = plans
+        .iter()
+        .map(|p| p.cases.len() as u64 * u64::from(p.runs + p.warmup))
+        .sum();
+    let seconds: f64 = plans.iter().map(|p| estimated_seconds(p)).sum();
+    format!(
+        "total: {} plans, {trials} trials, estimated time about {}",
+        plans.len(),
+        format_duration(seconds)
+    )
 }
 
 /// One line per case: its number, method and group, as the run labels them.
@@ -246,43 +324,102 @@ const ASSUMED_CACHED_BYTES_PER_S: f64 = 2e9;
 /// child process, residency checks, eviction).
 const ASSUMED_SECONDS_PER_TRIAL: f64 = 0.05;
 
-/// The plan's running time at the assumed rates: per trial, the cache
-/// preparation (a warm cache is evicted, then read whole from the device),
-/// the main loop over the bytes it passes (or its duration), a sync, the
-/// read-back of a written file, and a fixed cost.
-pub fn estimated_seconds(plan: &Plan) -> f64 {
-    let trials = f64::from(plan.runs + plan.warmup);
+/// One trial of `case` at the assumed rates: the cache preparation (a warm
+/// cache is evicted, then read whole from the device), the main loop over
+/// the bytes it passes (or its duration), a sync, the read-back of a
+/// written file, and a fixed cost.
+fn trial_seconds(c: &Case) -> f64 {
     let device = |bytes: u64| bytes as f64 / ASSUMED_DEVICE_BYTES_PER_S;
     let cached = |bytes: u64| bytes as f64 / ASSUMED_CACHED_BYTES_PER_S;
-    plan.cases
-        .iter()
-        .map(|c| {
-            let bytes = c.file_size * passes(c);
-            let prepare = match c.cache {
-                crate::plan::CacheState::Warm => device(c.file_size),
-                _ => 0.0,
+    let bytes = bytes_per_pass(c) * passes(c);
+    let prepare = match c.cache {
+        crate::plan::CacheState::Warm => device(c.file_size),
+        _ => 0.0,
+    };
+    let main = match c.duration_s {
+        Some(s) => f64::from(s),
+        None if c.method.writes() => {
+            let synced = c.sync.is_some_and(|s| s != crate::method::SyncPolicy::None);
+            cached(bytes) + if synced { device(bytes) } else { 0.0 } + cached(c.file_size)
+        }
+        None if c.cache == crate::plan::CacheState::Cold => {
+            let requests = (requests_per_pass(c) * passes(c)) as f64;
+            let random = c.pattern != crate::pattern::Pattern::Seq || c.trace.is_some();
+            let waits = if random {
+                requests / ASSUMED_DEVICE_REQUESTS_PER_S
+            } else {
+                0.0
             };
-            let main = match c.duration_s {
-                Some(s) => f64::from(s),
-                None if c.method.writes() => {
-                    let synced = c.sync.is_some_and(|s| s != crate::method::SyncPolicy::None);
-                    cached(bytes) + if synced { device(bytes) } else { 0.0 } + cached(c.file_size)
-                }
-                None if c.cache == crate::plan::CacheState::Cold => {
-                    let requests = bytes.div_ceil(c.block_size.max(1)) as f64;
-                    let random = c.pattern != crate::pattern::Pattern::Seq;
-                    let waits = if random {
-                        requests / ASSUMED_DEVICE_REQUESTS_PER_S
-                    } else {
-                        0.0
-                    };
-                    device(bytes).max(waits)
-                }
-                None => cached(bytes),
+            device(bytes).max(waits)
+        }
+        None => cached(bytes),
+    };
+    ASSUMED_SECONDS_PER_TRIAL + prepare + main
+}
+
+/// The plan's planned trials at the assumed rates ([`trial_seconds`] for
+/// each of a case's runs and warm-ups).
+pub fn estimated_seconds(plan: &Plan) -> f64 {
+    let trials = f64::from(plan.runs + plan.warmup);
+    plan.cases.iter().map(|c| trials * trial_seconds(c)).sum()
+}
+
+/// The time of the trials the plan may run, at the assumed rates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// The planned trials ([`estimated_seconds`]).
+    pub planned_s: f64,
+    /// The rounds the precision rule may add, up to `--max-runs` runs per
+    /// case, cut to what `--max-time` leaves after the planned trials (and
+    /// the round under way when it runs out); 0 without `--precision`.
+    pub rounds_s: f64,
+    /// Whether `--max-time` cut the rounds (the rule then stops there).
+    pub budget_bound: bool,
+}
+
+impl Estimate {
+    /// The planned trials and every round the precision rule may add: the
+    /// run's length when some group stays short of the target, as the main
+    /// job's cold pairs do (a run whose groups all reach it early is shorter).
+    pub fn of(plan: &Plan, precision: Option<&crate::plan::precision::Precision>) -> Estimate {
+        let planned_s = estimated_seconds(plan);
+        let Some(p) = precision else {
+            return Estimate {
+                planned_s,
+                rounds_s: 0.0,
+                budget_bound: false,
             };
-            trials * (ASSUMED_SECONDS_PER_TRIAL + prepare + main)
-        })
-        .sum()
+        };
+        let extra_runs = f64::from(p.max_runs.saturating_sub(plan.runs));
+        let all_rounds: f64 = plan
+            .cases
+            .iter()
+            .map(|c| extra_runs * trial_seconds(c))
+            .sum();
+        // A round that starts before --max-time runs to its end: the last
+        // group's round past the budget, when there is room for rounds.
+        let last_round: f64 = plan.groups().last().map_or(0.0, |g| {
+            g.iter().map(|&i| trial_seconds(&plan.cases[i])).sum()
+        });
+        let room = p.max_time_s.map(|t| (t - planned_s).max(0.0)).map(|room| {
+            if room > 0.0 {
+                room + last_round
+            } else {
+                0.0
+            }
+        });
+        let rounds_s = room.map_or(all_rounds, |room| all_rounds.min(room));
+        Estimate {
+            planned_s,
+            rounds_s,
+            budget_bound: room.is_some_and(|room| room < all_rounds),
+        }
+    }
+
+    /// The planned trials and the rounds.
+    pub fn total_s(&self) -> f64 {
+        self.planned_s + self.rounds_s
+    }
 }
 
 /// `45 s`, `3 min 20 s`, `2 h 05 min`.
@@ -323,5 +460,54 @@ mod tests {
         assert_eq!(passes(&with(10, ThreadMode::Replicate, None)), 10);
         assert_eq!(passes(&with(4, ThreadMode::Split, Some(3))), 3);
         assert_eq!(passes(&with(4, ThreadMode::Replicate, Some(3))), 12);
+    }
+
+    #[test]
+    fn the_estimate_counts_the_rounds_the_precision_rule_may_add() {
+        use crate::plan::precision::Precision;
+        let case = Case::new(
+            MethodKind::Read,
+            Pattern::Seq,
+            16 << 10,
+            1 << 20,
+            WorkloadKind::Touch,
+            CacheState::AsIs,
+        );
+        let plan = Plan {
+            cases: vec![
+                case.clone(),
+                Case {
+                    method: MethodKind::Mmap,
+                    ..case
+                },
+            ],
+            runs: 4,
+            warmup: 1,
+            order: crate::plan::OrderPolicy::Alternating,
+            metric: crate::plan::Metric::Total,
+            seed: 1,
+        };
+        let per_trial = estimated_seconds(&plan) / 10.0;
+        let none = Estimate::of(&plan, None);
+        assert_eq!(none.rounds_s, 0.0);
+        assert!((none.total_s() - 10.0 * per_trial).abs() < 1e-9);
+        // Up to 20 runs: 16 more per case, no warm-up.
+        let mut p = Precision {
+            target: 0.05,
+            max_runs: 20,
+            max_time_s: None,
+        };
+        let all = Estimate::of(&plan, Some(&p));
+        assert!((all.rounds_s - 32.0 * per_trial).abs() < 1e-9);
+        assert!(!all.budget_bound);
+        // --max-time cuts them to what the planned trials leave, and the
+        // round under way then (one trial of each case of the last group).
+        p.max_time_s = Some(none.planned_s + 5.0 * per_trial);
+        let cut = Estimate::of(&plan, Some(&p));
+        assert!(cut.budget_bound);
+        assert!((cut.total_s() - (p.max_time_s.unwrap() + 2.0 * per_trial)).abs() < 1e-9);
+        // A budget the planned trials already spend adds nothing.
+        p.max_time_s = Some(1e-3);
+        assert_eq!(Estimate::of(&plan, Some(&p)).rounds_s, 0.0);
     }
 }

@@ -212,21 +212,25 @@ impl Session {
         let mut drop_caches = asked_drop_caches;
         if drop_caches && crate::system::current_uid() != 0 {
             let w = "--drop-caches needs root; falling back to evicting the file with posix_fadvise(DONTNEED)".to_string();
-            eprintln!("warning: {w}");
+            crate::console::warning(&w);
             warnings.push(w);
             drop_caches = false;
         }
         let environment = environment::capture(Some(&measured));
         if let Some(n @ 1..) = environment.damon_kdamonds_running {
             let w = format!(
-                "{n} DAMON kdamond(s) running: idle page-cache pages may be reclaimed between and during trials; \
-                 residency is checked before and after each one"
+                "{n} DAMON kdamond(s) running: they may reclaim idle page-cache pages between \
+                 and during trials (faultline tops a warm cache up before each trial and \
+                 records residency before and after it). For steadier warm numbers, stop them \
+                 for the run as root: `echo off > /sys/kernel/mm/damon/admin/kdamonds/N/state` \
+                 (or `damo stop`; DAMON_RECLAIM: `echo N > \
+                 /sys/module/damon_reclaim/parameters/enabled`)"
             );
-            eprintln!("warning: {w}");
+            crate::console::warning(&w);
             warnings.push(w);
         }
         for w in crate::plan::notes::warnings(&plan) {
-            eprintln!("warning: {w}");
+            crate::console::warning(&w);
             warnings.push(w);
         }
 
@@ -246,6 +250,10 @@ impl Session {
             profile: profile.as_ref().map(|p| p.request),
             profile_control: profile.as_ref().map_or(0, |p| p.control_trials),
             fingerprints,
+            time_budget: statistics
+                .precision
+                .and_then(|p| p.max_time_s)
+                .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok()),
         };
         let trials = plan.trials();
         let progress = indicatif::ProgressBar::with_draw_target(
@@ -257,10 +265,8 @@ impl Session {
             },
         );
         progress.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} trials, {elapsed} elapsed, {prefix}  {msg}",
-            )
-            .expect("valid template"),
+            indicatif::ProgressStyle::with_template("{bar:30} {prefix}  {msg}")
+                .expect("valid template"),
         );
         // A study's run carries its claims' verdicts in every export.
         let study = settings
@@ -287,19 +293,28 @@ impl Session {
         let group_count = plan.groups().len();
         let more_runs = |g: usize, raw: &RawResults| {
             let Some(precision) = &statistics.precision else {
-                return false;
+                return runner::MoreRuns::default();
             };
             let in_time = precision
                 .group_deadline_s(g, group_count)
                 .is_none_or(|deadline| started.elapsed().as_secs_f64() < deadline);
-            in_time
-                && crate::stats::stopping::group_needs_more(
+            runner::MoreRuns {
+                another: in_time
+                    && crate::stats::stopping::group_needs_more(
+                        &plan,
+                        &raw.samples,
+                        g,
+                        precision,
+                        interference.exclude,
+                    ),
+                forecast: crate::stats::stopping::group_forecast(
                     &plan,
                     &raw.samples,
                     g,
                     precision,
                     interference.exclude,
-                )
+                ),
+            }
         };
         // The rule's budget counts the whole run's time, from its first trial.
         let settle_runs = |raw: &RawResults| -> Vec<usize> {
@@ -354,7 +369,7 @@ impl Session {
             match journal.remove() {
                 Ok(()) => true,
                 Err(e) => {
-                    eprintln!("warning: {e}");
+                    crate::console::warning(&e.to_string());
                     false
                 }
             }
@@ -369,23 +384,40 @@ impl Session {
     }
 }
 
-/// Prints, once the trials are done, each case's interference warning and
-/// what `--exclude-interfered` left out (the exports hold them too).
+/// Prints, once the trials are done, one interference warning with the
+/// cases it concerns as a table, and what `--exclude-interfered` left out
+/// (the exports hold them too).
 fn print_interference(results: &RunResults) {
     use crate::stats::interference::exclusion_note;
     let mut tallies = Vec::new();
+    let mut rows = Vec::new();
+    let mut advise = false;
     for case in &results.cases {
         let Some(tally) = &case.interference else {
             continue;
         };
-        if let Some(w) = tally.warning(&case.label, &case.case.group_label()) {
-            eprintln!("warning: {w}");
+        if let Some(row) = tally.row(&case.label, &case.case.group_label()) {
+            rows.push(row);
+            advise |= tally.interfered_in_the_end > 0;
         }
         tallies.push(tally.clone());
     }
+    if !rows.is_empty() {
+        let advice = if advise {
+            ": quiet the machine (stop other jobs), or use --retry-interfered N \
+             (or --exclude-interfered)"
+        } else {
+            ""
+        };
+        crate::console::warning_table(
+            &format!("trials interfered (the machine did other work during them){advice}"),
+            &["case", "interfered", "most often"],
+            &rows,
+        );
+    }
     let exclude = results.settings.interference.is_some_and(|i| i.exclude);
     if let Some(note) = exclusion_note(&tallies, exclude) {
-        eprintln!("note: {note}");
+        crate::console::note(&note);
     }
 }
 
@@ -400,7 +432,7 @@ fn register_run(
     match crate::measure::interference::Probe::register_default(Some(dir)) {
         Ok(registration) => Some(registration),
         Err(w) => {
-            eprintln!("warning: {w}");
+            crate::console::warning(&w);
             warnings.push(w);
             None
         }

@@ -216,7 +216,7 @@ fn cache_warnings(plan: &Plan, files: &BTreeMap<u64, Dataset>) -> Vec<String> {
         }
     }
     for w in &warnings {
-        eprintln!("warning: {w}");
+        crate::console::warning(w);
     }
     warnings
 }
@@ -255,7 +255,7 @@ fn operation_count_warnings(plan: &Plan) -> Vec<String> {
         ));
     }
     for w in &warnings {
-        eprintln!("warning: {w}");
+        crate::console::warning(w);
     }
     warnings
 }
@@ -327,7 +327,7 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
     let replay = journal::read(path)?;
     dataset::ensure_private_dir(&config.data_dir).context("preparing the data directory")?;
     for warning in &replay.warnings {
-        eprintln!("warning: {warning}");
+        crate::console::warning(warning);
     }
     let header = replay.header;
     // The journal's precision and shortest trial: the rounds it added are
@@ -478,7 +478,7 @@ fn resumed_profile(
 /// that exists and is not a regular file ([`crate::files::outputs`]).
 /// `inputs` are the files read (`--file`, the journal resumed); `exports`
 /// the exports this session writes, and `journal` the journal it writes.
-fn check_outputs(
+pub(super) fn check_outputs(
     config: &SessionConfig,
     inputs: &[(&str, &Path)],
     exports: &Exports,

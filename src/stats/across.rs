@@ -17,6 +17,7 @@ use super::compare::RatioEstimate;
 use super::moments::{mean, sample_sd};
 
 pub mod fleet;
+pub mod verdicts;
 
 /// The ratio of geometric means `geomean(b) / geomean(a)` of two independent
 /// sets of positive values, with its Welch 95% CI. `None` when a set has

@@ -135,6 +135,34 @@ pub fn tally(samples: &[Sample]) -> Option<CaseInterference> {
 }
 
 impl CaseInterference {
+    /// The row of case `label` of `group` in the run's interference table:
+    /// the case, how many trials were interfered, the most frequent reason
+    /// (with what re-runs and exclusion did); `None` when none was.
+    pub fn row(&self, label: &str, group: &str) -> Option<Vec<String>> {
+        if self.interfered == 0 {
+            return None;
+        }
+        let pct = 100.0 * self.interfered as f64 / self.trials.max(1) as f64;
+        let mut why = self.example.clone().unwrap_or_default();
+        if self.retries > 0 {
+            why.push_str(&format!(
+                "; after {} re-run(s), {} of {} runs still interfered",
+                self.retries, self.interfered_in_the_end, self.runs
+            ));
+        }
+        if self.excluded > 0 {
+            why.push_str(&format!(
+                "; {} left out (--exclude-interfered)",
+                self.excluded
+            ));
+        }
+        Some(vec![
+            format!("{label} ({group})"),
+            format!("{} of {} ({pct:.0}%)", self.interfered, self.trials),
+            why.trim_start_matches("; ").to_string(),
+        ])
+    }
+
     /// The warning for case `label` of `group`, with the share of
     /// interfered trials and advice; `None` when no trial was interfered.
     pub fn warning(&self, label: &str, group: &str) -> Option<String> {

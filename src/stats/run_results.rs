@@ -116,6 +116,15 @@ impl CaseResult {
 }
 
 impl RunResults {
+    /// The case with id `id`: at its index, as in every run's results, in
+    /// constant time; else the first with that id.
+    pub fn case(&self, id: usize) -> Option<&CaseResult> {
+        match self.cases.get(id) {
+            Some(c) if c.id == id => Some(c),
+            _ => self.cases.iter().find(|c| c.id == id),
+        }
+    }
+
     /// Builds the results from the raw samples: per-case summaries and each
     /// case's paired comparison with the first case of its group.
     pub fn assemble(
@@ -130,19 +139,20 @@ impl RunResults {
         use crate::stats::interference;
         use crate::stats::profile_cost;
         let exclude_interfered = settings.interference.is_some_and(|i| i.exclude);
-        let samples_of = |id: usize| -> Vec<Sample> {
-            raw.samples
-                .iter()
-                .filter(|s| s.case == id)
-                .cloned()
-                .collect()
-        };
+        // Each case's samples, in the order they ran: one pass, not one
+        // per case (a plan may have 100,000 cases).
+        let mut by_case: Vec<Vec<Sample>> = vec![Vec::new(); plan.cases.len()];
+        for sample in &raw.samples {
+            if let Some(own) = by_case.get_mut(sample.case) {
+                own.push(sample.clone());
+            }
+        }
         let cases: Vec<CaseResult> = plan
             .cases
             .iter()
             .enumerate()
             .map(|(id, case)| {
-                let mut samples = samples_of(id);
+                let mut samples = std::mem::take(&mut by_case[id]);
                 interference::mark_excluded(&mut samples, exclude_interfered);
                 let mut summary = summarize_case(&interference::counted(&samples), plan.metric);
                 if let Some(summary) = summary.as_mut() {

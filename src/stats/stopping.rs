@@ -53,21 +53,18 @@ pub fn needs_more(precision: &Precision, min_pairs: usize, comparisons: &[Vec<f6
     })
 }
 
-/// Whether group `g` of `plan` needs another round, from the samples so
-/// far ([`needs_more`] over its comparisons, the planned runs as the
-/// fewest pairs). It counts the samples the statistics will count: the
-/// last attempt of each run (`--retry-interfered`), without the interfered
-/// ones when `exclude_interfered`.
-pub fn group_needs_more(
+/// The paired log ratios of each comparison of group `g` of `plan`, from
+/// the samples the statistics will count: the last attempt of each run
+/// (`--retry-interfered`), without the interfered ones when
+/// `exclude_interfered`, and without `--profile-control`'s control trials.
+/// `None` when the plan has no group `g`.
+fn group_log_ratios(
     plan: &crate::plan::Plan,
     samples: &[crate::results::Sample],
     g: usize,
-    precision: &Precision,
     exclude_interfered: bool,
-) -> bool {
-    let Some(members) = plan.groups().into_iter().nth(g) else {
-        return false;
-    };
+) -> Option<Vec<Vec<f64>>> {
+    let members = plan.groups().into_iter().nth(g)?;
     // A --profile-control trial is not one of the case's runs.
     let of = |case: usize| -> Vec<crate::results::Sample> {
         let mut own: Vec<_> = samples
@@ -79,14 +76,65 @@ pub fn group_needs_more(
         super::interference::counted(&own)
     };
     let baseline = of(members[0]);
-    let comparisons: Vec<Vec<f64>> = members[1..]
+    Some(
+        members[1..]
+            .iter()
+            .map(|&other| {
+                super::analysis::compared_log_ratios(&baseline, &of(other), plan.metric)
+                    .unwrap_or_default()
+            })
+            .collect(),
+    )
+}
+
+/// Whether group `g` of `plan` needs another round, from the samples so
+/// far ([`needs_more`] over its comparisons, the planned runs as the
+/// fewest pairs).
+pub fn group_needs_more(
+    plan: &crate::plan::Plan,
+    samples: &[crate::results::Sample],
+    g: usize,
+    precision: &Precision,
+    exclude_interfered: bool,
+) -> bool {
+    group_log_ratios(plan, samples, g, exclude_interfered)
+        .is_some_and(|comparisons| needs_more(precision, plan.runs as usize, &comparisons))
+}
+
+/// The pairs one comparison is expected to need to reach `target`, from its
+/// log ratios so far: the CI's half-width is `t(0.975, n − 1) · s / √n`, so
+/// with the sd it has now it is the smallest `n` (at least its pairs and
+/// `min_pairs`, at most `max_runs`) at which that is within the target.
+/// With fewer than 2 pairs nothing is known: its pairs, or `min_pairs`.
+pub fn pairs_needed(precision: &Precision, min_pairs: usize, logs: &[f64]) -> usize {
+    let least = logs.len().max(min_pairs);
+    let most = (precision.max_runs as usize).max(least);
+    let Some(s) = LogRatios::of(logs) else {
+        return least;
+    };
+    super::power::pairs_needed(s.sd, precision.target.ln_1p(), 0.95, most)
+        .unwrap_or(most)
+        .max(least)
+}
+
+/// The forecast for group `g`: its rounds so far (the fewest pairs of its
+/// comparisons) and the rounds it is expected to end with ([`pairs_needed`]
+/// of its slowest comparison; `--max-time` is the caller's to weigh).
+/// `None` for a group without comparisons.
+pub fn group_forecast(
+    plan: &crate::plan::Plan,
+    samples: &[crate::results::Sample],
+    g: usize,
+    precision: &Precision,
+    exclude_interfered: bool,
+) -> Option<(usize, usize)> {
+    let comparisons = group_log_ratios(plan, samples, g, exclude_interfered)?;
+    let now = comparisons.iter().map(Vec::len).min()?;
+    let needed = comparisons
         .iter()
-        .map(|&other| {
-            super::analysis::compared_log_ratios(&baseline, &of(other), plan.metric)
-                .unwrap_or_default()
-        })
-        .collect();
-    needs_more(precision, plan.runs as usize, &comparisons)
+        .map(|logs| pairs_needed(precision, plan.runs as usize, logs))
+        .max()?;
+    Some((now, needed.max(now)))
 }
 
 /// How a group's runs ended, as the report says it.
@@ -332,5 +380,40 @@ pub(crate) mod tests {
         }
         let coverage = covered as f64 / runs as f64;
         assert!((0.90..0.97).contains(&coverage), "coverage {coverage}");
+    }
+
+    #[test]
+    fn pairs_needed_is_where_the_ci_would_reach_the_target() {
+        // An sd of about 0.02 in log terms over 5 pairs: the half-width
+        // t(0.975, n-1) * sd / sqrt(n) is first within ln(1.02) at the
+        // forecast, and not one pair before.
+        let logs = [0.01, -0.01, 0.03, -0.03, 0.0];
+        let s = LogRatios::of(&logs).unwrap();
+        let goal = RULE.target.ln_1p();
+        let n = pairs_needed(&RULE, 5, &logs);
+        let width = |n: usize| t_quantile_975(n) * s.sd / (n as f64).sqrt();
+        assert!(width(n) <= goal, "{n}");
+        assert!(n == 5 || width(n - 1) > goal, "{n} is the first");
+        assert!(n > 5, "this sd needs more than 5 pairs: {n}");
+        // Already within: no more.
+        let tight = [0.001, -0.001, 0.0, 0.001, -0.001];
+        assert_eq!(pairs_needed(&RULE, 5, &tight), 5);
+        // Too noisy for the budget: max_runs.
+        let wild = [0.5, -0.5, 0.4, -0.4, 0.0];
+        assert_eq!(pairs_needed(&RULE, 5, &wild), 50);
+        // Fewer than 2 pairs say nothing: the planned runs.
+        assert_eq!(pairs_needed(&RULE, 5, &[0.1]), 5);
+        // The forecast agrees with the rule: simulated to its end, a
+        // comparison with this sd stops within a few pairs of it.
+        let forecast = pairs_needed(&RULE, 5, &logs);
+        let used = simulate(&RULE, &[s.sd], 11);
+        assert!(
+            (used as f64 - forecast as f64).abs() <= 0.5 * forecast as f64 + 3.0,
+            "forecast {forecast}, rule used {used}"
+        );
+    }
+
+    fn t_quantile_975(n: usize) -> f64 {
+        super::super::log_ratios::t_quantile(0.975, (n - 1) as f64)
     }
 }

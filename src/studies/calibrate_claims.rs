@@ -18,9 +18,10 @@
 //!   then one more pair at a time while the settling rule
 //!   ([`crate::studies::settle::comparisons_wanting_runs`]) asks for one,
 //!   up to `max` pairs; the next comparison starts at the following pair.
-//!   Looking again after every pair is what a settled verdict costs in
-//!   false verdicts, and this is where it shows. A comparison the run's
-//!   pairs ran out under is not counted.
+//!   A verdict found between two of the rule's looks
+//!   ([`crate::studies::settle::is_look`]) does not stop it. Each look is
+//!   another chance for noise to pass for a verdict, and this is where it
+//!   shows. A comparison the run's pairs ran out under is not counted.
 //!
 //! Nothing here measures: the pairs are a finished run's ([`RunPairs`]),
 //! or synthetic ones in the tests.
@@ -250,7 +251,7 @@ fn outcomes(pairs: &dyn Pairs, cut: Cut, claim: &AaClaim) -> Vec<(ClaimVerdict, 
                 let mut end = start + pilot;
                 loop {
                     let o = outcome(claim, pairs.input(start..end));
-                    if comparisons_wanting_runs(&o, 1, false, max).is_empty() {
+                    if comparisons_wanting_runs(&o, 1, false, pilot, max).is_empty() {
                         out.push(tallied(&o, end - start));
                         start = end;
                         break;
@@ -341,10 +342,11 @@ mod tests {
     #[test]
     fn fixed_comparisons_of_honest_noise_find_few_false_verdicts() {
         // 4000 comparisons of 5 pairs, ±10% per pair: each 90% CI is about
-        // ±9.5%, wider than the no-effect band (±4.9%) and than the room
-        // below the band (1–1.09x), so a directed claim is unsettled or
-        // reversed: reversed in about 5% of comparisons (the CI below 1, a
-        // one-sided test at 5%), and never holds.
+        // ±9.5%, wider than the no-effect band (±4.4%) and than the room
+        // below the band (1–1.09x), so a directed claim is mostly
+        // unsettled. "Reversed" needs the CI wholly below the no-effect
+        // band, not only below 1 (a one-sided test at 5%, which would be
+        // false in 5% of comparisons by design): rare, and shown below 5%.
         let pairs = Synthetic::normal(20_000, 0.10, 0.0, 11);
         let r = rates(&pairs, Cut::Fixed(5), &aa_claims());
         let ratio = &r[0];
@@ -354,16 +356,18 @@ mod tests {
         // is small now and then).
         assert!(count(ratio, ClaimVerdict::Holds) < 10, "{ratio:?}");
         let reversed = count(ratio, ClaimVerdict::Reversed);
-        assert!((160..240).contains(&reversed), "{ratio:?}");
+        assert!(reversed < 100, "{ratio:?}");
         let named = ratio.named_false;
         assert_eq!(named.count, reversed + count(ratio, ClaimVerdict::Holds));
-        // A rate of 5% by design is not shown within 5%.
-        assert!(named.low < 0.05 && 0.05 < named.high, "{named:?}");
-        assert!(matches!(against(&named, 0.05), Against::NotShown { .. }));
+        assert!(named.high < 0.05, "{named:?}");
+        assert_eq!(against(&named, 0.05), Against::Met);
         // Every decided verdict but no effect is false: "any" counts the
         // few "smaller than published" too.
         assert!(ratio.any_false.count >= reversed, "{ratio:?}");
-        assert!(ratio.any_false.value() < 0.08, "{ratio:?}");
+        assert_eq!(against(&ratio.any_false, 0.05), Against::Met);
+        // The comparisons the CI cannot decide are unsettled, not false.
+        assert!(count(ratio, ClaimVerdict::Unsettled) > 3000, "{ratio:?}");
+        assert_eq!(ratio.busy, 0, "nothing was interfered with");
         // "Similar within 1.5x" is never refuted by ±10% noise.
         let similar = &r[2];
         assert_eq!(similar.named_false.count, 0, "{similar:?}");
@@ -373,7 +377,8 @@ mod tests {
 
     /// The simulated rates docs/claims.md quotes (`cargo test --release
     /// --lib simulated_rates -- --nocapture` prints them): seeded normal
-    /// noise, 40,000 pairs at each spread.
+    /// noise, 40,000 pairs at each spread, in fixed comparisons of 5 pairs
+    /// and settled from a pilot of 5 up to 40, as `reproduce --quick`.
     #[test]
     fn simulated_rates_quoted_in_docs_claims_md() {
         let claims = aa_claims();
@@ -384,36 +389,37 @@ mod tests {
             for (cut, found) in [("fixed", &fixed), ("settled", &settled)] {
                 for r in found.iter() {
                     println!(
-                        "sd {sd} {cut} {}: named {}/{} = {:.1}%, any {}/{} = {:.1}%, {:.1} pairs, {:?}",
+                        "sd {sd} {cut} {}: named {}/{} = {:.2}% [{:.2}–{:.2}%], any {}/{} = {:.2}% \
+                         [{:.2}–{:.2}%], {:.1} pairs, {:?}",
                         r.id,
                         r.named_false.count,
                         r.named_false.of,
                         100.0 * r.named_false.value(),
+                        100.0 * r.named_false.low,
+                        100.0 * r.named_false.high,
                         r.any_false.count,
                         r.any_false.of,
                         100.0 * r.any_false.value(),
+                        100.0 * r.any_false.low,
+                        100.0 * r.any_false.high,
                         r.mean_pairs,
                         r.verdicts
                     );
+                    // The false "holds" and "reversed" are held at 5%: the
+                    // interval's upper end is below it, one look or settled,
+                    // up to ±28% a pair (this machine under load). Any false
+                    // verdict too, up to ±10%; at ±28% a "2-6x" claim is
+                    // "smaller than published" (1.05-2x) in about 3.5% of
+                    // comparisons besides, which docs/claims.md quotes.
+                    assert_eq!(against(&r.named_false, 0.05), Against::Met, "{sd}: {r:?}");
+                    if sd <= 0.10 {
+                        assert_eq!(against(&r.any_false, 0.05), Against::Met, "{sd}: {r:?}");
+                    }
+                    assert!(r.any_false.of > 1000, "{sd}: {r:?}");
                 }
             }
             // "Similar within 1.5x" is never refuted by A/A noise.
             assert_eq!(fixed[2].any_false.count + settled[2].any_false.count, 0);
-            if sd >= 0.10 {
-                // One look: "reversed" is a one-sided test at 5%.
-                for r in &fixed[..2] {
-                    let v = r.named_false.value();
-                    assert!((0.035..0.065).contains(&v), "{sd}: {r:?}");
-                }
-            }
-            if sd >= 0.05 {
-                // Settling looks after every pair: more false verdicts
-                // than one look, above 5%.
-                for (s, f) in settled[..2].iter().zip(&fixed[..2]) {
-                    assert!(s.named_false.value() > f.named_false.value(), "{sd}: {s:?}");
-                    assert!(s.named_false.value() > 0.07, "{sd}: {s:?}");
-                }
-            }
         }
     }
 

@@ -39,7 +39,9 @@ use super::Workload;
 pub enum FillContent {
     /// Every byte 0.
     Zero,
-    /// A deterministic, position-dependent pattern ([`pattern_word`]).
+    /// A deterministic, position-dependent pattern (every 8 bytes a mix of their offset).
+    //  (`pattern_word` computes it: this comment is `--help` text, so it
+    //  names no Rust item.)
     #[default]
     Pattern,
     /// Zeros the workload never stores: the method's buffer is calloc'd and

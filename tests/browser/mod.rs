@@ -51,7 +51,6 @@ impl Chromium {
     /// (straight to stderr, which the harness does not capture) and returns
     /// `None`.
     pub fn find(test: &str) -> Option<Chromium> {
-        use std::io::Write;
         if let Some(chromium) = Chromium::locate() {
             return Some(chromium);
         }
@@ -63,10 +62,11 @@ impl Chromium {
                  renders the HTML report in a real headless browser. {advice}"
             );
         }
-        let _ = writeln!(
-            std::io::stderr(),
-            "NOTICE: {test} SKIPPED: chromium not found. {advice} \
-             FAULTLINE_REQUIRE_BROWSER=1 makes this a failure."
+        crate::common::skip(
+            test,
+            &format!(
+                "chromium not found. {advice} FAULTLINE_REQUIRE_BROWSER=1 makes this a failure."
+            ),
         );
         None
     }

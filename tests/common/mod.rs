@@ -37,12 +37,14 @@ pub mod flags;
 pub mod output;
 pub mod procs;
 pub mod root;
+pub mod skip;
 
 pub use files::{entries, file_ending, user_file};
 pub use flags::Flags;
 pub use output::{one_line, one_line_besides_damon, stderr_lines, succeeded};
 pub use procs::{spawn_piped, trial_children, wait_until, with_file_size_limit};
 pub use root::{require_root, Mount};
+pub use skip::skip;
 
 /// A scratch area: a data directory and a place for exports.
 pub struct Scratch {
@@ -124,8 +126,12 @@ impl Scratch {
 }
 
 /// The faultline binary this test suite was built with.
+/// The binary, without the caller's `COLUMNS` (the width is then 100 into
+/// a pipe, as the tests expect, unless a test sets it).
 pub fn faultline() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin!("faultline"))
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("faultline"));
+    cmd.env_remove("COLUMNS");
+    cmd
 }
 
 /// A JSON export.

@@ -31,13 +31,16 @@ pub use categories::{classify, Category, Frame};
 pub use raw::RawProfile;
 pub use symbolize::Namer;
 
-/// The default rate, samples per CPU second: 997 Hz, the low end of the
-/// usual 1–4 kHz. On a virtual machine each cpu-clock tick costs the sampled
-/// thread ~13–25 µs (the timer interrupt's exits to the hypervisor, with or
-/// without a sample written), so 1 kHz costs ~1–4% and 4 kHz 7–12% there
-/// (docs/profile.md); on bare metal a tick costs 1–2 µs. A prime, so that
-/// samples do not fall in step with periodic work in the loop.
-pub const DEFAULT_HZ: u32 = 997;
+/// The default rate, samples per CPU second: 499 Hz. On a virtual machine
+/// each cpu-clock tick costs the sampled thread ~13–25 µs (the timer
+/// interrupt's exits to the hypervisor, with or without a sample written):
+/// on this project's 2-core VM 997 Hz cost about 5–7% of a warm loop's
+/// throughput, over the 5% target, and 499 Hz about 1–2% (docs/profile.md);
+/// on bare metal a tick costs 1–2 µs. The price is half the samples of
+/// 997 Hz (shares' CIs about 1.4 times as wide); `--profile-hz` raises it.
+/// A prime, so that samples do not fall in step with periodic work in the
+/// loop.
+pub const DEFAULT_HZ: u32 = 499;
 
 /// The highest rate `--profile-hz` takes (the kernel's own limit,
 /// `kernel.perf_event_max_sample_rate`, may be lower: [`check_rate`]).

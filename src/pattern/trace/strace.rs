@@ -16,10 +16,16 @@
 //! descriptor first seen without an open (inherited, or a trace attached
 //! with `-p`) starts at offset 0. The file's path comes from the `openat`
 //! argument or from `-y` decorations (`read(5</tmp/f>, ...)`); a file never
-//! opened in the trace is called `fd N`. Descriptors form one table (right
-//! for the threads of one process; in a trace of several processes with
-//! clashing descriptor numbers, follow a path). `O_APPEND` writes and
-//! `fcntl(F_DUPFD)` are not modelled.
+//! opened in the trace is called `fd N`.
+//!
+//! With `-f`, several processes may use the same descriptor number for
+//! different files at once (fio's job reads its file on descriptor 6 while
+//! fio's disk-stats thread opens `/sys/block/*/stat` on its own 6). So a
+//! descriptor a process (strace's pid column) opened or duplicated itself
+//! is looked up in that process's own table first; one it never opened (a
+//! thread sharing another's table, a child inheriting its parent's) is the
+//! file most recently opened under that number by anyone. `O_APPEND`
+//! writes and `fcntl(F_DUPFD)` are not modelled.
 //!
 //! With `-f`, a call cut by another thread's line (`read(3,  <unfinished ...>`)
 //! is joined with its `<... read resumed>` line and placed at the latter,
@@ -40,7 +46,10 @@ struct Stream {
 #[derive(Debug)]
 pub(super) struct StraceParser {
     file_size: Option<u64>,
-    fds: HashMap<i32, usize>,
+    /// Descriptors each process opened or duplicated itself: (pid, fd) → stream.
+    own: HashMap<(u32, i32), usize>,
+    /// The stream most recently opened under each descriptor number, by anyone.
+    latest: HashMap<i32, usize>,
     streams: Vec<Stream>,
     pending: HashMap<u32, String>,
 }
@@ -50,29 +59,63 @@ impl StraceParser {
     pub(super) fn new(file_size: Option<u64>) -> StraceParser {
         StraceParser {
             file_size,
-            fds: HashMap::new(),
+            own: HashMap::new(),
+            latest: HashMap::new(),
             streams: Vec::new(),
             pending: HashMap::new(),
         }
     }
 
-    /// The open file behind `fd`, made up (offset 0) if the trace never opened it.
-    fn stream(&mut self, fd: i32, path: Option<&str>, out: &mut Collector) -> usize {
-        if let Some(&s) = self.fds.get(&fd) {
-            return s;
+    /// The open file behind `fd` in process `pid`: its own, else the latest
+    /// opened under that number, else made up (offset 0). A `-y` path that
+    /// disagrees with the table wins: strace saw the file.
+    fn stream(&mut self, pid: u32, fd: i32, path: Option<&str>, out: &mut Collector) -> usize {
+        let known = self
+            .own
+            .get(&(pid, fd))
+            .or_else(|| self.latest.get(&fd))
+            .copied();
+        if let Some(s) = known {
+            if path.is_none_or(|p| out.target(p) == self.streams[s].target) {
+                return s;
+            }
         }
         let name = path.map_or_else(|| format!("fd {fd}"), str::to_string);
-        self.open(fd, &name, out)
+        self.open(pid, fd, &name, out)
     }
 
-    fn open(&mut self, fd: i32, name: &str, out: &mut Collector) -> usize {
+    fn open(&mut self, pid: u32, fd: i32, name: &str, out: &mut Collector) -> usize {
         let target = out.target(name);
         self.streams.push(Stream { target, cursor: 0 });
-        self.fds.insert(fd, self.streams.len() - 1);
-        self.streams.len() - 1
+        let s = self.streams.len() - 1;
+        self.bind(pid, fd, s);
+        s
     }
 
-    fn call(&mut self, number: u32, text: &str, out: &mut Collector) -> Result<(), TraceError> {
+    /// Makes `fd` in `pid` (and the latest under that number) mean stream `s`.
+    fn bind(&mut self, pid: u32, fd: i32, s: usize) {
+        self.own.insert((pid, fd), s);
+        self.latest.insert(fd, s);
+    }
+
+    /// `close(fd)` in `pid`: forgets its own binding, and the latest if it
+    /// was the same file (or if the process closed one it never opened).
+    fn close(&mut self, pid: u32, fd: i32) {
+        match self.own.remove(&(pid, fd)) {
+            Some(s) if self.latest.get(&fd) != Some(&s) => {}
+            _ => {
+                self.latest.remove(&fd);
+            }
+        }
+    }
+
+    fn call(
+        &mut self,
+        pid: u32,
+        number: u32,
+        text: &str,
+        out: &mut Collector,
+    ) -> Result<(), TraceError> {
         let name = &text[..text.find('(').unwrap_or(0)];
         let (offset_at, write) = match name {
             "read" | "readv" => (None, false),
@@ -82,7 +125,7 @@ impl StraceParser {
             "lseek" | "open" | "openat" | "openat2" | "creat" | "close" | "dup" | "dup2"
             | "dup3" => {
                 out.other += 1;
-                return self.bookkeeping(number, text, out);
+                return self.bookkeeping(pid, number, text, out);
             }
             _ => {
                 out.other += 1;
@@ -98,7 +141,7 @@ impl StraceParser {
         }
         let (fd, path) = fd_arg(call.args[0])
             .ok_or_else(|| bad("the first argument is not a descriptor".into()))?;
-        let s = self.stream(fd, path, out);
+        let s = self.stream(pid, fd, path, out);
         let n = match call.result {
             Some(n) if n > 0 => n as u64,
             result => {
@@ -145,6 +188,7 @@ impl StraceParser {
     /// `lseek`, opens, `close` and `dup*`: they change offsets and descriptors.
     fn bookkeeping(
         &mut self,
+        pid: u32,
         number: u32,
         text: &str,
         out: &mut Collector,
@@ -164,7 +208,7 @@ impl StraceParser {
         match call.name {
             "lseek" => {
                 let (fd, path) = fd_of(0)?;
-                let s = self.stream(fd, path, out);
+                let s = self.stream(pid, fd, path, out);
                 let to = self.seek(&call, self.streams[s].cursor).map_err(bad)?;
                 if let Some(to) = to {
                     self.streams[s].cursor = to;
@@ -188,11 +232,11 @@ impl StraceParser {
                     .map(str::to_string)
                     .or_else(|| call.args.get(path_at).and_then(|a| string_arg(a)))
                     .unwrap_or_else(|| format!("fd {fd}"));
-                self.open(fd, &name, out);
+                self.open(pid, fd, &name, out);
             }
             "close" => {
                 let (fd, _) = fd_of(0)?;
-                self.fds.remove(&fd);
+                self.close(pid, fd);
             }
             _ => {
                 let Some(new) = call
@@ -203,8 +247,8 @@ impl StraceParser {
                     return Ok(());
                 };
                 let (old, path) = fd_of(0)?;
-                let s = self.stream(old, path, out);
-                self.fds.insert(new, s);
+                let s = self.stream(pid, old, path, out);
+                self.bind(pid, new, s);
             }
         }
         Ok(())
@@ -254,7 +298,7 @@ impl LineParser for StraceParser {
                 format!("not strace output: '{}'", clip(line)),
             )),
             Some(Line::Note) => Ok(()),
-            Some(Line::Call { text, .. }) => self.call(number, text, out),
+            Some(Line::Call { pid, text }) => self.call(pid, number, text, out),
             Some(Line::Unfinished { pid, text }) => {
                 if self.pending.insert(pid, text.to_string()).is_some() {
                     out.other += 1;
@@ -263,7 +307,7 @@ impl LineParser for StraceParser {
             }
             Some(Line::Resumed { pid, name, rest }) => match self.pending.remove(&pid) {
                 Some(first) if first.split_once('(').is_some_and(|(n, _)| n == name) => {
-                    self.call(number, &(first + rest), out)
+                    self.call(pid, number, &(first + rest), out)
                 }
                 _ => {
                     out.other += 1;

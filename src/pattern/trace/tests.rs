@@ -185,6 +185,41 @@ fn strace_joins_unfinished_calls_per_pid() {
 }
 
 #[test]
+fn strace_keeps_each_processs_descriptors_apart() {
+    // As fio under `strace -f` on a slow machine: the job (pid 42) reads
+    // data.bin on fd 6 while the parent's disk-stats thread (pid 41) opens
+    // /sys/block/vda/stat on its own fd 6, again and again.
+    let text = "\
+42 openat(AT_FDCWD, \"data.bin\", O_RDONLY) = 6
+42 pread64(6, \"a\", 4096, 8192) = 4096
+41 openat(AT_FDCWD, \"/sys/block/vda/stat\", O_RDONLY) = 6
+42 pread64(6, \"b\", 4096, 0) = 4096
+41 read(6, \"1 2 3\", 4096) = 5
+41 close(6) = 0
+42 pread64(6, \"c\", 4096, 4096) = 4096
+42 close(6) = 0
+";
+    let t = auto(text);
+    assert_eq!(t.target.as_deref(), Some("data.bin"));
+    assert_eq!(pairs(&t.reads), vec![(8192, 4096), (0, 4096), (4096, 4096)]);
+    assert_eq!(t.skipped.other_files, 1, "the stats file's read");
+    // A thread (pid 43) reading a descriptor its sibling opened: the latest
+    // file opened under that number, shared offset and all.
+    let text = "\
+42 openat(AT_FDCWD, \"f\", O_RDONLY) = 3
+43 read(3, \"ab\", 2) = 2
+42 read(3, \"c\", 1) = 1
+42 close(3) = 0
+42 openat(AT_FDCWD, \"g\", O_RDONLY) = 3
+43 read(3, \"d\", 1) = 1
+";
+    let t = follow(text, Follow::Path("f".into())).unwrap();
+    assert_eq!(pairs(&t.reads), vec![(0, 2), (2, 1)]);
+    let g = follow(text, Follow::Path("g".into())).unwrap();
+    assert_eq!(pairs(&g.reads), vec![(0, 1)]);
+}
+
+#[test]
 fn strace_seeks_without_a_result() {
     let text = "read(3, \"a\", 1) = 1\nlseek(3, -10, SEEK_END) = ?\nread(3, \"a\", 4) = 4\n";
     let e = auto_err(text);

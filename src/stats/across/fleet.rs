@@ -5,7 +5,7 @@
 //! A case is the same case in two runs when its group (every factor but the
 //! method), file size and method label agree. A comparison is the same when
 //! its group, file size and both labels agree.
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::error::{Error, Result};
 use crate::stats::analysis::throughput_bps;
@@ -93,41 +93,45 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
             format!("{metric:?}").to_lowercase()
         )));
     }
+    // Every lookup below goes through a map built once, so that the time
+    // grows with the cases, not with their square (100,000 cases each).
     let mut keys: Vec<CaseKey> = Vec::new();
+    let mut seen: HashSet<CaseKey> = HashSet::new();
+    // Per run: each case by its key and by its id.
+    let mut by_key: Vec<HashMap<CaseKey, &CaseResult>> = Vec::with_capacity(runs.len());
     for r in runs {
+        let mut here = HashMap::with_capacity(r.cases.len());
         for c in &r.cases {
             let k = key(c);
-            if !keys.contains(&k) {
-                keys.push(k);
+            if seen.insert(k.clone()) {
+                keys.push(k.clone());
             }
+            here.entry(k).or_insert(c);
         }
+        by_key.push(here);
     }
     // Cases of the same group together, groups in the order they first appear.
-    let mut group_order: Vec<(String, u64)> = Vec::new();
+    let mut group_rank: HashMap<(String, u64), usize> = HashMap::new();
     for k in &keys {
-        if !group_order.contains(&(k.0.clone(), k.1)) {
-            group_order.push((k.0.clone(), k.1));
-        }
+        let next = group_rank.len();
+        group_rank.entry((k.0.clone(), k.1)).or_insert(next);
     }
     let rank = |group: &str, size: u64| {
-        group_order
-            .iter()
-            .position(|(g, s)| g == group && *s == size)
+        group_rank
+            .get(&(group.to_string(), size))
+            .copied()
             .unwrap_or(usize::MAX)
     };
-    keys.sort_by_key(|k| rank(&k.0, k.1));
-    let find = |r: &RunResults, k: &CaseKey| r.cases.iter().find(|c| key(c) == *k).cloned();
+    keys.sort_by_cached_key(|k| rank(&k.0, k.1));
     let cases: Vec<FleetCase> = keys
         .iter()
         .map(|k| {
-            let per_run: Vec<Option<CaseResult>> = runs.iter().map(|r| find(r, k)).collect();
+            let per_run: Vec<Option<&CaseResult>> =
+                by_key.iter().map(|m| m.get(k).copied()).collect();
             let samples: Vec<Option<Vec<f64>>> = per_run
                 .iter()
                 .zip(runs)
-                .map(|(c, r)| {
-                    c.as_ref()
-                        .map(|c| throughputs(c, r).into_values().collect())
-                })
+                .map(|(c, r)| c.map(|c| throughputs(c, r).into_values().collect()))
                 .collect();
             let first = samples[0].clone();
             FleetCase {
@@ -137,8 +141,7 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
                 throughput: per_run
                     .iter()
                     .map(|c| {
-                        c.as_ref()
-                            .and_then(|c| c.summary.as_ref())
+                        c.and_then(|c| c.summary.as_ref())
                             .map(|s| s.throughput_bps.mean)
                     })
                     .collect(),
@@ -165,12 +168,13 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
 
     type CmpKey = (String, u64, String, String);
     let mut cmp_keys: Vec<CmpKey> = Vec::new();
+    let mut cmp_seen: HashSet<CmpKey> = HashSet::new();
     // Per run: the key and the per-run log ratios of each comparison.
-    let mut per_run: Vec<BTreeMap<CmpKey, (RatioEstimate, Vec<f64>)>> = Vec::new();
+    let mut per_run: Vec<HashMap<CmpKey, (RatioEstimate, Vec<f64>)>> = Vec::new();
     for r in runs {
-        let mut found = BTreeMap::new();
+        let mut found = HashMap::new();
         for cmp in &r.comparisons {
-            let case = |id| r.cases.iter().find(|c| c.id == id);
+            let case = |id| r.case(id);
             let (Some(o), Some(b)) = (case(cmp.other), case(cmp.baseline)) else {
                 continue;
             };
@@ -185,14 +189,14 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
                 .iter()
                 .filter_map(|(run, x)| tb.get(run).map(|y| (x / y).ln()))
                 .collect();
-            if !cmp_keys.contains(&k) {
+            if cmp_seen.insert(k.clone()) {
                 cmp_keys.push(k.clone());
             }
             found.insert(k, (cmp.throughput_ratio.clone(), logs));
         }
         per_run.push(found);
     }
-    cmp_keys.sort_by_key(|k| rank(&k.0, k.1));
+    cmp_keys.sort_by_cached_key(|k| rank(&k.0, k.1));
     let comparisons = cmp_keys
         .into_iter()
         .map(|k| {

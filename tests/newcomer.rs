@@ -1,0 +1,323 @@
+//! What a newcomer trips on (issue 27): output wider than the terminal,
+//! warnings said once per case instead of once per kind, `--quiet` that is
+//! not quiet, a dry run that promises what the run refuses, raw errors from
+//! `report`, and `compare` of a fleet.
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use common::{faultline, Flags, Scratch};
+
+/// Two processes that keep the CPUs busy while they live: a synthetic busy
+/// machine, so that the run has interference to warn about. Nothing
+/// asserted depends on how busy it gets.
+struct Hogs(Vec<Child>);
+
+impl Hogs {
+    fn start() -> Hogs {
+        Hogs(
+            (0..2)
+                .map(|_| {
+                    Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .stdout(Stdio::null())
+                        .spawn()
+                        .expect("sh runs")
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Hogs {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+/// Every line of `text` at most `max` characters wide (colour codes aside).
+#[track_caller]
+fn fits(text: &str, max: usize, what: &str) {
+    for line in text.lines() {
+        assert!(
+            line.chars().count() <= max,
+            "{what}: a line of {} > {max} columns:\n{line}\n\n{text}",
+            line.chars().count()
+        );
+    }
+}
+
+/// A small run of 4 cases: seq and random, warm and cold, 2 runs.
+fn small() -> Flags {
+    Flags::new()
+        .size("2M")
+        .method("read,mmap")
+        .pattern("seq,random")
+        .cache("warm,cold")
+        .runs(2)
+}
+
+#[test]
+fn a_busy_run_fits_the_width_and_says_each_warning_once() {
+    let scratch = Scratch::new();
+    let _hogs = Hogs::start();
+    for (columns, expect) in [(None, 100), (Some("80"), 80), (Some("60"), 60)] {
+        let mut cmd = scratch.run(small());
+        if let Some(c) = columns {
+            // COLUMNS is honoured into a pipe too.
+            cmd.env("COLUMNS", c);
+        }
+        let out = cmd.output().unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "{stderr}");
+        fits(&stdout, expect, "stdout");
+        fits(&stderr, expect, "stderr");
+        // Each kind of warning once, whatever the number of cases it concerns.
+        for kind in ["warning: trials interfered", "warning: trials under"] {
+            assert!(stderr.matches(kind).count() <= 1, "{kind}:\n{stderr}");
+        }
+        // No verdict lost its words to the width: nothing is cut.
+        assert!(!stdout.contains('…'), "{stdout}");
+    }
+}
+
+#[test]
+fn quiet_prints_the_verdicts_and_no_warning() {
+    let scratch = Scratch::new();
+    // One run of two methods always warns that it gives no verdict.
+    let flags = Flags::new()
+        .size("1M")
+        .method("read,mmap")
+        .pattern("seq")
+        .cache("warm")
+        .runs(1);
+    let loud = scratch.run(flags.clone()).output().unwrap();
+    assert!(String::from_utf8_lossy(&loud.stderr).contains("warning: --runs 1: no verdicts"));
+    let quiet = scratch.run(flags.switch("--quiet")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&quiet.stderr);
+    assert!(quiet.status.success(), "{stderr}");
+    assert!(!stderr.contains("warning:"), "{stderr}");
+    assert!(!stderr.contains("note:"), "{stderr}");
+}
+
+#[test]
+fn the_dry_run_refuses_what_the_run_refuses_and_estimates_a_trace_by_its_reads() {
+    let scratch = Scratch::new();
+    let missing = scratch.path("no/such/dir/out.json");
+    let flags = small().switch("--dry-run");
+    let out = scratch
+        .run(flags.clone().flag("--export-json", &missing))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("does not exist"), "{stderr}");
+    assert!(!missing.parent().unwrap().exists());
+
+    // Two reads of 4 KiB from a 64 MiB file, 4 cases x 5 runs: 160 KiB, not
+    // 20 passes over the file.
+    let trace = scratch.path("t.csv");
+    std::fs::write(&trace, "0,4096\n8192,4096\n").unwrap();
+    let out = scratch
+        .run(
+            Flags::new()
+                .size("64M")
+                .flag("--trace", &trace)
+                .runs(5)
+                .switch("--dry-run"),
+        )
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("file bytes the trials pass over: 160 KiB in all"),
+        "{stdout}"
+    );
+    fits(&stdout, 100, "dry run");
+}
+
+#[test]
+fn reproduce_all_dry_run_ends_with_its_total_and_calibrate_has_a_dry_run() {
+    let scratch = Scratch::new();
+    let out = scratch
+        .reproduce("all", ["--full", "--dry-run"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("total: 5 plans, ") && last.contains(" trials, estimated time about "),
+        "{stdout}"
+    );
+    fits(&stdout, 100, "reproduce --dry-run");
+
+    let out = faultline()
+        .args(["calibrate", "--size", "4M", "--dry-run", "--data-dir"])
+        .arg(scratch.data_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.starts_with("calibrate: 2 cases x "), "{stdout}");
+    assert!(!scratch.data_dir().exists(), "a dry run touches nothing");
+    // Its --method offers only the read methods it accepts.
+    let help = faultline().args(["calibrate", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("mmap-copy"), "{help}");
+    assert!(
+        !help.contains("mmap-write") && !help.contains("uring-write"),
+        "{help}"
+    );
+}
+
+#[test]
+fn report_refuses_an_unreadable_export_as_bad_input() {
+    let scratch = Scratch::new();
+    let out = faultline()
+        .arg("report")
+        .arg(scratch.path("nosuch.json"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("nosuch.json: cannot be read"), "{stderr}");
+}
+
+#[test]
+fn help_leaks_no_rustdoc_link_and_completions_offer_the_presets() {
+    for sub in [
+        "run",
+        "reproduce",
+        "compare",
+        "report",
+        "calibrate",
+        "clean",
+        "env",
+    ] {
+        let out = faultline().args([sub, "--help"]).output().unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(!help.contains("[`"), "{sub} --help: {help}");
+    }
+    let out = faultline().args(["completions", "bash"]).output().unwrap();
+    let script = String::from_utf8_lossy(&out.stdout);
+    for preset in ["sun2002", "dillon2004", "crotty2022", "all"] {
+        assert!(script.contains(preset), "{preset}");
+    }
+}
+
+#[test]
+fn clean_says_how_much_it_freed() {
+    let scratch = Scratch::new();
+    common::succeeded(
+        &mut scratch.run(
+            Flags::new()
+                .size("1M")
+                .method("read")
+                .pattern("seq")
+                .cache("warm")
+                .runs(1),
+        ),
+    );
+    let out = faultline()
+        .arg("clean")
+        .arg("--data-dir")
+        .arg(scratch.data_dir())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("1 file(s) removed from"), "{stdout}");
+    assert!(stdout.trim_end().ends_with(", 1 MiB freed"), "{stdout}");
+}
+
+/// `n` exports made from one real run's: the kernel, file system and
+/// verdict changed in some, as a fleet's would differ.
+fn fleet_of(dir: &Path, n: usize, one: &serde_json::Value) -> Vec<std::path::PathBuf> {
+    (0..n)
+        .map(|i| {
+            let mut e = one.clone();
+            e["environment"]["hostname"] = format!("db{i:02}").into();
+            if i % 5 == 0 {
+                e["environment"]["kernel"] = "6.1.0-28-amd64 #1 SMP".into();
+                e["environment"]["filesystem"] = "xfs".into();
+            }
+            let majority = e["comparisons"][0]["verdict"].as_str().unwrap().to_string();
+            if i == 3 || i == 7 {
+                let other = if majority == "faster" {
+                    "slower"
+                } else {
+                    "faster"
+                };
+                e["comparisons"][0]["verdict"] = other.into();
+            }
+            let path = dir.join(format!("db{i:02}.json"));
+            std::fs::write(&path, serde_json::to_vec(&e).unwrap()).unwrap();
+            path
+        })
+        .collect()
+}
+
+#[test]
+fn compare_of_a_fleet_shows_who_differs_from_the_majority_and_what_they_share() {
+    let scratch = Scratch::new();
+    let one = scratch.run_json(
+        Flags::new()
+            .size("1M")
+            .method("read,mmap")
+            .pattern("seq")
+            .cache("warm")
+            .runs(2),
+    );
+    let exports = fleet_of(scratch.dir.path(), 22, &one);
+    for columns in ["80", "100"] {
+        let out = faultline()
+            .arg("compare")
+            .args(&exports)
+            .env("COLUMNS", columns)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{stdout}");
+        fits(&stdout, columns.parse().unwrap(), "compare");
+        assert!(stdout.contains("Verdicts by host (22 hosts"), "{stdout}");
+        assert!(
+            stdout.contains("Off the majority: 2 of 22 hosts: D db03, H db07."),
+            "{stdout}"
+        );
+        let row = |host: &str| {
+            stdout
+                .lines()
+                .find(|l| l.split_whitespace().nth(1) == Some(host))
+                .unwrap_or_else(|| panic!("{host}'s row in\n{stdout}"))
+                .to_string()
+        };
+        assert!(row("db03").contains('*') && row("db03").ends_with("off 1"));
+        assert!(!row("db04").contains('*'));
+        assert!(
+            stdout.contains("kernel 6.1.0-28-amd64 (5): A F K P U"),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("file system xfs (5): A F K P U"),
+            "{stdout}"
+        );
+        assert!(stdout.contains(" D* "), "{stdout}");
+    }
+    // Under 20 exports: no matrix.
+    let out = faultline()
+        .arg("compare")
+        .args(&exports[..3])
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("Verdicts by host"));
+}
