@@ -503,7 +503,7 @@ fn bad_precision_values_are_refused_in_one_line() {
         (&["calibrate", "--runs", "1"][..], "--runs"),
         (
             &["calibrate", "--method", "write"][..],
-            "calibrate measures read methods",
+            "invalid value 'write' for '--method <METHOD>'",
         ),
         (&["calibrate", "--families", "0"][..], "--families"),
         (

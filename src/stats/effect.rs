@@ -359,7 +359,11 @@ mod tests {
         assert_eq!(v(1.5, 2.5), Undecided, "straddles L");
         assert_eq!(v(5.5, 6.5), Undecided, "straddles H");
         assert_eq!(v(1.2, 1.99), Smaller);
-        assert_eq!(v(1.051, 1.99), Smaller, "excludes no effect, below the band");
+        assert_eq!(
+            v(1.051, 1.99),
+            Smaller,
+            "excludes no effect, below the band"
+        );
         assert_eq!(v(1.05, 1.99), Undecided, "lo on the no-effect edge");
         assert_eq!(v(1.001, 1.99), Undecided, "excludes 1 but not no effect");
         assert_eq!(v(1.2, 2.0), Undecided, "hi on L");

@@ -797,10 +797,18 @@ mod tests {
         assert_eq!(verdict(p, 1.2, below(2.0)), Smaller);
         assert_eq!(verdict(p, above(6.0), 9.0), Larger);
         assert_eq!(verdict(p, 0.5, below(1.0 / 1.05)), Reversed);
-        assert_eq!(verdict(p, 0.5, 1.0 / 1.05), Unsettled, "on the no-effect edge");
+        assert_eq!(
+            verdict(p, 0.5, 1.0 / 1.05),
+            Unsettled,
+            "on the no-effect edge"
+        );
         assert_eq!(verdict(p, 0.5, below(1.0)), Unsettled, "maybe no effect");
         assert_eq!(verdict(p, above(1.05), below(2.0)), Smaller);
-        assert_eq!(verdict(p, above(1.0), below(2.0)), Unsettled, "maybe no effect");
+        assert_eq!(
+            verdict(p, above(1.0), below(2.0)),
+            Unsettled,
+            "maybe no effect"
+        );
         assert_eq!(verdict(p, 0.97, 1.03), NoEffect);
         assert_eq!(verdict(p, below(2.0), 3.0), Unsettled, "straddles 2");
         assert_eq!(verdict(p, 5.0, above(6.0)), Unsettled, "straddles 6");

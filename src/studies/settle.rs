@@ -318,7 +318,10 @@ mod tests {
             ],
         );
         assert!(o.verdict.decided());
-        assert!(runs_wanted(&c, &o, 5, 40).is_empty(), "a decided claim stops");
+        assert!(
+            runs_wanted(&c, &o, 5, 40).is_empty(),
+            "a decided claim stops"
+        );
         // Two inside, two straddling: unsettled; only the straddling pairs run.
         let (c, o) = judged(
             p,
@@ -372,7 +375,10 @@ mod tests {
         // Between looks, a decided comparison of a claim decided as a whole
         // runs on; one at a look does not.
         let (c, o) = judged(p, &[ci(2.5, 3.0, 6), ci(2.5, 3.0, 8)]);
-        assert_eq!(runs_wanted(&c, &o, 5, 40), vec![&c.pairs[0].0, &c.pairs[0].1]);
+        assert_eq!(
+            runs_wanted(&c, &o, 5, 40),
+            vec![&c.pairs[0].0, &c.pairs[0].1]
+        );
     }
 
     #[test]
