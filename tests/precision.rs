@@ -96,7 +96,15 @@ fn verdicts_name_their_adjustment_in_the_output_and_the_export() {
         );
         assert!(q >= p, "{c}");
     }
-    let out = succeeded(&mut scratch.run(flags));
+    // Holm is the default (it keeps a run's family-wise rate at 5%);
+    // Benjamini-Hochberg is asked for.
+    let out = succeeded(&mut scratch.run(flags.clone()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("verdicts: Holm adjusted over 2 comparison(s)"),
+        "{stdout}"
+    );
+    let out = succeeded(&mut scratch.run(flags.flag("--fdr", "bh")));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("verdicts: Benjamini-Hochberg adjusted over 2 comparison(s)"),
@@ -158,6 +166,50 @@ fn short_trials_get_a_warning_naming_the_fix() {
             && flat.contains("--min-trial-time 20ms"),
         "{stderr}"
     );
+    let row = stderr
+        .lines()
+        .find(|l| l.trim_start().starts_with("read (seq 64 KiB sum, warm)") && l.contains(" ms "))
+        .unwrap_or_else(|| panic!("no row for read: {stderr}"));
+    assert!(row.contains("--min-trial-time 20ms"), "{row}");
+}
+
+/// A rate line's `K of N = P% [95% CI L–H%]: WORDS`: its numbers, checked
+/// to agree with each other, and the words after them.
+#[track_caller]
+fn rate_in(line: &str) -> (u64, u64, String) {
+    let (_, rest) = line.split_once(": ").expect("a label");
+    let (k, rest) = rest.split_once(" of ").expect("K of");
+    let (n, rest) = rest.split_once(" = ").expect("N =");
+    let (p, rest) = rest.split_once("% [95% CI ").expect("P% [95% CI");
+    let (lo, rest) = rest.split_once('–').expect("L–");
+    let (hi, words) = rest.split_once("%]: ").expect("H%]");
+    let num = |x: &str| {
+        x.trim()
+            .parse::<f64>()
+            .unwrap_or_else(|_| panic!("{x}: {line}"))
+    };
+    let (k, n) = (num(k) as u64, num(n) as u64);
+    let (p, lo, hi) = (num(p), num(lo), num(hi));
+    assert!(n > 0 && k <= n, "{line}");
+    assert!((p - 100.0 * k as f64 / n as f64).abs() < 0.06, "{line}");
+    assert!(lo <= p && p <= hi && hi <= 100.0, "{line}");
+    let expected = if hi <= 5.0 {
+        "within the 5.0% target"
+    } else if lo > 5.0 {
+        "ABOVE the 5.0% target"
+    } else {
+        "not shown against the 5.0% target (needs more families"
+    };
+    assert!(words.starts_with(expected), "{line}");
+    (k, n, words.to_string())
+}
+
+/// The one line of `stdout` that starts with `prefix`.
+#[track_caller]
+fn line_of<'a>(stdout: &'a str, prefix: &str) -> &'a str {
+    let found: Vec<&str> = stdout.lines().filter(|l| l.starts_with(prefix)).collect();
+    assert_eq!(found.len(), 1, "{prefix}: {stdout}");
+    found[0]
 }
 
 #[test]
@@ -175,7 +227,14 @@ fn calibrate_runs_an_a_a_test_and_reports_the_noise_floor_and_false_verdicts() {
                 "--comparisons",
                 "2",
             ])
-            .args(["--families", "2", "--data-dir"])
+            .args([
+                "--families",
+                "2",
+                "--claims",
+                "--max-runs",
+                "5",
+                "--data-dir",
+            ])
             .arg(scratch.data_dir())
             .arg("--export-json")
             .arg(&json),
@@ -185,10 +244,62 @@ fn calibrate_runs_an_a_a_test_and_reports_the_noise_floor_and_false_verdicts() {
         "calibrate: read vs itself, seq 16 KiB sum, warm",
         "A/A: 4 comparisons of 3.0 pairs on average, in 2 families",
         "noise floor: ±",
-        "false verdicts per comparison: raw ",
-        "at the current settings (Benjamini-Hochberg): ",
+        "run verdicts, any difference the CI shows called (--min-effect 0):",
+        "  false verdicts per comparison: raw ",
+        "  beside real effects (half of each family's comparisons given an effect",
+        "at the current settings (Holm):",
     ] {
         assert!(stdout.contains(needle), "{needle}: {stdout}");
+    }
+    // Per comparison and per family, each with its interval and target.
+    assert_eq!(rate_in(line_of(&stdout, "  per comparison: ")).1, 4);
+    assert_eq!(rate_in(line_of(&stdout, "  per family: ")).1, 2);
+    assert_eq!(
+        rate_in(line_of(&stdout, "  per family beside real effects: ")).1,
+        2
+    );
+    // The claim rates, fixed and settled, for each A/A claim.
+    let heading = line_of(&stdout, "A/A claims, judged as reproduce judges");
+    let interfered: f64 = heading
+        .rsplit_once("; ")
+        .and_then(|(_, tail)| tail.split_once("% of the pairs had an interfered trial"))
+        .map(|(pct, _)| pct.parse().expect("a share"))
+        .unwrap_or_else(|| panic!("{heading}"));
+    for cut in [
+        "A/A claims, fixed comparisons of 3 pairs, each judged once:",
+        "A/A claims, settled as reproduce settles a claim (a pilot of 3 pairs, then one more \
+         pair at a time while the settling rule asks, up to 5):",
+    ] {
+        assert_eq!(
+            stdout.lines().filter(|l| *l == cut).count(),
+            1,
+            "{cut}: {stdout}"
+        );
+    }
+    for claim in [
+        "  ratio \"B is 1.2x faster than A\" (published 1.09–1.32x; right: no effect): ",
+        "  range \"B is 2-6x faster than A\" (published 2–6x; right: no effect): ",
+        "  similar \"A and B are similar, within 1.5x\" (published 0.67–1.50x; right: holds): ",
+    ] {
+        let n = stdout.lines().filter(|l| l.starts_with(claim)).count();
+        // Fixed and settled, and both again with interference not checked
+        // when any pair had an interfered trial (the load decides which).
+        assert_eq!(n, if interfered > 0.0 { 4 } else { 2 }, "{claim}: {stdout}");
+    }
+    let named: Vec<_> = stdout
+        .lines()
+        .filter(|l| l.starts_with("    false holds or reversed: "))
+        .map(rate_in)
+        .collect();
+    assert!(named.len() >= 4, "{stdout}");
+    // The fixed comparisons: 12 pairs in 3s.
+    assert_eq!(named[0].1, 4, "{stdout}");
+    assert!(stdout.contains("    false not similar: "), "{stdout}");
+    for line in stdout
+        .lines()
+        .filter(|l| l.starts_with("    any false verdict: "))
+    {
+        rate_in(line);
     }
     // Two identical cases, alternating, 12 pairs.
     let results = common::read_json(&json);
@@ -197,6 +308,115 @@ fn calibrate_runs_an_a_a_test_and_reports_the_noise_floor_and_false_verdicts() {
     assert!(
         labels.contains("read(copy=A)") && labels.contains("read(copy=B)"),
         "{labels:?}"
+    );
+    // The same trials read back give the same analysis, and another cut.
+    let again = succeeded(
+        faultline()
+            .args(["calibrate", "--runs", "3", "--comparisons", "2", "--from"])
+            .arg(&json),
+    );
+    let again = String::from_utf8_lossy(&again.stdout);
+    let verdicts = |s: &str| {
+        s.lines()
+            .skip_while(|l| !l.starts_with("A/A: "))
+            .take_while(|l| !l.starts_with("A/A claims"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(verdicts(&again), verdicts(&stdout));
+    assert!(!again.contains("A/A claims"), "no --claims: {again}");
+    let recut = succeeded(
+        faultline()
+            .args([
+                "calibrate",
+                "--runs",
+                "2",
+                "--comparisons",
+                "3",
+                "--min-effect",
+                "5%",
+                "--from",
+            ])
+            .arg(&json),
+    );
+    let recut = String::from_utf8_lossy(&recut.stdout);
+    for needle in [
+        "A/A: 6 comparisons of 2.0 pairs on average, in 2 families",
+        "run verdicts, a difference called only when its CI lies beyond ±5.0% (--min-effect):",
+    ] {
+        assert!(recut.contains(needle), "{needle}: {recut}");
+    }
+}
+
+#[test]
+fn calibrate_refuses_what_it_cannot_analyse_in_one_line() {
+    let scratch = Scratch::new();
+    let junk = scratch.path("junk.json");
+    std::fs::write(&junk, "not json").unwrap();
+    // A run's export: two cases, not two copies of one.
+    let run = scratch.path("run.json");
+    succeeded(
+        scratch
+            .run(
+                Flags::new()
+                    .method("read,mmap")
+                    .pattern("seq")
+                    .block("64k")
+                    .size("256k")
+                    .cache("warm")
+                    .runs(2),
+            )
+            .arg("--export-json")
+            .arg(&run),
+    );
+    let gone = scratch.path("gone.json");
+    let cases: [(Vec<std::ffi::OsString>, &str); 8] = [
+        (
+            vec!["--from".into(), gone.into()],
+            "gone.json: cannot be read",
+        ),
+        (
+            vec!["--from".into(), junk.clone().into()],
+            "is not a faultline JSON export",
+        ),
+        (
+            vec!["--from".into(), run.clone().into()],
+            "is not a faultline calibrate export: it holds 2 case(s), not the two copies",
+        ),
+        (
+            vec!["--from".into(), junk.into(), "--size".into(), "1M".into()],
+            "cannot be used with",
+        ),
+        (
+            vec![
+                "--claims".into(),
+                "--runs".into(),
+                "5".into(),
+                "--max-runs".into(),
+                "3".into(),
+            ],
+            "--max-runs 3 is below --runs 5",
+        ),
+        (
+            vec!["--from".into(), run.clone().into(), "--dry-run".into()],
+            "cannot be used with",
+        ),
+        (vec!["--max-runs".into(), "10".into()], "--claims"),
+        (vec!["--min-effect".into(), "100%".into()], "--min-effect"),
+    ];
+    for (args, needle) in cases {
+        let out = faultline()
+            .arg("calibrate")
+            .args(&args)
+            .arg("--data-dir")
+            .arg(scratch.data_dir())
+            .output()
+            .unwrap();
+        one_line(&out, 2, &[needle]);
+    }
+    assert!(
+        !scratch.data_dir().join("noise.json").exists(),
+        "nothing measured"
     );
 }
 

@@ -2,7 +2,11 @@
 //! two identical cases, A and B, for many alternating pairs; the pairs are
 //! cut into comparisons of `--runs` pairs and families of `--comparisons`,
 //! the size of a default run, and every verdict other than "within noise"
-//! is a false one. It prints the noise floor and the false-verdict rates.
+//! is a false one. It prints the noise floor and the false-verdict rates
+//! per comparison and per family, each with its interval against the 5%
+//! target. `--claims` judges A/A claims on the same pairs as `reproduce`
+//! judges a study's claims; `--from` analyses an earlier calibrate's JSON
+//! export instead of measuring.
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,6 +20,10 @@ use faultline::plan::precision::{Adjustment, Statistics};
 use faultline::plan::CacheState;
 use faultline::session::{self, Session, SessionConfig};
 use faultline::size::clap_size;
+use faultline::stats::RunResults;
+use faultline::studies::calibrate_claims::{aa_claims, rates, Cut, RunPairs};
+
+use super::reproduce::QUICK_MAX_RUNS;
 
 /// Flags of `faultline calibrate`.
 #[derive(Debug, Args)]
@@ -44,9 +52,31 @@ pub struct CalibrateArgs {
     /// Families (runs) to simulate, 1 to 1000.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub families: u32,
-    /// How verdicts are adjusted within a family (the rates of all three are printed).
-    #[arg(long, value_enum, default_value_t = Adjustment::BenjaminiHochberg)]
+    /// How verdicts are adjusted within a family, as `run --fdr` (the rates of all three are
+    /// printed).
+    #[arg(long, value_enum, default_value_t = super::precision_args::DEFAULT_ADJUSTMENT)]
     pub fdr: Adjustment,
+    /// The smallest difference a verdict calls, as `run --min-effect` (e.g. 5%; 0 calls any
+    /// difference the CI shows).
+    #[arg(long, value_name = "P", default_value = "0", value_parser = super::precision_args::parse_min_effect)]
+    pub min_effect: f64,
+    /// Also judge A/A claims on the same pairs ("B is 1.2x faster than A", "2-6x faster",
+    /// "similar within 1.5x"), as `reproduce` judges a study's claims: in fixed comparisons of
+    /// --runs pairs, and settled as `reproduce` settles them.
+    #[arg(long)]
+    pub claims: bool,
+    /// With --claims: the most pairs a settled A/A claim gets (as `reproduce --max-runs`;
+    /// at least --runs).
+    #[arg(long, value_name = "N", requires = "claims", default_value_t = QUICK_MAX_RUNS,
+          value_parser = clap::value_parser!(u32).range(2..=i64::from(faultline::plan::MAX_RUNS)))]
+    pub max_runs: u32,
+    /// Analyse the JSON export of an earlier `faultline calibrate` (`--export-json`) instead of
+    /// measuring: its pairs cut by --runs and --comparisons into as many families as they make.
+    #[arg(long, value_name = "RESULTS.json", conflicts_with_all = [
+        "method", "pattern", "block", "size", "cache", "families", "min_trial_time",
+        "journal", "export_json", "export_csv", "export_markdown", "dry_run",
+    ])]
+    pub from: Option<PathBuf>,
     /// Repeat the pass inside each trial until it lasts at least this long (e.g. 20ms), as
     /// `run --min-trial-time` does (warm and as-is caches only).
     #[arg(long, value_name = "TIME", value_parser = super::precision_args::parse_min_trial)]
@@ -83,8 +113,188 @@ fn read_method() -> impl clap::builder::TypedValueParser<Value = MethodKind> {
     .map(|s| MethodKind::from_str(&s, false).expect("a possible value names a method"))
 }
 
-/// Runs the A/A test and prints what it found.
+/// Runs the A/A test (or reads an earlier one) and prints what it found.
 pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
+    if args.claims && args.max_runs < args.runs {
+        return Err(Error::Plan(format!(
+            "--max-runs {} is below --runs {}: a settled A/A claim starts from --runs pairs",
+            args.max_runs, args.runs
+        ))
+        .into());
+    }
+    let (results, journal, measured) = match &args.from {
+        Some(path) => (read_calibration(path)?, None, false),
+        None => match measure(args)? {
+            Ok(m) => (m.results, m.journal, true),
+            Err(code) => return Ok(code),
+        },
+    };
+    let measured_families = measured.then_some(args.families as usize);
+    let calibration = faultline::stats::calibrate::from_results(
+        &results,
+        args.runs as usize,
+        args.comparisons as usize,
+        args.min_effect,
+    )
+    .ok_or_else(|| {
+        for line in faultline::report::failure_lines(&results) {
+            eprintln!("failed: {line}");
+        }
+        let why = faultline::report::failed::failure_summary(&results)
+            .unwrap_or_else(|| "the A/A run gave no comparison of 2 or more pairs".into());
+        Error::Trial(why)
+    })?;
+    let group = results
+        .cases
+        .first()
+        .map(|c| c.case.group_label())
+        .unwrap_or_default();
+    let method = results
+        .cases
+        .first()
+        .map(|c| c.case.method.to_string())
+        .unwrap_or_default();
+    println!("calibrate: {method} vs itself, {group}");
+    if measured_families.is_some() {
+        // Kept for `reproduce --dry-run`'s power plan (docs/claims.md); an
+        // earlier run read with --from is not this machine's latest noise.
+        let noise = faultline::files::noise::Noise {
+            pair_sd: calibration.pair_sd,
+            when: results
+                .environment
+                .captured_at
+                .clone()
+                .unwrap_or_else(|| "at an unknown time".into()),
+            what: format!("{method}, {group}"),
+        };
+        let data_dir = session::data_dir(args.data_dir.clone());
+        if let Err(e) = faultline::files::noise::write(&data_dir, &noise) {
+            eprintln!("warning: could not record the noise for reproduce's power plan: {e}");
+        }
+    }
+    let scale = faultline::report::calibration::Scale {
+        families: measured_families.unwrap_or(calibration.families),
+        pairs_per_family: (args.runs * args.comparisons) as usize,
+    };
+    for line in faultline::report::calibration::calibration_lines(&calibration, args.fdr, scale) {
+        println!("{line}");
+    }
+    if args.claims {
+        let pairs = RunPairs::of(&results)
+            .ok_or_else(|| Error::Trial("the A/A run gave no paired runs".into()))?;
+        print_claims(args, &pairs, scale);
+    }
+    if let Some((text, header, rows)) = faultline::report::precision::short_trial_table(&results) {
+        faultline::console::warning_table(&text, &header, &rows);
+    }
+    for line in faultline::report::failure_lines(&results) {
+        eprintln!("failed: {line}");
+    }
+    if let Some(journal) = journal {
+        eprintln!("journal: {}", journal.display());
+    }
+    // A run in which trials failed exits non-zero, saying how many and why.
+    if let Some(line) = faultline::report::failed::failure_summary(&results) {
+        eprintln!("error: {line}");
+        return Ok(ExitCode::from(super::EXIT_FAILURE));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The A/A claims judged on `pairs`, fixed and settled; again with
+/// interference not checked when any pair had an interfered trial.
+fn print_claims(
+    args: &CalibrateArgs,
+    pairs: &RunPairs,
+    scale: faultline::report::calibration::Scale,
+) {
+    let share = pairs.interfered_share();
+    println!(
+        "A/A claims, judged as reproduce judges a study's claim (90% CIs against the claim's band, \
+         clean pairs only where a trial was interfered with) on the same pairs; the true ratio is 1; \
+         {:.0}% of the pairs had an interfered trial",
+        share * 100.0
+    );
+    let claims = aa_claims();
+    let cuts = [
+        (
+            format!("fixed comparisons of {} pairs, each judged once", args.runs),
+            Cut::Fixed(args.runs as usize),
+        ),
+        (
+            format!(
+                "settled as reproduce settles a claim (a pilot of {} pairs, then one more pair \
+                 at a time while the settling rule asks, up to {})",
+                args.runs, args.max_runs
+            ),
+            Cut::Settled {
+                pilot: args.runs as usize,
+                max: args.max_runs as usize,
+            },
+        ),
+    ];
+    let ignoring = (share > 0.0).then(|| pairs.ignoring_interference());
+    let passes = [(pairs, "")].into_iter().chain(ignoring.as_ref().map(|p| {
+        (
+            p,
+            ", interference NOT checked (every pair taken as clean: not what reproduce does; \
+                 this shows what setting interfered pairs aside does)",
+        )
+    }));
+    for (pairs, note) in passes {
+        for (words, cut) in &cuts {
+            let found = rates(pairs, *cut, &claims);
+            let heading = format!("{words}{note}");
+            for line in faultline::report::calibration::claim_lines(&heading, &found, scale) {
+                println!("{line}");
+            }
+        }
+    }
+}
+
+/// The export of an earlier `faultline calibrate`: refused unless it holds
+/// exactly the two copies of one case that calibrate runs.
+fn read_calibration(path: &std::path::Path) -> anyhow::Result<RunResults> {
+    let mut files = faultline::files::outputs::Files::new(&[]);
+    files.input("--from", path)?;
+    let results = super::compare::read_export(path)?;
+    let copies = match results.cases.as_slice() {
+        [a, b] => {
+            let strip = |c: &faultline::plan::Case| faultline::plan::Case {
+                replica: None,
+                ..c.clone()
+            };
+            a.case.replica.is_some()
+                && b.case.replica.is_some()
+                && a.case.replica != b.case.replica
+                && strip(&a.case) == strip(&b.case)
+        }
+        _ => false,
+    };
+    if !copies || results.comparisons.is_empty() {
+        return Err(Error::BadFile {
+            path: path.to_path_buf(),
+            why: format!(
+                "is not a faultline calibrate export: it holds {} case(s), not the two copies \
+                 (A and B) of one case that calibrate runs",
+                results.cases.len()
+            ),
+        }
+        .into());
+    }
+    Ok(results)
+}
+
+/// A finished A/A session: its results, and its journal when it was kept.
+struct Measured {
+    results: RunResults,
+    journal: Option<PathBuf>,
+}
+
+/// Runs the A/A session: its results and journal, or the exit code of a
+/// dry run or of an interrupted one (what it finished is printed and
+/// journalled, nothing is analysed).
+fn measure(args: &CalibrateArgs) -> anyhow::Result<Result<Measured, ExitCode>> {
     let pairs = args.runs * args.comparisons * args.families;
     let factors = Factors {
         methods: vec![args.method],
@@ -112,6 +322,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         statistics: Statistics {
             adjustment: args.fdr,
             min_trial_ns: args.min_trial_time.map(|s| (s * 1e9) as u64),
+            min_effect: Some(args.min_effect),
             ..Statistics::default()
         },
         ..SessionConfig::default()
@@ -140,7 +351,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
     b.replica = Some(1);
     plan.cases = vec![a, b];
     if args.dry_run {
-        return super::plan_args::print_dry_run("calibrate", &plan, &config);
+        return super::plan_args::print_dry_run("calibrate", &plan, &config).map(Err);
     }
     eprintln!(
         "calibrate: {} as A and B, {} alternating pairs ({} families of {} comparisons of {} pairs)",
@@ -151,57 +362,13 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         args.runs
     );
     let finished = Session::fresh(plan, &config)?.run()?;
-    let results = &finished.results;
     if finished.interrupted {
-        return Ok(super::print_finished(&finished, &args.output));
-    }
-    let Some(calibration) = faultline::stats::calibrate::from_results(
-        results,
-        args.runs as usize,
-        args.comparisons as usize,
-    ) else {
-        for line in faultline::report::failure_lines(results) {
-            eprintln!("failed: {line}");
-        }
-        let why = faultline::report::failed::failure_summary(results)
-            .unwrap_or_else(|| "the A/A run gave no comparison of 2 or more pairs".into());
-        return Err(Error::Trial(why).into());
-    };
-    let group = results
-        .cases
-        .first()
-        .map(|c| c.case.group_label())
-        .unwrap_or_default();
-    println!("calibrate: {} vs itself, {group}", args.method);
-    // Kept for `reproduce --dry-run`'s power plan (docs/claims.md).
-    let noise = faultline::files::noise::Noise {
-        pair_sd: calibration.pair_sd,
-        when: results
-            .environment
-            .captured_at
-            .clone()
-            .unwrap_or_else(|| "at an unknown time".into()),
-        what: format!("{}, {group}", args.method),
-    };
-    if let Err(e) = faultline::files::noise::write(&config.data_dir, &noise) {
-        eprintln!("warning: could not record the noise for reproduce's power plan: {e}");
-    }
-    for line in faultline::report::calibration::calibration_lines(&calibration, args.fdr) {
-        println!("{line}");
-    }
-    if let Some((text, header, rows)) = faultline::report::precision::short_trial_table(results) {
-        faultline::console::warning_table(&text, &header, &rows);
-    }
-    for line in faultline::report::failure_lines(results) {
-        eprintln!("failed: {line}");
+        return Ok(Err(super::print_finished(&finished, &args.output)));
     }
     // A completed run's journal is gone: say where it is only when kept.
-    if !finished.journal_removed {
-        eprintln!("journal: {}", finished.journal.display());
-    }
-    if let Some(line) = faultline::report::failed::failure_summary(results) {
-        eprintln!("error: {line}");
-        return Ok(ExitCode::from(super::EXIT_FAILURE));
-    }
-    Ok(ExitCode::SUCCESS)
+    let journal = (!finished.journal_removed).then_some(finished.journal);
+    Ok(Ok(Measured {
+        results: finished.results,
+        journal,
+    }))
 }

@@ -21,6 +21,12 @@ pub const DEFAULT_MAX_RUNS: u32 = 30;
 /// The smallest difference a run's verdicts call when no --min-effect is
 /// given: ±5%, with or without --runs (a smaller difference is within noise).
 pub const DEFAULT_MIN_EFFECT: f64 = 0.05;
+/// How a new run's verdicts are adjusted without --fdr: Holm, which keeps
+/// the chance of any false verdict in a run (its family) at most 5%
+/// whatever the other comparisons show. Benjamini–Hochberg lets it rise
+/// above 5% beside comparisons that truly differ (docs/precision.md,
+/// `faultline calibrate`).
+pub const DEFAULT_ADJUSTMENT: Adjustment = Adjustment::Holm;
 
 /// How precise the verdicts must be, and how they are adjusted.
 #[derive(Debug, Default, Args)]
@@ -37,9 +43,9 @@ pub struct PrecisionArgs {
     /// equal share, and what one leaves goes to the next.
     #[arg(long, value_name = "TIME", requires = "precision", value_parser = parse_duration_s)]
     pub max_time: Option<f64>,
-    /// How verdicts are adjusted across the run's comparisons: bh (Benjamini-Hochberg, false
-    /// discovery rate), holm (family-wise error rate) or none [default: bh; with --resume: the
-    /// journal's].
+    /// How verdicts are adjusted across the run's comparisons: holm (family-wise error rate:
+    /// any false verdict in the run at most 5%), bh (Benjamini-Hochberg, false discovery rate)
+    /// or none [default: holm; with --resume: the journal's].
     #[arg(long, value_enum)]
     pub fdr: Option<Adjustment>,
     /// Repeat the pass over the file (setup, loop and teardown) inside one trial until its main
@@ -69,7 +75,7 @@ impl PrecisionArgs {
         };
         Statistics {
             precision,
-            adjustment: self.fdr.unwrap_or_default(),
+            adjustment: self.fdr.unwrap_or(DEFAULT_ADJUSTMENT),
             min_trial_ns: self.min_trial_time.map(|s| (s * 1e9) as u64),
             min_effect: Some(self.min_effect.unwrap_or(DEFAULT_MIN_EFFECT)),
         }
@@ -132,7 +138,7 @@ pub(crate) fn parse_precision(s: &str) -> Result<f64, String> {
 }
 
 /// `5%` or `0.05`: a smallest effect, from 0 (any difference) to below 100%.
-fn parse_min_effect(s: &str) -> Result<f64, String> {
+pub(crate) fn parse_min_effect(s: &str) -> Result<f64, String> {
     let (number, scale) = match s.trim().strip_suffix('%') {
         Some(n) => (n, 100.0),
         None => (s.trim(), 1.0),

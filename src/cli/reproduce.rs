@@ -174,6 +174,7 @@ fn preset_statistics(args: &ReproduceArgs, plan: &faultline::plan::Plan) -> Stat
             max_time_s: Some(max_time(args)),
         }),
         min_trial_ns: min_trial_s(args).map(|s| (s * 1e9) as u64),
+        adjustment: super::precision_args::DEFAULT_ADJUSTMENT,
         ..Statistics::default()
     }
 }

@@ -646,19 +646,6 @@ pub fn pair_input(results: &RunResults, base: &Case, other: &Case, label: String
             evidence: "case not run".to_string(),
         };
     };
-    let metric = results.settings.metric;
-    let (bs, os) = (b.counted_samples(), o.counted_samples());
-    let ratio = compare_cases(&bs, &os, metric);
-    let (cb, co) = (busy::clean(&bs), busy::clean(&os));
-    let clean_ratio = compare_cases(&cb, &co, metric);
-    let paired = ratio.as_ref().map_or(0, |r| r.pairs);
-    let clean_pairs = clean_ratio.as_ref().map_or(0, |r| r.pairs);
-    let interfered_share = if paired == 0 {
-        let any = bs.iter().chain(&os).filter(|s| s.interfered()).count();
-        any as f64 / (bs.len() + os.len()).max(1) as f64
-    } else {
-        busy::interfered_share(paired, clean_pairs)
-    };
     let evidence = match (&o.summary, &b.summary) {
         (Some(os), Some(bs)) => format!(
             "{}, residency {:.0}% vs {:.0}%",
@@ -667,6 +654,37 @@ pub fn pair_input(results: &RunResults, base: &Case, other: &Case, label: String
             bs.residency_before * 100.0
         ),
         _ => "no counters".to_string(),
+    };
+    samples_input(
+        &b.counted_samples(),
+        &o.counted_samples(),
+        results.settings.metric,
+        label,
+        evidence,
+    )
+}
+
+/// The comparison of two cases' counted samples `bs` (baseline) and `os`:
+/// every pair, the clean pairs only (neither trial interfered), and the
+/// share of pairs with an interfered trial. `faultline calibrate --claims`
+/// builds its A/A comparisons with it from slices of one run.
+pub fn samples_input(
+    bs: &[Sample],
+    os: &[Sample],
+    metric: crate::plan::Metric,
+    label: String,
+    evidence: String,
+) -> PairInput {
+    let ratio = compare_cases(bs, os, metric);
+    let (cb, co) = (busy::clean(bs), busy::clean(os));
+    let clean_ratio = compare_cases(&cb, &co, metric);
+    let paired = ratio.as_ref().map_or(0, |r| r.pairs);
+    let clean_pairs = clean_ratio.as_ref().map_or(0, |r| r.pairs);
+    let interfered_share = if paired == 0 {
+        let any = bs.iter().chain(os).filter(|s| s.interfered()).count();
+        any as f64 / (bs.len() + os.len()).max(1) as f64
+    } else {
+        busy::interfered_share(paired, clean_pairs)
     };
     PairInput {
         label,
@@ -770,7 +788,19 @@ mod tests {
         assert_eq!(verdict(p, above(2.0), below(6.0)), Holds);
         assert_eq!(verdict(p, 1.2, below(2.0)), Smaller);
         assert_eq!(verdict(p, above(6.0), 9.0), Larger);
-        assert_eq!(verdict(p, 0.5, below(1.0)), Reversed);
+        assert_eq!(verdict(p, 0.5, below(1.0 / 1.05)), Reversed);
+        assert_eq!(
+            verdict(p, 0.5, 1.0 / 1.05),
+            Unsettled,
+            "on the no-effect edge"
+        );
+        assert_eq!(verdict(p, 0.5, below(1.0)), Unsettled, "maybe no effect");
+        assert_eq!(verdict(p, above(1.05), below(2.0)), Smaller);
+        assert_eq!(
+            verdict(p, above(1.0), below(2.0)),
+            Unsettled,
+            "maybe no effect"
+        );
         assert_eq!(verdict(p, 0.97, 1.03), NoEffect);
         assert_eq!(verdict(p, below(2.0), 3.0), Unsettled, "straddles 2");
         assert_eq!(verdict(p, 5.0, above(6.0)), Unsettled, "straddles 6");
@@ -884,7 +914,8 @@ mod tests {
         let p = Published::faster(Size::AtLeast(10.0));
         assert_eq!(verdict(p, above(10.0), 1e4), Holds);
         assert_eq!(verdict(p, 2.0, below(10.0)), Smaller);
-        assert_eq!(verdict(p, 0.2, below(1.0)), Reversed);
+        assert_eq!(verdict(p, 0.2, below(1.0 / 1.05)), Reversed);
+        assert_eq!(verdict(p, 0.2, below(1.0)), Unsettled, "maybe no effect");
         assert_eq!(verdict(p, below(10.0), 20.0), Unsettled);
         // A "slower" claim reads the same CI inverted.
         let slower = Published::slower(Size::AtLeast(1.2));

@@ -17,6 +17,7 @@ use crate::stats::RunResults;
 use crate::studies::claims::Claim;
 use crate::workload::{FillContent, WorkloadKind};
 
+pub mod calibrate_claims;
 pub mod claims;
 pub mod crotty2022;
 pub mod dillon2004;

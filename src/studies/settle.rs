@@ -15,7 +15,10 @@
 //! as the spread so far says a reachable number of runs would decide it
 //! (never beyond `max_runs` per case), its comparisons are not mostly
 //! interfered with (more runs on a busy machine are as busy), and the
-//! preset's time budget lasts. A claim that is decided stops getting runs.
+//! preset's time budget lasts. A claim that is decided at one of the
+//! rule's looks ([`is_look`]: the pilot, each power of two, the cap) stops
+//! getting runs; one decided between two looks runs on to the next, so
+//! that noise gets a few chances to pass for a verdict, not one per run.
 use crate::plan::{Case, Plan};
 use crate::stats::effect::{decisive_half_width, Published, CLAIM_LEVEL};
 use crate::stats::power::pairs_needed;
@@ -40,6 +43,8 @@ pub struct ClaimRule {
     pub budget_s: f64,
     /// Most paired runs of any case.
     pub max_runs: usize,
+    /// The planned runs of each case, judged before any is added.
+    pub pilot: usize,
 }
 
 impl ClaimRule {
@@ -57,6 +62,7 @@ impl ClaimRule {
             preset,
             budget_s,
             max_runs,
+            pilot: plan.runs as usize,
         }
     }
 
@@ -72,38 +78,23 @@ fn wants_runs(verdict: ClaimVerdict, reason: Option<Reason>) -> bool {
 }
 
 /// The cases of `claim` that another paired run would help decide, from
-/// its `outcome` on the results so far: those of its undecided comparisons
-/// (every one of a trend's), unless the claim is decided, is unsettled for
-/// a reason more runs cannot mend, needs more runs than `max_runs` allows
-/// by its own spread, or the comparison is mostly interfered with or has
-/// its `max_runs` already.
-pub fn runs_wanted<'c>(claim: &'c Claim, outcome: &ClaimOutcome, max_runs: usize) -> Vec<&'c Case> {
-    let reason = outcome.unsettled.as_ref().map(|u| u.reason);
-    if !wants_runs(outcome.verdict, reason) {
-        return Vec::new();
-    }
-    let reachable = match outcome.unsettled.as_ref() {
-        Some(u) if u.reason == Reason::BudgetSpent => u
-            .more_runs
-            .is_some_and(|more| outcome.runs + more <= max_runs),
-        _ => true,
-    };
-    if !reachable {
-        return Vec::new();
-    }
+/// its `outcome` on the results so far: those of the comparisons
+/// [`comparisons_wanting_runs`] names (every one of a trend's, when the
+/// claim wants runs at all).
+pub fn runs_wanted<'c>(
+    claim: &'c Claim,
+    outcome: &ClaimOutcome,
+    pilot: usize,
+    max_runs: usize,
+) -> Vec<&'c Case> {
     let trend = matches!(claim.expect, Expect::Trend { .. });
-    let mut cases = Vec::new();
-    for (k, (base, other)) in claim.pairs.iter().enumerate() {
-        let Some(row) = outcome.pairs.get(k) else {
-            continue;
-        };
-        let undecided = trend || row.verdict == Some(ClaimVerdict::Unsettled);
-        let busy = row.interfered_share >= BUSY_SHARE;
-        if undecided && !busy && row.runs < max_runs {
-            cases.extend([base, other]);
-        }
-    }
-    cases
+    comparisons_wanting_runs(outcome, claim.pairs.len(), trend, pilot, max_runs)
+        .into_iter()
+        .flat_map(|k| {
+            let (base, other) = &claim.pairs[k];
+            [base, other]
+        })
+        .collect()
 }
 
 impl SettleRule for ClaimRule {
@@ -115,7 +106,7 @@ impl SettleRule for ClaimRule {
         let mut wanted: Vec<usize> = Vec::new();
         for claim in &self.claims {
             let outcome = check(claim, results);
-            for case in runs_wanted(claim, &outcome, self.max_runs) {
+            for case in runs_wanted(claim, &outcome, self.pilot, self.max_runs) {
                 wanted.extend(self.index(case));
             }
         }
@@ -137,6 +128,66 @@ impl SettleRule for ClaimRule {
         wanted.dedup();
         wanted
     }
+}
+
+/// Whether a comparison of `runs` paired runs is at one of the looks the
+/// settling rule takes: the pilot (`pilot` runs, the planned ones), each
+/// power of two above it, and the cap `max_runs`: with a pilot of 5 and a
+/// cap of 40, at 5, 8, 16, 32 and 40 runs. A claim decided between two
+/// looks is not stopped there; it runs on to the next look and is judged
+/// again. Every look is another chance for noise to pass for a verdict:
+/// judged after every run, an A/A claim (true ratio 1) came out
+/// "reversed" in up to 6% of the settled comparisons where a single look
+/// gave 3% (`faultline calibrate --claims`, docs/claims.md).
+pub fn is_look(runs: usize, pilot: usize, max_runs: usize) -> bool {
+    runs <= pilot || runs >= max_runs || runs.is_power_of_two()
+}
+
+/// The comparisons (indices of the first `comparisons` rows of
+/// `outcome.pairs`) of a claim that get another paired run: none when the
+/// claim is decided at a look ([`is_look`]), unsettled for another reason
+/// than runs, or needs more than `max_runs`; else each undecided
+/// comparison (every one of a trend), and each between two looks, that is
+/// not mostly interfered with and has fewer than `max_runs` runs.
+/// `outcome` is [`check`]'s (summarised); `pilot` the runs planned before
+/// settling. `faultline calibrate --claims` settles its A/A claims by the
+/// same rule.
+pub fn comparisons_wanting_runs(
+    outcome: &ClaimOutcome,
+    comparisons: usize,
+    trend: bool,
+    pilot: usize,
+    max_runs: usize,
+) -> Vec<usize> {
+    let reason = outcome.unsettled.as_ref().map(|u| u.reason);
+    let between = outcome.verdict.decided() && !is_look(outcome.runs, pilot, max_runs);
+    if !between && !wants_runs(outcome.verdict, reason) {
+        return Vec::new();
+    }
+    // A claim whose spread says it needs more runs than the cap allows, or
+    // that sits on an edge, is left to say so.
+    let reachable = match outcome.unsettled.as_ref() {
+        Some(u) if u.reason == Reason::BudgetSpent => u
+            .more_runs
+            .is_some_and(|more| outcome.runs + more <= max_runs),
+        _ => true,
+    };
+    if !reachable {
+        return Vec::new();
+    }
+    outcome
+        .pairs
+        .iter()
+        .take(comparisons)
+        .enumerate()
+        .filter(|(_, row)| {
+            let undecided = trend
+                || row.verdict == Some(ClaimVerdict::Unsettled)
+                || !is_look(row.runs, pilot, max_runs);
+            undecided && row.interfered_share < BUSY_SHARE && row.runs < max_runs
+        })
+        .map(|(k, _)| k)
+        .collect()
 }
 
 /// One claim's line in the power plan.
@@ -267,7 +318,10 @@ mod tests {
             ],
         );
         assert!(o.verdict.decided());
-        assert!(runs_wanted(&c, &o, 40).is_empty(), "a decided claim stops");
+        assert!(
+            runs_wanted(&c, &o, 5, 40).is_empty(),
+            "a decided claim stops"
+        );
         // Two inside, two straddling: unsettled; only the straddling pairs run.
         let (c, o) = judged(
             p,
@@ -279,17 +333,52 @@ mod tests {
             ],
         );
         assert_eq!(o.verdict, ClaimVerdict::Unsettled);
-        let wanted = runs_wanted(&c, &o, 100);
+        let wanted = runs_wanted(&c, &o, 5, 100);
         assert_eq!(wanted.len(), 4, "{o:?}");
         for k in [1, 3] {
             assert!(wanted.contains(&&c.pairs[k].0) && wanted.contains(&&c.pairs[k].1));
         }
         assert!(!wanted.contains(&&c.pairs[0].0));
         // The cap: at max_runs, or needing more than it allows, nothing runs.
-        assert!(runs_wanted(&c, &o, 5).is_empty());
+        assert!(runs_wanted(&c, &o, 5, 5).is_empty());
         let more = o.unsettled.as_ref().unwrap().more_runs.unwrap();
-        assert!(runs_wanted(&c, &o, 5 + more - 1).is_empty());
-        assert!(!runs_wanted(&c, &o, 5 + more).is_empty());
+        assert!(runs_wanted(&c, &o, 5, 5 + more - 1).is_empty());
+        assert!(!runs_wanted(&c, &o, 5, 5 + more).is_empty());
+    }
+
+    #[test]
+    fn a_claim_decided_between_looks_runs_on_to_the_next() {
+        for n in [1, 3, 5, 8, 16, 32, 40, 41] {
+            assert!(is_look(n, 5, 40), "{n}");
+        }
+        for n in [6, 7, 9, 15, 17, 33, 39] {
+            assert!(!is_look(n, 5, 40), "{n}");
+        }
+        let p = Published::faster(Size::Range {
+            low: 2.0,
+            high: 6.0,
+        });
+        for (n, wants) in [
+            (5, false),
+            (6, true),
+            (7, true),
+            (8, false),
+            (12, true),
+            (16, false),
+            (39, true),
+            (40, false),
+        ] {
+            let (c, o) = judged(p, &[ci(2.5, 3.0, n)]);
+            assert_eq!(o.verdict, ClaimVerdict::Holds, "{n}");
+            assert_eq!(!runs_wanted(&c, &o, 5, 40).is_empty(), wants, "{n}");
+        }
+        // Between looks, a decided comparison of a claim decided as a whole
+        // runs on; one at a look does not.
+        let (c, o) = judged(p, &[ci(2.5, 3.0, 6), ci(2.5, 3.0, 8)]);
+        assert_eq!(
+            runs_wanted(&c, &o, 5, 40),
+            vec![&c.pairs[0].0, &c.pairs[0].1]
+        );
     }
 
     #[test]
@@ -303,13 +392,13 @@ mod tests {
         busy.interfered_share = 0.8;
         let (c, o) = judged(p, &[busy.clone()]);
         assert_eq!(o.unsettled.as_ref().unwrap().reason, Reason::MachineBusy);
-        assert!(runs_wanted(&c, &o, 40).is_empty(), "the machine is busy");
+        assert!(runs_wanted(&c, &o, 5, 40).is_empty(), "the machine is busy");
         // Lightly interfered: more runs add clean pairs.
         busy.interfered_share = 0.2;
         busy.clean_ratio = ci(1.0, 1.4, 8).ratio;
         let (c, o) = judged(p, &[busy]);
         assert_eq!(o.verdict, ClaimVerdict::Unsettled);
-        assert_eq!(runs_wanted(&c, &o, 40).len(), 2);
+        assert_eq!(runs_wanted(&c, &o, 5, 40).len(), 2);
     }
 
     #[test]
