@@ -39,6 +39,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::plan::Case;
+use crate::results::Sample;
 use crate::report::claims::short2;
 use crate::report::verdict::evidence;
 pub use crate::results::claim::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};
