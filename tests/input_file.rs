@@ -147,9 +147,11 @@ fn a_cold_run_on_tmpfs_says_so_and_shows_no_device_figures() {
                 .export_json(&json),
         ),
     );
+    // Warnings wrap at the console's width: read them flattened.
     let stderr = String::from_utf8_lossy(&out.stderr);
+    let flat = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        stderr.contains("is on tmpfs, which keeps every page in memory: it cannot be evicted"),
+        flat.contains("is on tmpfs, which keeps every page in memory: it cannot be evicted"),
         "{stderr}"
     );
     let stdout = String::from_utf8_lossy(&out.stdout);

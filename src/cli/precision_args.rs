@@ -77,7 +77,13 @@ impl PrecisionArgs {
             precision,
             adjustment: self.fdr.unwrap_or(DEFAULT_ADJUSTMENT),
             min_trial_ns: self.min_trial_time.map(|s| (s * 1e9) as u64),
-            min_effect: Some(self.min_effect.unwrap_or(DEFAULT_MIN_EFFECT)),
+            // --min-effect, else a --precision target (an effect below the
+            // precision asked for is not told from noise), else ±5%.
+            min_effect: Some(
+                self.min_effect
+                    .or(self.precision)
+                    .unwrap_or(DEFAULT_MIN_EFFECT),
+            ),
         }
     }
 

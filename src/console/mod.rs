@@ -224,7 +224,8 @@ fn push_escaped(out: &mut String, c: char) {
     }
 }
 
-/// The colour codes faultline paints with (bold, then green, red or yellow,
+/// The colour codes faultline paints with (bold, then green, red, yellow or
+/// magenta for unsettled,
 /// and the reset), as anstyle writes them: the only escape sequences that
 /// reach standard output unescaped.
 const PAINT: &[&str] = &[
@@ -233,6 +234,7 @@ const PAINT: &[&str] = &[
     "\u{1b}[31m",
     "\u{1b}[32m",
     "\u{1b}[33m",
+    "\u{1b}[35m",
 ];
 
 /// [`escape`] keeping newlines, tabs and the [`PAINT`] sequences.

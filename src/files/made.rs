@@ -40,7 +40,10 @@ pub fn by_faultline(path: &Path) -> bool {
 pub fn is_marked(head: &[u8]) -> bool {
     let contains = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
     let json = head.first() == Some(&b'{') && contains(b"\"faultline_version\":");
-    let csv = head.starts_with(b"case_id,method_label,") || head.starts_with(b"case,method,run,");
+    // The samples CSV, the timeline CSV beside it, and the claims CSV.
+    let csv = head.starts_with(b"case_id,method_label,")
+        || head.starts_with(b"case,method,run,")
+        || head.starts_with(b"study,id,claim,kind,");
     let markdown = head.starts_with(b"# faultline ");
     let html = contains(b"<meta name=\"generator\" content=\"faultline ");
     let svg = contains(SVG_MARK.as_bytes());
@@ -110,7 +113,9 @@ mod tests {
     #[test]
     fn every_export_faultline_writes_is_recognised_and_nothing_else() {
         let dir = tempfile::tempdir().unwrap();
-        let results = crate::fixtures::results();
+        // With a claim, so that the claims CSV beside the CSV is written too.
+        let mut results = crate::fixtures::results();
+        results.claims = vec![crate::results::claim::ClaimOutcome::default()];
         let exports = crate::report::Exports {
             json: Some(dir.path().join("r.json")),
             csv: Some(dir.path().join("r.csv")),
@@ -120,7 +125,7 @@ mod tests {
         crate::report::html::write_html(&results, &dir.path().join("r.html")).unwrap();
         let plots = crate::report::write_plots(&results, &dir.path().join("plots")).unwrap();
         assert!(!plots.is_empty());
-        for path in ["r.json", "r.csv", "r.md", "r.html"]
+        for path in ["r.json", "r.csv", "r-claims.csv", "r.md", "r.html"]
             .iter()
             .map(|n| dir.path().join(n))
             .chain(plots)

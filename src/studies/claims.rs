@@ -39,10 +39,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::plan::Case;
-use crate::results::Sample;
 use crate::report::claims::short2;
 use crate::report::verdict::evidence;
 pub use crate::results::claim::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};
+use crate::results::Sample;
 use crate::stats::analysis::compare_cases;
 use crate::stats::busy;
 use crate::stats::effect::{self, EffectOutcome, EffectVerdict, LogRatios, Published, CLAIM_LEVEL};
