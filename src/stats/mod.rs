@@ -6,6 +6,7 @@ pub mod across;
 pub mod analysis;
 pub mod calibrate;
 pub mod compare;
+pub mod crossover;
 pub mod effect;
 pub mod fdr;
 pub mod interference;
