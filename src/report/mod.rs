@@ -22,6 +22,7 @@ mod groups;
 pub mod html;
 pub mod html_fleet;
 pub mod json;
+pub mod map;
 pub mod markdown;
 pub mod plot;
 pub mod precision;

@@ -12,6 +12,7 @@ pub mod fdr;
 pub mod interference;
 pub mod latency;
 pub mod log_ratios;
+pub mod map_results;
 pub mod moments;
 pub mod outliers;
 pub mod power;
