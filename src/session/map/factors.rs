@@ -289,7 +289,7 @@ mod tests {
         assert_eq!(snap_block(10000.0, &f), 12288.0);
         assert_eq!(snap_block(100.0, &f), 4096.0);
         f.methods = vec![MethodKind::Read, MethodKind::Mmap];
-        assert_eq!(snap_block(100.0, &f), 100.0);
+        assert_eq!(snap_block(100.0, &f), 104.0);
     }
 
     #[test]
