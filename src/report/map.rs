@@ -261,6 +261,25 @@ pub fn render_text(r: &MapResults) -> String {
     out
 }
 
+/// How many trials the machine interfered with (other work during them),
+/// over all points; `None` when none was.
+pub fn interference_line(r: &MapResults) -> Option<String> {
+    let samples = r
+        .points
+        .iter()
+        .flat_map(|p| p.baseline.samples.iter().chain(&p.other.samples));
+    let (mut all, mut hit) = (0, 0);
+    for s in samples {
+        all += 1;
+        hit += usize::from(s.interfered());
+    }
+    (hit > 0).then(|| {
+        format!(
+            "{hit} of {all} trials were interfered with (the machine did other work during them);              each sample's record is in the JSON export"
+        )
+    })
+}
+
 /// Writes the JSON export atomically.
 pub fn write_json(r: &MapResults, path: &Path) -> Result<()> {
     write_atomically(path, SHARED_MODE, |w| {

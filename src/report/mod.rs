@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::stats::RunResults;
 
 mod access;
+pub mod advise;
 pub mod calibration;
 pub mod claims;
 pub mod compare;

@@ -18,6 +18,7 @@ pub mod outliers;
 pub mod power;
 pub mod profile;
 pub mod profile_cost;
+pub mod ranking;
 pub mod run_results;
 pub mod short_trials;
 pub mod spread;

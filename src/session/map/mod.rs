@@ -203,8 +203,12 @@ impl MapSpec {
                 }
                 let plan = self.plan_at(value)?;
                 let point_started = Instant::now();
-                let session = Session::fresh(plan, &config)?;
-                let finished = session.run()?;
+                // Each point's warnings are said once, at the end, not per point.
+                let quiet = crate::console::quiet();
+                crate::console::set_quiet(true);
+                let finished = Session::fresh(plan, &config).and_then(Session::run);
+                crate::console::set_quiet(quiet);
+                let finished = finished?;
                 if !finished.journal_removed {
                     // A map has no --resume: what it measured is in its exports.
                     let _ = std::fs::remove_file(&finished.journal);
