@@ -291,7 +291,7 @@ pub fn write_json(r: &MapResults, path: &Path) -> Result<()> {
 /// The plot: B / A along the factor with each point's 95% CI, the line of
 /// no difference, and each bracket as a dashed segment on it.
 pub fn ratio_plot(r: &MapResults) -> super::plot::Plot {
-    let mut measured: Vec<(f64, f64, Option<(f64, f64)>)> = r
+    let mut measured: Vec<super::plot::Point> = r
         .points
         .iter()
         .filter_map(|p| {
