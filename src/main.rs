@@ -45,6 +45,8 @@ fn main() -> ExitCode {
         Command::Man(args) => cli::completions::man(&args),
         Command::Compare(args) => cli::compare::execute(&args),
         Command::Calibrate(args) => cli::calibrate::execute(&args),
+        Command::Map(args) => cli::map::execute(&args),
+        Command::Advise(args) => cli::advise::execute(&args),
     };
     result.unwrap_or_else(|e| cli::report_error(&e))
 }

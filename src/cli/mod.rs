@@ -12,6 +12,7 @@ use faultline::report::Exports;
 use faultline::results::ProfileSettings;
 use faultline::session::{Finished, EXIT_INTERRUPTED};
 
+pub mod advise;
 pub mod calibrate;
 pub mod clean;
 pub mod compare;
@@ -19,6 +20,7 @@ pub mod completions;
 pub mod env;
 pub mod help_headings;
 pub mod interference_args;
+pub mod map;
 pub mod output_args;
 pub mod plan_args;
 pub mod plan_file;
@@ -70,6 +72,12 @@ pub enum Command {
     /// A/A test of this machine: one method as two identical cases; prints the noise floor and
     /// the false-verdict rate.
     Calibrate(calibrate::CalibrateArgs),
+    /// Find where the winner flips: B against A along one factor (--over block=4k..1M), the
+    /// boundaries bracketed by an adaptive search.
+    Map(Box<map::MapArgs>),
+    /// Which read path for your file and access pattern: the candidates ranked with verdicts,
+    /// why the winner wins, and where the answer would change.
+    Advise(Box<advise::AdviseArgs>),
     /// Runs one trial (internal: the runner re-executes itself with this).
     #[command(name = "__trial", hide = true)]
     Trial,
@@ -236,6 +244,8 @@ pub fn quiet(command: &Command) -> bool {
         Command::Reproduce(args) => args.output.quiet,
         Command::Compare(args) => args.output.quiet,
         Command::Calibrate(args) => args.output.quiet,
+        Command::Map(args) => args.quiet,
+        Command::Advise(args) => args.quiet,
         _ => false,
     }
 }

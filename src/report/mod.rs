@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::stats::RunResults;
 
 mod access;
+pub mod advise;
 pub mod calibration;
 pub mod claims;
 pub mod compare;
@@ -23,6 +24,7 @@ mod groups;
 pub mod html;
 pub mod html_fleet;
 pub mod json;
+pub mod map;
 pub mod markdown;
 pub mod plot;
 pub mod precision;

@@ -23,6 +23,7 @@ use crate::runner::{self, RunnerOptions};
 use crate::stats::RunResults;
 
 pub mod dry_run;
+pub mod map;
 mod setup;
 
 pub use setup::planned_file_sizes;

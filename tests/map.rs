@@ -1,0 +1,409 @@
+//! `faultline map` and `faultline advise` through the real binary on small
+//! files: bad input refused in one line, the export's crossovers and
+//! samples, a map's verdicts not contradicted by `run` at the ends of its
+//! range and of each bracket, and advise's ranking from its own runs.
+mod common;
+
+use std::process::Command;
+
+use common::{faultline, one_line, read_json, succeeded, Scratch};
+use serde_json::Value;
+
+/// `faultline map` with the scratch's data directory.
+fn map(scratch: &Scratch, flags: &[&str]) -> Command {
+    let mut cmd = faultline();
+    cmd.arg("map")
+        .arg("--data-dir")
+        .arg(scratch.data_dir())
+        .args(flags);
+    cmd
+}
+
+/// read against stdio (an 8 KiB buffer) along the block size on a warm
+/// 1 MiB file: a 1-byte read() per byte against a buffered reader is tens
+/// of times slower, at 64 KiB both make the same calls.
+const STDIO_MAP: &[&str] = &[
+    "--method",
+    "read,stdio",
+    "--over",
+    "block=1..64k",
+    "--pattern",
+    "seq",
+    "--size",
+    "1M",
+    "--runs",
+    "3",
+    "--max-runs",
+    "6",
+    "--min-effect",
+    "20%",
+    "--max-time",
+    "60s",
+];
+
+#[test]
+fn bad_map_and_advise_input_is_one_line_and_exit_2() {
+    let scratch = Scratch::new();
+    let cases: &[(&[&str], &[&str])] = &[
+        (
+            &["--method", "read", "--over", "block=4k..1M"],
+            &["two different methods"],
+        ),
+        (
+            &["--method", "read,read", "--over", "block=4k..1M"],
+            &["two different methods"],
+        ),
+        (
+            &["--method", "read,mmap", "--over", "colour=1..2"],
+            &["unknown factor 'colour'", "block"],
+        ),
+        (
+            &["--method", "read,mmap", "--over", "block=1M..4k"],
+            &["LOW must be below HIGH"],
+        ),
+        (
+            &["--method", "read,mmap", "--over", "block4k..1M"],
+            &["FACTOR=LOW..HIGH"],
+        ),
+        (
+            &["--method", "read,mmap", "--over", "block=4k-1M"],
+            &["LOW..HIGH"],
+        ),
+        (
+            &["--method", "read,mmap", "--over", "block=4k..1G"],
+            &["block takes"],
+        ),
+        (
+            &["--method", "read,mmap", "--over", "block=4kk..1M"],
+            &["--over block=4kk..1M"],
+        ),
+        (
+            &[
+                "--method",
+                "read,mmap",
+                "--over",
+                "block=4k..1M",
+                "--resolution",
+                "0.5",
+            ],
+            &["--resolution 0.5", "above 1"],
+        ),
+        (
+            &[
+                "--method",
+                "read,mmap",
+                "--over",
+                "zipf=0.5..1.5",
+                "--resolution",
+                "1.25x",
+            ],
+            &["--resolution 1.25x", "differences"],
+        ),
+        (
+            &[
+                "--method",
+                "read,mmap",
+                "--over",
+                "block=4k..1M",
+                "--over",
+                "size=1M..8M",
+            ],
+            &["one factor at a time"],
+        ),
+        (
+            &[
+                "--method",
+                "read,mmap",
+                "--over",
+                "block=4k..1M",
+                "--block",
+                "8k",
+            ],
+            &["--block and --over block"],
+        ),
+        (
+            &[
+                "--method",
+                "read,mmap",
+                "--over",
+                "stride=1..64",
+                "--pattern",
+                "seq",
+            ],
+            &["--pattern and --over stride"],
+        ),
+        (
+            &["--method", "read,mmap", "--over", "depth=1..64"],
+            &["io_uring methods only"],
+        ),
+        (
+            &[
+                "--method",
+                "read,mmap",
+                "--over",
+                "working-set=1M..64M",
+                "--size",
+                "16M",
+            ],
+            &["not below the file's 16 MiB"],
+        ),
+        (
+            &[
+                "--method",
+                "read,mmap",
+                "--over",
+                "block=4k..1M",
+                "--export-json",
+                "/dev/null",
+            ],
+            &["--export-json /dev/null"],
+        ),
+        (
+            &[
+                "--method",
+                "read,mmap",
+                "--over",
+                "block=4k..1M",
+                "--runs",
+                "8",
+                "--max-runs",
+                "4",
+            ],
+            &["--max-runs 4 is below --runs 8"],
+        ),
+    ];
+    for (flags, needles) in cases {
+        let out = map(&scratch, flags).output().expect("faultline runs");
+        one_line(&out, 2, needles);
+    }
+    // The same export and report: refused before anything runs.
+    let same = scratch.path("same.out");
+    let out = map(
+        &scratch,
+        &["--method", "read,mmap", "--over", "block=4k..1M"],
+    )
+    .arg("--export-json")
+    .arg(&same)
+    .arg("--report")
+    .arg(&same)
+    .output()
+    .unwrap();
+    one_line(&out, 2, &["--report"]);
+    assert!(!same.exists(), "nothing written");
+    // advise: a missing file, no pattern, a pattern with a trace.
+    let missing = scratch.path("missing.bin");
+    let out = faultline()
+        .args(["advise", "--pattern", "random", "--file"])
+        .arg(&missing)
+        .arg("--data-dir")
+        .arg(scratch.data_dir())
+        .output()
+        .unwrap();
+    one_line(&out, 2, &["missing.bin"]);
+    let file = scratch.path("user.bin");
+    std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+    let out = faultline()
+        .arg("advise")
+        .arg("--file")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "no pattern and no trace");
+    let out = faultline()
+        .args([
+            "advise",
+            "--pattern",
+            "random",
+            "--trace",
+            "t.csv",
+            "--file",
+        ])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a pattern and a trace");
+}
+
+/// The side of a `run` comparison of B against A: `b`, `a` or `-` (within noise).
+fn run_side(scratch: &Scratch, block: u64) -> String {
+    let json = scratch.path(&format!("run-{block}.json"));
+    succeeded(
+        scratch
+            .run([
+                "--method",
+                "read,stdio",
+                "--pattern",
+                "seq",
+                "--size",
+                "1M",
+                "--cache",
+                "warm",
+                "--runs",
+                "5",
+                "--min-effect",
+                "20%",
+            ])
+            .arg("--block")
+            .arg(block.to_string())
+            .arg("--export-json")
+            .arg(&json),
+    );
+    let run = read_json(&json);
+    match run["comparisons"][0]["verdict"].as_str().unwrap() {
+        "faster" => "b".into(),
+        "slower" => "a".into(),
+        _ => "-".into(),
+    }
+}
+
+/// The side a map point says, as [`run_side`] writes it (`b`, `a`, or `-`
+/// for no difference and unsettled, which no run verdict contradicts).
+fn map_side(side: &str) -> &'static str {
+    match side {
+        "b-faster" => "b",
+        "a-faster" => "a",
+        _ => "-",
+    }
+}
+
+#[test]
+fn a_map_exports_its_crossovers_and_points_and_run_does_not_contradict_it() {
+    let scratch = Scratch::new();
+    let json_path = scratch.path("map.json");
+    let html = scratch.path("map.html");
+    let out = succeeded(
+        map(&scratch, STDIO_MAP)
+            .arg("--export-json")
+            .arg(&json_path)
+            .arg("--report")
+            .arg(&html),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let json: Value = read_json(&json_path);
+    assert_eq!(json["faultline_map"], 1);
+    assert_eq!(json["factor"], "block");
+    let crossovers = json["crossovers"].as_array().expect("a crossovers list");
+    let points = json["points"].as_array().expect("points");
+    assert!(points.len() >= 3, "the coarse grid at least");
+    for p in points {
+        let samples = p["baseline"]["samples"].as_array().unwrap().len()
+            + p["other"]["samples"].as_array().unwrap().len();
+        assert!(samples >= 6, "every point with its samples: {p}");
+        assert_eq!(p["trials"].as_u64().unwrap() as usize, samples);
+    }
+    assert_eq!(
+        json["trials"].as_u64().unwrap(),
+        points
+            .iter()
+            .map(|p| p["trials"].as_u64().unwrap())
+            .sum::<u64>()
+    );
+    // 1-byte read() calls against a buffered reader: decided at the low end.
+    let first = points
+        .iter()
+        .find(|p| p["value"].as_f64() == Some(1.0))
+        .expect("LOW measured");
+    assert_eq!(first["side"], "b-faster", "{first}");
+    // The answer in words first, then the table and the cost.
+    assert!(text.contains("along block"), "{text}");
+    assert!(
+        text.contains("a full grid at 1.25x would be 51 points"),
+        "{text}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<svg") && page.contains("along block"));
+    for c in crossovers {
+        assert_eq!(c["factor"], "block");
+        assert!(
+            c["low"].as_f64().unwrap() < c["high"].as_f64().unwrap(),
+            "{c}"
+        );
+        for key in ["below", "above", "low_label", "high_label"] {
+            assert!(c[key].is_string(), "{c}");
+        }
+    }
+    // `run` at the ends of each bracket, and at the ends of the range, is
+    // never decided the other way from the map's verdict there.
+    let mut checks: Vec<(u64, &str)> = Vec::new();
+    let side_at = |x: f64| {
+        points
+            .iter()
+            .filter(|p| p["value"].as_f64() == Some(x))
+            .map(|p| map_side(p["side"].as_str().unwrap()))
+            .next()
+            .unwrap()
+    };
+    for c in crossovers {
+        let (low, high) = (c["low"].as_f64().unwrap(), c["high"].as_f64().unwrap());
+        checks.push((low as u64, map_side(c["below"].as_str().unwrap())));
+        checks.push((high as u64, map_side(c["above"].as_str().unwrap())));
+    }
+    checks.push((1, side_at(1.0)));
+    checks.push((65536, side_at(65536.0)));
+    for (block, side) in checks {
+        if side == "-" {
+            continue;
+        }
+        let ran = run_side(&scratch, block);
+        let opposite = if side == "a" { "b" } else { "a" };
+        assert_ne!(
+            ran, opposite,
+            "block {block}: map says {side}, run decided the other way"
+        );
+    }
+}
+
+#[test]
+fn advise_ranks_the_candidates_it_measured_and_exports_them() {
+    let scratch = Scratch::new();
+    let file = scratch.path("user.bin");
+    std::fs::write(
+        &file,
+        (0..(4u32 << 20)).map(|i| i as u8).collect::<Vec<u8>>(),
+    )
+    .unwrap();
+    let json_path = scratch.path("advise.json");
+    let out = succeeded(
+        faultline()
+            .args([
+                "advise",
+                "--pattern",
+                "random",
+                "--runs",
+                "2",
+                "--max-time",
+                "30s",
+                "--file",
+            ])
+            .arg(&file)
+            .arg("--data-dir")
+            .arg(scratch.data_dir())
+            .arg("--export-json")
+            .arg(&json_path),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let json = read_json(&json_path);
+    let ranking = json["ranking"].as_array().expect("a ranking");
+    // read, pread, preadv and four mmap variants run anywhere.
+    assert!(ranking.len() >= 7, "{ranking:?}");
+    let medians: Vec<f64> = ranking
+        .iter()
+        .map(|r| r["median_bps"].as_f64().unwrap())
+        .collect();
+    assert!(
+        medians.windows(2).all(|w| w[0] >= w[1]),
+        "fastest first: {medians:?}"
+    );
+    // Every ranked candidate was measured: its case has samples in the run.
+    let cases = json["run"]["cases"].as_array().unwrap();
+    for r in ranking {
+        let case = &cases[r["case"].as_u64().unwrap() as usize];
+        assert!(case["samples"].as_array().unwrap().len() >= 2, "{case}");
+    }
+    assert!(text.contains("advise: random 4 KiB reads of"), "{text}");
+    assert!(text.contains("  1. "), "{text}");
+    assert!(
+        text.contains("not mapped: file size against the memory available"),
+        "{text}"
+    );
+}
