@@ -31,6 +31,7 @@ pub fn render_text(r: &AdviseResults) -> String {
                     Verdict::Faster => "faster",
                     Verdict::Slower => "slower",
                     Verdict::WithinNoise => "within noise",
+                    Verdict::Unsettled => "unsettled (machine busy)",
                 }
             ),
             None => "(baseline)".to_string(),

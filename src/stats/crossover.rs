@@ -106,6 +106,8 @@ pub fn side_of(ratio: &RatioEstimate, verdict: Verdict, margin: f64) -> Side {
     match verdict {
         Verdict::Faster => Side::BFaster,
         Verdict::Slower => Side::AFaster,
+        // A busy machine's point decides nothing: measured, not placed.
+        Verdict::Unsettled => Side::Unsettled,
         Verdict::WithinNoise => {
             let inside = ratio.ci95_low > 1.0 / (1.0 + margin) && ratio.ci95_high < 1.0 + margin;
             if inside {
@@ -591,6 +593,12 @@ mod tests {
         assert_eq!(
             side_of(&est(1.01, 1.04), Verdict::WithinNoise, 0.05),
             Side::NoDifference
+        );
+        // A point the busy machine left unsettled is placed nowhere, even
+        // with a CI inside the band.
+        assert_eq!(
+            side_of(&est(1.01, 1.04), Verdict::Unsettled, 0.05),
+            Side::Unsettled
         );
     }
 
