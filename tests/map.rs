@@ -298,12 +298,18 @@ fn a_map_exports_its_crossovers_and_points_and_run_does_not_contradict_it() {
             .map(|p| p["trials"].as_u64().unwrap())
             .sum::<u64>()
     );
-    // 1-byte read() calls against a buffered reader: decided at the low end.
+    // 1-byte read() calls against a buffered reader: decided for the
+    // buffered reader at the low end, unless the machine was too busy to
+    // decide it (every trial interfered with); never the other way.
     let first = points
         .iter()
         .find(|p| p["value"].as_f64() == Some(1.0))
         .expect("LOW measured");
-    assert_eq!(first["side"], "b-faster", "{first}");
+    let busy = first["baseline"]["interference"]["interfered"].as_u64() > Some(0);
+    assert!(
+        first["side"] == "b-faster" || (busy && first["side"] == "unsettled"),
+        "{first}"
+    );
     // The answer in words first, then the table and the cost.
     assert!(text.contains("along block"), "{text}");
     assert!(

@@ -346,13 +346,14 @@ fn control_bytes_in_names_values_and_inputs_never_reach_the_terminal() {
         !stdout.contains("\u{1b}[8m") && !stdout.contains('\r'),
         "{stdout}"
     );
-    // Only faultline's own colour codes (SGR 0, 1, 31-33) are left.
+    // Only faultline's own colour codes (SGR 0, 1, 31-33, 35) are left.
     let stripped = stdout
         .replace("\u{1b}[0m", "")
         .replace("\u{1b}[1m", "")
         .replace("\u{1b}[31m", "")
         .replace("\u{1b}[32m", "")
-        .replace("\u{1b}[33m", "");
+        .replace("\u{1b}[33m", "")
+        .replace("\u{1b}[35m", "");
     assert!(!stripped.contains('\u{1b}'), "{stdout}");
 }
 

@@ -285,6 +285,7 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         _ => not_mapped.push("block size: fewer than two candidates measured".into()),
     }
     let results = AdviseResults {
+        faultline_advise: faultline::stats::ranking::ADVISE_FORMAT,
         workload,
         skipped,
         ranking,

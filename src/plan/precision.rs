@@ -88,7 +88,7 @@ impl Statistics {
         };
         let effect = match self.min_effect() {
             e if e > 0.0 => format!("differences within {} are no difference", pct(e)),
-            _ => "any difference the CI shows is called (--min-effect 0)".to_string(),
+            _ => "any difference the CI shows is called".to_string(),
         };
         format!(
             "rules: {how}; {effect}; decided from clean pairs when trials were interfered \

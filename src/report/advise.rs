@@ -110,6 +110,7 @@ mod tests {
         let run = crate::fixtures::results();
         let ranking = rank(&run);
         let r = AdviseResults {
+            faultline_advise: crate::stats::ranking::ADVISE_FORMAT,
             workload: "seq 16 KiB reads of f (1 GiB), warm".into(),
             skipped: vec!["uring: io_uring is not available".into()],
             head_to_head: head_to_head(&run, &ranking, 0.05),

@@ -80,9 +80,16 @@ pub fn head_to_head(results: &RunResults, ranked: &[Ranked], margin: f64) -> Opt
     })
 }
 
+/// The version of `advise`'s JSON export.
+pub const ADVISE_FORMAT: u32 = 1;
+
 /// Everything `faultline advise` measured and concluded, as its JSON export holds it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct AdviseResults {
+    /// Export format version ([`ADVISE_FORMAT`]); first, so that a later
+    /// run recognises the file as faultline's own (`files::made`).
+    #[serde(default)]
+    pub faultline_advise: u32,
     /// What was advised on, e.g. `random 4 KiB reads of /data/db (64 MiB), warm`.
     pub workload: String,
     /// Candidates left out, each with the reason (io_uring unavailable, O_DIRECT misaligned...).
