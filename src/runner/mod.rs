@@ -918,11 +918,13 @@ fn spawn_trial(
         }
     }
     let spec_json = serde_json::to_vec(spec).map_err(|e| e.to_string())?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(&spec_json)
-            .map_err(|e| format!("could not send the trial spec: {e}"))?;
-    }
+    // A child that died before it read its spec (killed by a signal, out of
+    // memory) breaks the pipe: its death, found below, is the reason, not
+    // the broken pipe. Closing stdin ends a child still waiting on it.
+    let send_error = child
+        .stdin
+        .take()
+        .and_then(|mut stdin| stdin.write_all(&spec_json).err());
     let pid = nix::unistd::Pid::from_raw(child.id() as i32);
     let (done, watch) = mpsc::channel::<()>();
     let limit = options.trial_timeout;
@@ -977,6 +979,9 @@ fn spawn_trial(
             _ => "",
         };
         return Err(format!("killed by {name}{hint}"));
+    }
+    if let Some(e) = send_error {
+        return Err(format!("could not send the trial spec: {e}"));
     }
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
