@@ -284,6 +284,8 @@ fn a_browser_shows_the_precision_and_the_adjustment_as_the_terminal_does() {
         .unwrap()
         .iter()
         .map(|l| l.as_str().unwrap())
+        // The rules line comes first; the adjustment line follows it.
+        .filter(|l| !l.starts_with("rules: "))
         .collect();
     // The adjustment line, and the smallest effect its --precision implies.
     assert!(lines[0].starts_with(adjustment), "{lines:?}");

@@ -155,11 +155,16 @@ fn mmap_copy_spends_its_time_in_user_memcpy_and_page_faults() {
                 .switch("--verbose"),
         ),
     );
+    // The verdict, decided or unsettled, wraps over lines: its words, whole.
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let verdict = stdout
+    let at = stdout.find("seq 16 KiB touch, warm:").expect("a verdict");
+    let verdict = stdout[at..]
         .lines()
-        .find(|l| l.starts_with("seq 16 KiB touch, warm:"))
-        .expect("a verdict");
+        .enumerate()
+        .take_while(|(i, l)| *i == 0 || l.starts_with(' '))
+        .map(|(_, l)| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
     assert!(
         verdict.contains("; profile: read spends ") && verdict.contains("copying to user"),
         "{verdict}"
