@@ -14,6 +14,14 @@ use std::time::{Duration, Instant};
 
 use common::{faultline, one_line, read_json, succeeded, Flags, Scratch};
 
+/// Every faultline run removes the cgroups killed runs left, so the test of
+/// that note runs alone: the others hold this lock shared, it holds it alone.
+static RUNS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+fn beside_others() -> std::sync::RwLockReadGuard<'static, ()> {
+    RUNS.read().unwrap_or_else(|e| e.into_inner())
+}
+
 /// A small, quick run: one 64 KiB generated file, read and mmap, cache as it is.
 fn quick() -> Flags {
     Flags::new()
@@ -70,6 +78,7 @@ fn state(path: &Path) -> (Vec<u8>, u32, u64) {
 
 #[test]
 fn no_output_is_ever_a_symbolic_link_wherever_it_points() {
+    let _runs = beside_others();
     let scratch = Scratch::new();
     let mine = scratch.path("mine.txt");
     std::fs::write(&mine, "the user's own notes").unwrap();
@@ -156,6 +165,7 @@ fn no_output_is_ever_a_symbolic_link_wherever_it_points() {
 
 #[test]
 fn no_output_is_any_input_however_it_is_spelled() {
+    let _runs = beside_others();
     let scratch = Scratch::new();
     let baseline = export(&scratch, "base.json");
     let trace = scratch.path("reads.csv");
@@ -229,6 +239,7 @@ fn no_output_is_any_input_however_it_is_spelled() {
 
 #[test]
 fn a_relative_path_means_the_directory_it_was_typed_in() {
+    let _runs = beside_others();
     let scratch = Scratch::new();
     let first = scratch.path("first");
     let second = scratch.path("second");
@@ -281,6 +292,7 @@ fn a_relative_path_means_the_directory_it_was_typed_in() {
 
 #[test]
 fn a_path_that_is_not_utf8_survives_a_plan_or_is_refused() {
+    let _runs = beside_others();
     use std::os::unix::ffi::OsStringExt;
     let scratch = Scratch::new();
     let odd = scratch
@@ -311,6 +323,7 @@ fn a_path_that_is_not_utf8_survives_a_plan_or_is_refused() {
 
 #[test]
 fn files_a_plan_or_a_journal_names_are_listed_and_never_replace_a_strangers() {
+    let _runs = beside_others();
     let scratch = Scratch::new();
     let victim = scratch.path("thesis.tex");
     std::fs::write(&victim, "\\documentclass{article}").unwrap();
@@ -386,6 +399,7 @@ fn files_a_plan_or_a_journal_names_are_listed_and_never_replace_a_strangers() {
 
 #[test]
 fn inputs_that_never_end_or_wait_are_refused_at_once() {
+    let _runs = beside_others();
     let scratch = Scratch::new();
     let fifo = scratch.path("fifo");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).unwrap();
@@ -440,6 +454,7 @@ fn inputs_that_never_end_or_wait_are_refused_at_once() {
 
 #[test]
 fn every_bounded_input_names_its_limit() {
+    let _runs = beside_others();
     let scratch = Scratch::new();
     // A trace of one 2 MiB line: refused by its line, not read whole.
     let trace = scratch.path("long.csv");
@@ -494,6 +509,7 @@ fn every_bounded_input_names_its_limit() {
 
 #[test]
 fn a_replaced_export_keeps_its_mode_and_the_journal_is_private() {
+    let _runs = beside_others();
     let scratch = Scratch::new();
     let json = scratch.path("out.json");
     let journal = scratch.path("run.journal");
@@ -524,6 +540,7 @@ fn a_replaced_export_keeps_its_mode_and_the_journal_is_private() {
 #[test]
 #[ignore = "needs root"]
 fn a_replaced_export_keeps_its_owner() {
+    let _runs = beside_others();
     common::require_root("giving the export to another user");
     let scratch = Scratch::new();
     let json = export(&scratch, "out.json");
@@ -538,6 +555,7 @@ const GONE: u32 = (1 << 22) + 11;
 
 #[test]
 fn temporaries_a_killed_run_left_beside_its_exports_are_removed() {
+    let _runs = beside_others();
     let scratch = Scratch::new();
     let out_dir = scratch.path("exports");
     std::fs::create_dir(&out_dir).unwrap();
@@ -572,6 +590,7 @@ fn temporaries_a_killed_run_left_beside_its_exports_are_removed() {
 #[test]
 #[ignore = "needs root"]
 fn a_killed_run_s_memory_cgroups_are_removed_by_the_next_run() {
+    let _alone = RUNS.write().unwrap_or_else(|e| e.into_inner());
     common::require_root("making a memory cgroup");
     let probe = faultline::plan::memory_budget::probe();
     let parent = probe
