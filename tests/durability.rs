@@ -214,3 +214,87 @@ fn the_dry_run_lists_the_durability_options_of_each_case() {
         assert!(text.contains(label), "{label} missing from {text}");
     }
 }
+
+/// The comparisons of a run's JSON export, as (baseline, other) cases.
+fn compared(results: &serde_json::Value) -> Vec<(serde_json::Value, serde_json::Value)> {
+    let cases = results["cases"].as_array().unwrap();
+    let case = |id: &serde_json::Value| cases.iter().find(|c| c["id"] == *id).cloned().unwrap();
+    results["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (case(&c["baseline"]), case(&c["other"])))
+        .collect()
+}
+
+/// When a write case's data is durable: a file opened with O_DSYNC/O_SYNC
+/// is durable after each write, whatever --sync says.
+fn sync_level(case: &serde_json::Value) -> String {
+    match case["open_sync"].as_str() {
+        Some("dsync" | "sync") => "each".to_string(),
+        _ => case["sync"].as_str().unwrap_or("none").to_string(),
+    }
+}
+
+#[test]
+fn write_cases_are_compared_with_cases_that_sync_alike_unless_asked_otherwise() {
+    let scratch = Scratch::new();
+    let flags = || {
+        Flags::new()
+            .size("256k")
+            .method("write,pwrite,mmap-write")
+            .pattern("seq")
+            .block("64k")
+            .sync("none,end,each")
+            .flag("--open-sync", "none,dsync")
+            .flag("--interference-threshold", "off")
+            .runs(2)
+    };
+    let results = scratch.run_json(flags());
+    assert_no_failures(&results);
+    let pairs = compared(&results);
+    // write, pwrite and mmap-write at each of three levels: every case but
+    // the level's baseline is compared, and only with a case of its level.
+    let cases = results["cases"].as_array().unwrap().len();
+    let levels: HashSet<String> = results["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(sync_level)
+        .collect();
+    assert_eq!(levels.len(), 3, "{levels:?}");
+    assert_eq!(pairs.len(), cases - levels.len());
+    for (baseline, other) in &pairs {
+        assert_eq!(
+            sync_level(baseline),
+            sync_level(other),
+            "{baseline} vs {other}"
+        );
+    }
+    // An O_DSYNC write is compared with the per-block syncs, mmap-write's
+    // msync after each block among them.
+    assert!(pairs
+        .iter()
+        .any(|(b, o)| [b, o].iter().any(|c| c["open_sync"] == "dsync")
+            && [b, o].iter().any(|c| c["method"] == "mmap-write")));
+    // The groups say how their cases sync.
+    let groups: HashSet<&str> = results["comparisons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["group"].as_str().unwrap())
+        .collect();
+    assert!(
+        groups.iter().any(|g| g.contains("synced at the end")),
+        "{groups:?}"
+    );
+    assert!(
+        groups.iter().any(|g| g.contains("synced after each block")),
+        "{groups:?}"
+    );
+    // Asked otherwise: one group, every case compared with the first.
+    let across = scratch.run_json(flags().switch("--pair-across-sync"));
+    let pairs = compared(&across);
+    assert_eq!(pairs.len(), across["cases"].as_array().unwrap().len() - 1);
+    assert!(pairs.iter().any(|(b, o)| sync_level(b) != sync_level(o)));
+}

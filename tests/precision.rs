@@ -758,3 +758,42 @@ fn the_csv_carries_the_statistics_the_json_has() {
     }
     assert!(compared > 0, "rows of compared cases");
 }
+
+/// The dry run says what the precision target takes at the noise the last
+/// `calibrate` measured, and what would reach it when the runs allowed do not.
+#[test]
+fn the_dry_run_plans_the_precision_target_from_the_calibrated_noise() {
+    let scratch = Scratch::new();
+    let dry_run = |extra: &[&str]| -> String {
+        let out = succeeded(scratch.run(["--dry-run", "--size", "1M"]).args(extra));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    // No calibrate yet: said, and nothing is made up.
+    let unknown = dry_run(&[]);
+    assert!(
+        unknown.contains("noise: not yet measured here"),
+        "{unknown}"
+    );
+    std::fs::create_dir_all(scratch.data_dir()).unwrap();
+    let noise = |sd: f64| {
+        std::fs::write(
+            scratch.data_dir().join("noise.json"),
+            format!(r#"{{"pair_sd": {sd}, "when": "2026-11-26T10:00:00Z", "what": "read, seq 16 KiB sum, warm"}}"#),
+        )
+        .unwrap();
+    };
+    // ±11.7% per pair: ±5% needs more than the 20 runs allowed.
+    noise(0.117);
+    let noisy = dry_run(&[]);
+    assert!(noisy.contains("noise: ±11.7% per pair"), "{noisy}");
+    assert!(noisy.contains("more than the 20 allowed"), "{noisy}");
+    assert!(noisy.contains("--max-runs"), "{noisy}");
+    // ±2% per pair: within the runs allowed.
+    noise(0.02);
+    let quiet = dry_run(&[]);
+    assert!(quiet.contains("within the 20 allowed"), "{quiet}");
+    // Fixed runs (no precision target): nothing to plan.
+    let fixed = dry_run(&["--runs", "3"]);
+    assert!(!fixed.contains("noise:"), "{fixed}");
+}

@@ -166,6 +166,11 @@ pub struct RunArgs {
     /// each value a case; combines with --rate (whichever starts the next later).
     #[arg(long, value_name = "SECONDS", value_delimiter = ',', value_parser = faultline::size::parse_seconds)]
     pub think_time: Vec<Duration>,
+    /// Compare write cases that make their data durable differently (--sync, --open-sync) with
+    /// each other too. Without it a comparison pairs cases that sync alike: write(sync=end) with
+    /// mmap-write(sync=end), never with an unsynced write.
+    #[arg(long)]
+    pub pair_across_sync: bool,
     /// Run each trial in a memory cgroup that limits its page cache to SIZE (needs root).
     #[arg(long, value_name = "SIZE", value_parser = clap_size)]
     pub memory_budget: Option<u64>,
@@ -205,7 +210,7 @@ pub struct RunArgs {
         "advice", "share", "open_sync", "msync", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
         "factor", "enlarge", "scale_unit", "image", "threads", "thread_mode", "procs",
         "trace", "fadvise", "duration", "memory_budget", "precision", "min_trial_time",
-        "rate", "think_time",
+        "rate", "think_time", "pair_across_sync",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -282,6 +287,7 @@ impl RunArgs {
                 .iter()
                 .map(|d| d.as_nanos() as u64)
                 .collect(),
+            pair_across_sync: self.pair_across_sync,
         }
     }
 

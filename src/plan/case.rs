@@ -102,6 +102,11 @@ pub struct Case {
     /// calibrate` runs A and A′); absent for every other run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replica: Option<u32>,
+    /// Whether write cases that sync differently are compared with each
+    /// other (`--pair-across-sync`); by default a comparison pairs cases
+    /// whose data is made durable alike ([`Case::sync_level`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pair_across_sync: bool,
 }
 
 impl Case {
@@ -284,16 +289,39 @@ impl Case {
         }
     }
 
-    /// Everything but the method and its options (for write methods: sync,
-    /// sync call and sizing): cases with the same group key are compared with
-    /// each other.
+    /// When a write case's data is made durable: after every block (a sync
+    /// per block, or a file opened with O_DSYNC or O_SYNC, whose every write
+    /// is durable when it returns), once at the end, or never; `None` for a
+    /// read case. Cases compared with each other make their data durable
+    /// alike, so `write(sync=end)` is compared with `mmap-write(sync=end)`,
+    /// never with an unsynced `write`.
+    pub fn sync_level(&self) -> Option<SyncPolicy> {
+        if !self.method.writes() {
+            return None;
+        }
+        if self.open_sync.is_some_and(|o| o != OpenSync::None) {
+            return Some(SyncPolicy::Each);
+        }
+        Some(self.sync.unwrap_or_default())
+    }
+
+    /// The sync level the case is grouped by: [`Case::sync_level`], unless
+    /// the run compares across sync levels (`--pair-across-sync`).
+    fn grouped_sync_level(&self) -> Option<SyncPolicy> {
+        self.sync_level().filter(|_| !self.pair_across_sync)
+    }
+
+    /// Everything but the method and its options (for write methods: the
+    /// sync call, msync's flag and sizing; the sync level too with
+    /// `--pair-across-sync`): cases with the same group key are compared
+    /// with each other.
     pub fn group_key(&self) -> GroupKey {
         (
             (self.pattern, self.trace.clone()),
             self.block_size,
             self.file_size,
             self.workload,
-            self.fill,
+            (self.fill, self.grouped_sync_level()),
             self.target,
             self.cache,
             self.warm_by,
@@ -322,6 +350,11 @@ impl Case {
             Some(fill) => format!("{} {fill}", self.workload),
             None => self.workload.to_string(),
         };
+        match self.grouped_sync_level() {
+            Some(SyncPolicy::End) => workload.push_str(", synced at the end"),
+            Some(SyncPolicy::Each) => workload.push_str(", synced after each block"),
+            Some(SyncPolicy::None) | None => {}
+        }
         match self.scale {
             Some(ScaleFactor::Reduce(k)) => workload.push_str(&format!(" /{k}")),
             Some(ScaleFactor::Enlarge(k)) => workload.push_str(&format!(" x{k}")),
@@ -369,14 +402,14 @@ impl Case {
 }
 
 /// What [`Case::group_key`] returns: pattern with its trace, block size,
-/// file size, workload, fill content, target, cache state, warm-by, seed,
+/// file size, workload, fill content with the sync level, target, cache state, warm-by, seed,
 /// scale factor with its unit, threads with the pace, and processes.
 pub type GroupKey = (
     (Pattern, Option<crate::pattern::trace::TraceRef>),
     u64,
     u64,
     WorkloadKind,
-    Option<FillContent>,
+    (Option<FillContent>, Option<SyncPolicy>),
     Option<Target>,
     CacheState,
     WarmBy,

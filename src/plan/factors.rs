@@ -125,6 +125,9 @@ pub struct Factors {
     pub rates: Vec<super::pace::Rate>,
     /// Think times after each operation, ns (`--think-time`; empty: none).
     pub think_ns: Vec<u64>,
+    /// Compare write cases that sync differently with each other
+    /// (`--pair-across-sync`; [`Case::sync_level`]).
+    pub pair_across_sync: bool,
 }
 
 impl Default for Factors {
@@ -173,6 +176,7 @@ impl Default for Factors {
             memory_budget: None,
             rates: Vec::new(),
             think_ns: Vec::new(),
+            pair_across_sync: false,
         }
     }
 }
@@ -404,6 +408,7 @@ impl Factors {
             case.procs = self.procs.filter(|&n| n > 1);
             case.duration_s = self.duration_s;
             case.memory_budget = self.memory_budget;
+            case.pair_across_sync = self.pair_across_sync && case.method.writes();
             if let Some(t) = &self.trace {
                 case.trace = Some(t.reference.clone());
                 case.block_size = match case.trace_ops() {
@@ -1008,11 +1013,11 @@ mod tests {
                 "read seq 4 KiB sum, warm",
                 "read seq 4 KiB sum, cold",
                 "write seq 4 KiB fill pattern, fresh file",
-                "write(sync=end) seq 4 KiB fill pattern, fresh file",
+                "write(sync=end) seq 4 KiB fill pattern, synced at the end, fresh file",
                 "mmap-write seq 4 KiB fill pattern, fresh file",
                 "mmap-write(size-with=fallocate) seq 4 KiB fill pattern, fresh file",
-                "mmap-write(sync=end) seq 4 KiB fill pattern, fresh file",
-                "mmap-write(sync=end,size-with=fallocate) seq 4 KiB fill pattern, fresh file",
+                "mmap-write(sync=end) seq 4 KiB fill pattern, synced at the end, fresh file",
+                "mmap-write(sync=end,size-with=fallocate) seq 4 KiB fill pattern, synced at the end, fresh file",
             ],
             "a fresh file has no cache state: warm and cold collapse into as-is"
         );
@@ -1021,7 +1026,44 @@ mod tests {
         assert_eq!(plan.cases[3].sync_call, Some(SyncCall::Fsync));
         assert_eq!(plan.cases[3].size_with, None);
         assert_eq!(plan.cases[6].sync_call, None, "mmap-write always msyncs");
-        assert_eq!(plan.groups().len(), 3);
+        // Warm reads, cold reads, unsynced writes, writes synced at the end.
+        assert_eq!(plan.groups().len(), 4);
+    }
+
+    #[test]
+    fn writes_are_grouped_with_writes_that_sync_alike() {
+        let f = Factors {
+            syncs: vec![SyncPolicy::None, SyncPolicy::Each],
+            open_syncs: vec![OpenSync::None, OpenSync::Dsync],
+            ..factors(&[MethodKind::Pwrite, MethodKind::MmapWrite])
+        };
+        let plan = f.plan(&[1 << 20]).unwrap();
+        let groups = plan.groups();
+        for group in &groups {
+            let level = plan.cases[group[0]].sync_level();
+            assert!(group.iter().all(|&i| plan.cases[i].sync_level() == level));
+        }
+        // O_DSYNC makes every write durable: grouped with the per-block syncs.
+        let dsync = plan
+            .cases
+            .iter()
+            .position(|c| c.open_sync == Some(OpenSync::Dsync) && c.sync == Some(SyncPolicy::None))
+            .unwrap();
+        let each = plan
+            .cases
+            .iter()
+            .position(|c| c.method == MethodKind::MmapWrite && c.sync == Some(SyncPolicy::Each))
+            .unwrap();
+        assert!(groups
+            .iter()
+            .any(|g| g.contains(&dsync) && g.contains(&each)));
+        assert_eq!(groups.len(), 2);
+        // Asked otherwise, they are one group.
+        let across = Factors {
+            pair_across_sync: true,
+            ..f
+        };
+        assert_eq!(across.plan(&[1 << 20]).unwrap().groups().len(), 1);
     }
 
     #[test]

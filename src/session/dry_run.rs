@@ -173,6 +173,60 @@ fn requests_per_pass(case: &Case) -> u64 {
     }
 }
 
+/// What the precision target takes at this machine's noise (the last
+/// `faultline calibrate`'s spread of one paired log ratio), said before the
+/// run: the runs per case it needs, and when that is more than allowed,
+/// what would reach it or what the allowed runs reach. Nothing without a
+/// precision target; a line saying the noise is unknown without a calibrate.
+fn precision_forecast(config: &SessionConfig) -> Vec<String> {
+    let Some(p) = config.statistics.precision else {
+        return Vec::new();
+    };
+    let pct = |f: f64| format!("±{:.1}%", f * 100.0);
+    let Some(noise) = crate::files::noise::read(&config.data_dir) else {
+        return vec![format!(
+            "  noise: not yet measured here (`faultline calibrate` measures it), so the runs {} \
+             takes are planned from each comparison's first runs",
+            pct(p.target)
+        )];
+    };
+    let level = 0.95;
+    let needed = crate::stats::power::pairs_needed(noise.pair_sd, p.target.ln_1p(), level, 100_000);
+    let head = format!(
+        "  noise: {} per pair (the last calibrate, {}): {}",
+        pct(noise.pair_sd),
+        noise.when,
+        pct(p.target)
+    );
+    let line = match needed {
+        Some(n) if n <= p.max_runs as usize => {
+            format!(
+                "{head} takes about {n} runs per case, within the {} allowed",
+                p.max_runs
+            )
+        }
+        _ => {
+            let reached =
+                crate::stats::power::half_width(noise.pair_sd, p.max_runs as usize, level).exp_m1();
+            let takes = needed.map_or("more than 100000 runs per case".to_string(), |n| {
+                format!("about {n} runs per case")
+            });
+            format!(
+                "{head} takes {takes}, more than the {} allowed, so it is likely not reached; \
+                 {} runs reach about {} (--precision {:.0}%){}",
+                p.max_runs,
+                p.max_runs,
+                pct(reached),
+                (reached * 100.0).ceil(),
+                needed
+                    .filter(|&n| n <= crate::plan::MAX_RUNS as usize)
+                    .map_or(String::new(), |n| format!(", or --max-runs {n}"))
+            )
+        }
+    };
+    vec![line]
+}
+
 /// `--dry-run`: what the plan called `name` would run and need, without
 /// running or writing anything.
 pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
@@ -205,6 +259,7 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
         ),
         format!("  {}", config.statistics.rules_words(plan.runs)),
     ];
+    lines.extend(precision_forecast(config));
     let (timed, counted): (Vec<_>, Vec<_>) =
         plan.cases.iter().partition(|c| c.duration_s.is_some());
     if !counted.is_empty() {
