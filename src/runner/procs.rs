@@ -67,8 +67,12 @@ pub fn run_together(
             .as_mut()
             .map(|s| s.write_all(line.as_bytes()).and_then(|_| s.flush()));
         if let Some(Err(e)) = sent {
+            // A child that died before it read its spec broke the pipe: its
+            // death (a signal, out of memory) is the reason, not the pipe.
+            let why = death_within(c, std::time::Duration::from_secs(1))
+                .unwrap_or_else(|| format!("could not send the trial spec: {e}"));
             kill_all(&mut children);
-            return Err(format!("could not send the trial spec: {e}"));
+            return Err(why);
         }
     }
     for c in children.iter_mut() {
@@ -177,9 +181,54 @@ pub fn merge(reports: Vec<ChildReport>) -> std::result::Result<ChildReport, Stri
     Ok(slowest)
 }
 
+/// How `child` died, if it ends within `wait` killed by a signal: `killed
+/// by SIGKILL`; `None` if it is still running or exited on its own.
+fn death_within(child: &mut std::process::Child, wait: std::time::Duration) -> Option<String> {
+    use std::os::unix::process::ExitStatusExt;
+    let started = std::time::Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                let signal = status.signal()?;
+                let name = nix::sys::signal::Signal::try_from(signal)
+                    .map(|s| s.as_str())
+                    .unwrap_or("an unknown signal");
+                return Some(format!("killed by {name}"));
+            }
+            Ok(None) if started.elapsed() < wait => {
+                std::thread::sleep(std::time::Duration::from_millis(10))
+            }
+            _ => return None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_child_killed_before_its_spec_is_reported_by_its_signal() {
+        let short = std::time::Duration::from_millis(200);
+        let spawn = |script: &str| {
+            std::process::Command::new("sh")
+                .args(["-c", script])
+                .spawn()
+                .unwrap()
+        };
+        let mut killed = spawn("kill -KILL $$");
+        assert_eq!(
+            death_within(&mut killed, std::time::Duration::from_secs(5)).as_deref(),
+            Some("killed by SIGKILL")
+        );
+        let mut exited = spawn("exit 3");
+        let _ = exited.wait();
+        assert_eq!(death_within(&mut exited, short), None);
+        let mut running = spawn("sleep 30");
+        assert_eq!(death_within(&mut running, short), None);
+        let _ = running.kill();
+        let _ = running.wait();
+    }
 
     #[test]
     fn merge_keeps_the_slowest_and_every_process() {
