@@ -56,9 +56,6 @@ fn parse_generated_name(name: &str) -> Option<(u64, u64)> {
 mod tests {
     use super::*;
 
-    /// A pid no process has (above Linux's largest pid_max).
-    const GONE: i32 = (1 << 22) + 7;
-
     #[test]
     fn clean_removes_only_its_own_files() {
         let dir = tempfile::tempdir().unwrap();

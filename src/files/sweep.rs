@@ -100,11 +100,7 @@ pub fn remove_leftovers(dir: &Path) -> Vec<PathBuf> {
         Some(pid) => is_killed(pid) && left_its_mark(dir, pid),
         None => false,
     };
-    for d in [
-        dir.to_path_buf(),
-        dir.join("runs"),
-        dir.join(SUBDIR),
-    ] {
+    for d in [dir.to_path_buf(), dir.join("runs"), dir.join(SUBDIR)] {
         let _ = remove_matching(&d, &leftover, &mut removed);
     }
     removed.extend(remove_killed_runs_temporaries(dir));

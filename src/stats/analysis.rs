@@ -312,25 +312,16 @@ mod tests {
     }
 
     fn sample(run: u32, total_ns: u64, wall_ns: u64) -> Sample {
+        let child = ChildReport {
+            wall_ns,
+            bytes: 1 << 20,
+            ..Default::default()
+        };
         Sample {
-            case: 0,
-            run,
-            sequence: 0,
             total_ns,
-            child: ChildReport {
-                wall_ns,
-                bytes: 1 << 20,
-                ..Default::default()
-            },
-            residency_before: 1.0,
-            residency_after: 1.0,
             residency_source: "cachestat".into(),
             cache_prepared_by: "x".into(),
-            cache_reached: true,
-            interference: None,
-            attempt: 0,
-            excluded: None,
-            profile_control: false,
+            ..Sample::new(0, run, child)
         }
     }
 
