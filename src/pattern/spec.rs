@@ -472,11 +472,12 @@ mod tests {
                 assert!(refused(&format!("{}:1", spec.name)).contains("takes no parameter"));
             }
         }
-        assert_eq!(
-            Pattern::forms(),
+        // The forms offered before the registry, spelled and ordered as then
+        // (a new pattern's line goes after `chase`).
+        assert!(Pattern::forms().starts_with(
             "seq, random, random-replace, reverse, stride:N, zipf:THETA, pareto:H, \
              normal:SIGMA, hotset:P/Q, hotzone:P/Q, chase"
-        );
+        ));
     }
 
     #[test]
