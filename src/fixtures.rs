@@ -195,54 +195,33 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
     let mut vmstat = BTreeMap::new();
     vmstat.insert("pgfault".to_string(), 16_400);
     vmstat.insert("pgpgin".to_string(), 0);
-    Sample {
-        case,
-        run,
-        sequence: u64::from(run) * 2 + case as u64,
-        total_ns: 500_350_000,
-        child: ChildReport {
-            wall_ns: 500_000_000,
-            continued: false,
-            setup_ns: 250_000,
-            teardown_ns: 100_000,
-            sync_ns: 0,
-            rusage: Counters {
-                user_ns: 300_000_000,
-                sys_ns: 150_000_000,
-                minflt: 16_384,
-                majflt: 0,
-                nvcsw: 1,
-                nivcsw: 2,
-                inblock: 0,
-                oublock: 0,
-            },
-            setup_faults: None,
-            max_rss_kib: 2048,
-            vmstat,
-            device: None,
-            bytes: 1 << 30,
-            syscalls: 65_536,
-            ops: 65_536,
-            checksum: 0xdead_beef,
-            latency: None,
-            thread_ns: Vec::new(),
-            pss_kib: None,
-            procs: Vec::new(),
-            timeline: Vec::new(),
-            footprint: None,
-            passes: None,
-            profile: None,
-            raw_profile: None,
+    let child = ChildReport {
+        wall_ns: 500_000_000,
+        setup_ns: 250_000,
+        teardown_ns: 100_000,
+        rusage: Counters {
+            user_ns: 300_000_000,
+            sys_ns: 150_000_000,
+            minflt: 16_384,
+            majflt: 0,
+            nvcsw: 1,
+            nivcsw: 2,
+            inblock: 0,
+            oublock: 0,
         },
-        residency_before: 1.0,
-        residency_after: 1.0,
+        max_rss_kib: 2048,
+        vmstat,
+        bytes: 1 << 30,
+        syscalls: 65_536,
+        ops: 65_536,
+        checksum: 0xdead_beef,
+        ..Default::default()
+    };
+    Sample {
+        sequence: u64::from(run) * 2 + case as u64,
         residency_source: "mincore".to_string(),
         cache_prepared_by: "evict+seq-read".to_string(),
-        cache_reached: true,
-        interference: None,
-        attempt: 0,
-        excluded: None,
-        profile_control: false,
+        ..Sample::new(case, run, child)
     }
 }
 

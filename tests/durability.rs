@@ -5,7 +5,9 @@ mod common;
 
 use std::collections::HashSet;
 
+use clap::ValueEnum;
 use common::{assert_no_failures, entries, labels, samples, Flags, Scratch};
+use faultline::method::{MethodKind, MethodOption};
 
 /// The sum of the `pattern` fill's bytes over a file of `len` bytes.
 fn pattern_sum(len: usize) -> u64 {
@@ -14,16 +16,28 @@ fn pattern_sum(len: usize) -> u64 {
     bytes.iter().map(|&b| b as u64).sum()
 }
 
+/// Every write method that writes through the page cache, from the
+/// registry: a new one is tested here without an edit.
+fn buffered_write_methods() -> Vec<MethodKind> {
+    MethodKind::value_variants()
+        .iter()
+        .copied()
+        .filter(|m| m.writes() && !m.direct_write())
+        .collect()
+}
+
 #[test]
 fn every_durability_option_writes_the_same_bytes_with_every_method() {
     let scratch = Scratch::new();
     let size = 1 << 20;
+    let methods = buffered_write_methods();
+    let names: Vec<String> = methods.iter().map(|m| m.to_string()).collect();
     let csv = scratch.path("out.csv");
     let markdown = scratch.path("out.md");
     let results = scratch.run_json(
         Flags::new()
             .size("1M")
-            .method("write,pwrite,stdio-write,mmap-write,uring-write")
+            .method(&names.join(","))
             .pattern("seq,random")
             .block("256k")
             .sync("none,end,each")
@@ -43,16 +57,17 @@ fn every_durability_option_writes_the_same_bytes_with_every_method() {
         assert_eq!(s["checksum"].as_u64().unwrap(), want, "{label}");
         assert_eq!(s["bytes"], size as u64, "{label}");
         let method = case["method"].as_str().unwrap();
+        let kind = MethodKind::from_str(method, false).unwrap();
         // Each option is set on the methods that take it, and only those.
         assert_eq!(
             case["open_sync"].is_null(),
-            method == "mmap-write",
+            !kind.takes(MethodOption::OpenSync),
             "{label}"
         );
         let syncs = case["sync"] != "none";
         assert_eq!(
             case["msync"].is_null(),
-            method != "mmap-write" || !syncs,
+            !kind.takes(MethodOption::Msync) || !syncs,
             "{label}"
         );
         // write and pwrite: one call per block, and one sync_file_range per
@@ -79,9 +94,22 @@ fn every_durability_option_writes_the_same_bytes_with_every_method() {
     ] {
         assert!(labels.contains(label), "{label} missing from {labels:?}");
     }
-    // seq and random × (write, pwrite, stdio-write, uring-write: 3 open
-    // flags × (none + 2 syncs × 2 calls)) + mmap-write: none + 2 syncs × 2 msyncs.
-    assert_eq!(labels.len(), 4 * 3 * 5 + 5);
+    // Per method: its open flags (3 when it takes --open-sync) × (no sync +
+    // 2 syncs × its 2 sync calls or 2 msyncs), as before: 4 × 3 × 5 + 5.
+    let expected: usize = methods
+        .iter()
+        .map(|m| {
+            let open = if m.takes(MethodOption::OpenSync) {
+                3
+            } else {
+                1
+            };
+            let calls =
+                usize::from(m.takes(MethodOption::SyncCall) || m.takes(MethodOption::Msync));
+            open * (1 + 2 * (1 + calls))
+        })
+        .sum();
+    assert_eq!(labels.len(), expected);
     let mut reader = csv::Reader::from_path(&csv).unwrap();
     let header = reader.headers().unwrap().clone();
     let column = |name: &str| header.iter().position(|h| h == name).unwrap();

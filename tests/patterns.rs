@@ -8,25 +8,39 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use clap::ValueEnum;
 use common::{assert_no_failures, cases, samples, Flags, Scratch};
+use faultline::method::{MethodKind, MethodOption};
 use faultline::pattern::{BlockOrder, Layout, Pattern};
 use faultline::workload::sum_bytes;
 
-/// Every read method.
-const READ_METHODS: &str = "read,pread,mmap,mmap-copy,direct,stdio,preadv,uring,uring-direct";
+/// Every read method, from the registry: a new one is tested here without an edit.
+fn read_methods() -> Vec<MethodKind> {
+    MethodKind::value_variants()
+        .iter()
+        .copied()
+        .filter(|m| !m.writes())
+        .collect()
+}
 
-/// The patterns this issue added (besides the trace).
-const NEW_PATTERNS: [&str; 9] = [
-    "reverse",
-    "stride:7",
-    "zipf:1.2",
-    "pareto:0.2",
-    "normal:10",
-    "hotset:90/10",
-    "hotzone:90/10",
-    "chase",
-    "zipf:0.8",
-];
+/// The `--method` list of every read method.
+fn read_methods_flag() -> String {
+    let names: Vec<String> = read_methods().iter().map(|m| m.to_string()).collect();
+    names.join(",")
+}
+
+/// Every registered pattern besides the first three (`seq`, `random`,
+/// `random-replace`) and the trace, by its example, and `zipf:0.8`: a new
+/// pattern is tested here without an edit.
+fn new_patterns() -> Vec<String> {
+    let mut patterns: Vec<String> = Pattern::specs()
+        .iter()
+        .filter(|s| s.listed && !["seq", "random", "random-replace"].contains(&s.name))
+        .map(|s| s.example.to_string())
+        .collect();
+    patterns.push("zipf:0.8".into());
+    patterns
+}
 
 /// The sum workload's checksum of `pattern` over `file`, computed here from
 /// the library's order (and, for a chase, its walk over the file's bytes).
@@ -64,8 +78,8 @@ fn every_read_method_gives_the_same_checksum_on_every_new_pattern() {
         Flags::new()
             .size("2M")
             .block("4k")
-            .pattern(&NEW_PATTERNS.join(","))
-            .method(READ_METHODS)
+            .pattern(&new_patterns().join(","))
+            .method(&read_methods_flag())
             .cache("warm")
             .runs(1)
             .flag("--depth", "1,8")
@@ -82,22 +96,28 @@ fn every_read_method_gives_the_same_checksum_on_every_new_pattern() {
         block_size: 4096,
     };
     let by = checksums_by_pattern(&json);
-    assert_eq!(by.len(), NEW_PATTERNS.len());
-    for p in NEW_PATTERNS {
+    let patterns = new_patterns();
+    assert_eq!(by.len(), patterns.len());
+    // Each read method once; those that take --depth or --iov at both values,
+    // except in a chase, which has one read in flight by construction.
+    let methods = read_methods();
+    let doubled = methods
+        .iter()
+        .filter(|m| m.takes(MethodOption::Depth) || m.takes(MethodOption::Iov))
+        .count();
+    for p in patterns.iter().map(String::as_str) {
         let runs = &by[p];
         let expected = expected_sum(&file, p.parse().unwrap(), layout, 1);
         for (label, sum) in runs {
             assert_eq!(*sum, expected, "{p}: {label}");
         }
-        // 9 methods; uring, uring-direct at 2 depths and preadv at 2 iovs,
-        // except a chase, which has one read in flight by construction.
         let labels: Vec<&str> = runs.iter().map(|(l, _)| l.as_str()).collect();
         if p == "chase" {
-            assert_eq!(runs.len(), 9, "{labels:?}");
+            assert_eq!(runs.len(), methods.len(), "{labels:?}");
             assert!(labels.contains(&"uring(depth=1)"), "{labels:?}");
             assert!(labels.contains(&"preadv(iov=1)"), "{labels:?}");
         } else {
-            assert_eq!(runs.len(), 12, "{p}: {labels:?}");
+            assert_eq!(runs.len(), methods.len() + doubled, "{p}: {labels:?}");
         }
     }
     // Parameters are part of a pattern: zipf:1.2 and zipf:0.8 are two groups

@@ -72,40 +72,31 @@ fn sample(case: usize, run: u32, sequence: u64, wall_ns: u64, bytes: u64) -> Sam
     let mut vmstat = BTreeMap::new();
     vmstat.insert("pgfault".to_string(), 16_400);
     vmstat.insert("pgpgin".to_string(), 0);
-    Sample {
-        case,
-        run,
-        sequence,
-        total_ns: wall_ns + 350_000,
-        child: ChildReport {
-            wall_ns,
-            setup_ns: 250_000,
-            teardown_ns: 100_000,
-            rusage: Counters {
-                user_ns: wall_ns / 2,
-                sys_ns: wall_ns / 3,
-                minflt: 16_384,
-                nvcsw: 1,
-                nivcsw: 2,
-                ..Default::default()
-            },
-            max_rss_kib: 2048,
-            vmstat,
-            bytes,
-            syscalls: bytes / 16_384,
-            ops: bytes / 16_384,
-            checksum: 0xdead_beef,
+    let child = ChildReport {
+        wall_ns,
+        setup_ns: 250_000,
+        teardown_ns: 100_000,
+        rusage: Counters {
+            user_ns: wall_ns / 2,
+            sys_ns: wall_ns / 3,
+            minflt: 16_384,
+            nvcsw: 1,
+            nivcsw: 2,
             ..Default::default()
         },
-        residency_before: 1.0,
-        residency_after: 1.0,
+        max_rss_kib: 2048,
+        vmstat,
+        bytes,
+        syscalls: bytes / 16_384,
+        ops: bytes / 16_384,
+        checksum: 0xdead_beef,
+        ..Default::default()
+    };
+    Sample {
+        sequence,
         residency_source: "mincore".to_string(),
         cache_prepared_by: "evict+seq-read".to_string(),
-        cache_reached: true,
-        interference: None,
-        attempt: 0,
-        excluded: None,
-        profile_control: false,
+        ..Sample::new(case, run, child)
     }
 }
 

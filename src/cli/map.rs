@@ -59,10 +59,10 @@ pub struct MapArgs {
     #[arg(long, value_enum)]
     pub workload: Option<WorkloadKind>,
     /// Threads per trial, 1 to 1024.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(faultline::plan::threads::MAX_THREADS)))]
     pub threads: Option<u32>,
     /// io_uring requests in flight, 1 to 256.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(faultline::method::MAX_DEPTH)))]
     pub depth: Option<u32>,
     /// mmap pre-faulting.
     #[arg(long, value_enum)]

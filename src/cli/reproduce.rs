@@ -64,7 +64,7 @@ pub struct ReproduceArgs {
     #[arg(long, conflicts_with = "resume")]
     pub dry_run: bool,
     /// Threads per trial, for presets that take it (crotty2022; default: the CPUs available).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(faultline::plan::threads::MAX_THREADS)))]
     pub threads: Option<u32>,
     /// The file size, for presets that take it (crotty2022: without a memory
     /// cgroup it must exceed MemAvailable).

@@ -113,11 +113,11 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', value_parser = clap_size)]
     pub stdio_buffer: Vec<u64>,
     /// preadv: consecutive blocks per call, each into its own buffer, 1 to 1024 [default: 4].
-    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=i64::from(faultline::method::MAX_IOV)))]
     pub iov: Vec<u32>,
     /// io_uring: requests in flight (uring, uring-direct, uring-write, uring-direct-write),
     /// 1 to 256 [default: 1]. A chase runs at depth 1 (each read needs the bytes of the last).
-    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=i64::from(faultline::method::MAX_DEPTH)))]
     pub depth: Vec<u32>,
     /// io_uring: read into or write from registered (fixed) buffers. Alone it means on; `off,on`
     /// measures both.
@@ -144,7 +144,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub keep_output: Option<PathBuf>,
     /// Threads per trial, 1 to 1024 (each list entry is a case).
-    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..=i64::from(faultline::plan::threads::MAX_THREADS)))]
     pub threads: Vec<u32>,
     /// How threads share the work: split the blocks between them, or each run the whole workload.
     #[arg(long, value_delimiter = ',', value_enum, default_values_t = [ThreadMode::Split], requires = "threads")]
@@ -155,7 +155,7 @@ pub struct RunArgs {
     pub fadvise: Vec<Fadvise>,
     /// Read for this many seconds per trial instead of one pass (touch workload), reporting
     /// reads per second and a per-second timeline, 1 to 86400.
-    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=86_400))]
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=i64::from(faultline::plan::duration::MAX_DURATION_S)))]
     pub duration: Option<u32>,
     /// Paced load: issue the operations (blocks) at this rate, ops per second (2000) or bytes per
     /// second (64M/s), each value a case; every paced case records its latencies. Not with
@@ -176,7 +176,7 @@ pub struct RunArgs {
     pub memory_budget: Option<u64>,
     /// Trial processes run at once on the same file, released together, 1 to 64
     /// (each reports its peak RSS and PSS).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(faultline::runner::procs::MAX_PROCS)))]
     pub procs: Option<u32>,
     /// Seed of random orders, shuffles and generated content.
     #[arg(long, default_value_t = 1)]

@@ -32,8 +32,7 @@ use crate::error::{Error, Result};
 /// Distinguishes temporary files of concurrent writes within one process.
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// The name prefix of every temporary file the atomic writer creates.
-pub const TEMP_PREFIX: &str = ".faultline-tmp-";
+pub use super::names::TEMP_PREFIX;
 
 /// Mode of exports and reports (before the umask): the outputs the user
 /// asks for, which replace only a file faultline made.
@@ -53,7 +52,7 @@ where
     let output = mode == SHARED_MODE;
     let existing = check_destination(path, output).map_err(|e| Error::io("replace", path, e))?;
     // What a killed faultline left here (its temporaries) goes first.
-    super::clean::remove_temporaries_of_gone(directory_of(path), None);
+    super::sweep::remove_temporaries_of_gone(directory_of(path), None);
     let tmp = temp_path(path)?;
     let file = OpenOptions::new()
         .write(true)

@@ -10,8 +10,7 @@ use rand::{Rng, SeedableRng};
 use crate::error::{Error, Result};
 use crate::system::current_uid;
 
-/// Prefix of every file faultline creates in its directories.
-pub const PREFIX: &str = "faultline-";
+pub use super::names::PREFIX;
 pub(crate) const DATA_SUFFIX: &str = ".data";
 
 /// A file to measure.

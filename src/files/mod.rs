@@ -3,7 +3,8 @@
 //! write trials write in ([`scratch`]) and the read-back of what they wrote
 //! ([`readback`]), free disk space ([`disk_space`]), the one atomic writer
 //! ([`atomic`]), the check that no output clobbers an input ([`outputs`]), the locks between
-//! faultline processes ([`locks`]), the fingerprint that shows a file changed ([`fingerprint`]), and `faultline clean` ([`clean`]).
+//! faultline processes ([`locks`]), the fingerprint that shows a file changed ([`fingerprint`]), `faultline clean` ([`clean`]), the sweep of what killed
+//! processes left ([`sweep`]) and the names of faultline's files ([`names`]).
 pub mod atomic;
 pub mod clean;
 pub mod dataset;
@@ -12,7 +13,9 @@ pub mod fingerprint;
 pub mod image;
 pub mod locks;
 pub mod made;
+pub mod names;
 pub mod noise;
 pub mod outputs;
 pub mod readback;
 pub mod scratch;
+pub mod sweep;

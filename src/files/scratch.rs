@@ -26,8 +26,7 @@ use crate::error::{Error, Result};
 use crate::files::dataset::{self, Dataset, PREFIX};
 use crate::plan::{Case, Target};
 
-/// Name of the default scratch directory inside the data directory.
-pub const SUBDIR: &str = "scratch";
+pub use super::names::SUBDIR;
 
 /// What the probe of a scratch directory checks, besides creating a file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -113,7 +112,7 @@ impl Scratch {
             Some(base) => {
                 check_given_dir(base)?;
                 probe(base, needs)?;
-                let removed = super::clean::remove_killed_scratch_dirs(base);
+                let removed = super::sweep::remove_killed_scratch_dirs(base);
                 if let Some(first) = removed.first() {
                     eprintln!(
                         "note: removed {} file(s) left by a faultline that was killed ({})",

@@ -501,19 +501,20 @@ mod tests {
 
     #[test]
     fn capture_on_tmpfs_has_no_block_device() {
-        let Ok(dir) = tempfile::tempdir_in("/dev/shm") else {
-            return; // no /dev/shm here
-        };
+        let dir = tempfile::tempdir_in("/dev/shm").expect("this test needs /dev/shm, a tmpfs");
         let path = dir.path().join("f");
         std::fs::write(&path, b"x").unwrap();
         let env = capture(Some(&path));
-        if env.filesystem.as_deref() == Some("tmpfs") {
-            assert_eq!(env.block_device, None);
-            assert_eq!(env.read_ahead_kb, None);
-            let rows = env.describe();
-            let ra = rows.iter().find(|(l, _)| *l == "read_ahead_kb").unwrap();
-            assert_eq!(ra.1, "n/a (no block device)");
-        }
+        assert_eq!(
+            env.filesystem.as_deref(),
+            Some("tmpfs"),
+            "this test needs /dev/shm to be a tmpfs"
+        );
+        assert_eq!(env.block_device, None);
+        assert_eq!(env.read_ahead_kb, None);
+        let rows = env.describe();
+        let ra = rows.iter().find(|(l, _)| *l == "read_ahead_kb").unwrap();
+        assert_eq!(ra.1, "n/a (no block device)");
     }
 
     #[test]

@@ -247,11 +247,6 @@ impl MethodKind {
         self.spec().uses_uring
     }
 
-    /// Whether the method stores into a shared mapping of the file it writes.
-    pub fn stores_through_mapping(self) -> bool {
-        self.spec().maps_file && self.spec().writes
-    }
-
     /// Builds the method for one trial over an open file (opened for writing
     /// when the method writes). `timer` times the syncs a write method makes
     /// in its main loop.

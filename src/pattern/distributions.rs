@@ -16,7 +16,6 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Normal, Pareto, Zipf};
 
 use super::orders::permutation;
-use super::Pattern;
 
 /// How popularity falls with rank.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -127,49 +126,31 @@ impl RankLaw {
 }
 
 impl Draw {
-    /// The law of a sampled pattern over `count` blocks (at least 1); `None`
-    /// for the other patterns. The popularity patterns that spread their hot
-    /// blocks draw their permutation from `rng` first.
-    pub fn new(pattern: Pattern, count: u32, rng: &mut ChaCha8Rng) -> Option<Draw> {
+    /// A popularity law over `count` blocks (at least 1): ranks drawn from
+    /// `law`, mapped to blocks through a permutation drawn from `rng` first
+    /// when `spread` (so the hot blocks are spread over the file), else
+    /// taken as the blocks themselves (the hot blocks are the first).
+    pub fn ranked(law: Popularity, count: u32, spread: bool, rng: &mut ChaCha8Rng) -> Draw {
         let count = count.max(1);
-        let ranked = |law, spread: bool, rng: &mut ChaCha8Rng| Draw::Ranked {
+        Draw::Ranked {
             to_block: if spread {
                 permutation(count, rng)
             } else {
                 Vec::new()
             },
             ranks: RankLaw::new(law, count),
-        };
-        Some(match pattern {
-            Pattern::RandomReplace => Draw::Uniform { count },
-            Pattern::Zipf(theta) => ranked(Popularity::Zipf(theta.get()), true, rng),
-            Pattern::Pareto(h) => ranked(Popularity::Pareto(h.get()), true, rng),
-            Pattern::Hotset { accesses, blocks } => ranked(
-                Popularity::Hotset {
-                    accesses: accesses.get(),
-                    blocks: blocks.get(),
-                },
-                true,
-                rng,
-            ),
-            Pattern::Hotzone { accesses, blocks } => ranked(
-                Popularity::Hotset {
-                    accesses: accesses.get(),
-                    blocks: blocks.get(),
-                },
-                false,
-                rng,
-            ),
-            Pattern::Normal(sigma) => {
-                let n = f64::from(count);
-                Draw::Normal {
-                    law: Normal::new(n / 2.0, n * sigma.get() / 100.0)
-                        .expect("sigma > 0 (checked when parsed)"),
-                    count: n,
-                }
-            }
-            _ => return None,
-        })
+        }
+    }
+
+    /// The truncated normal law of `normal:SIGMA` over `count` blocks (at
+    /// least 1); `sigma_percent` > 0 (checked when parsed).
+    pub fn normal(sigma_percent: f64, count: u32) -> Draw {
+        let n = f64::from(count.max(1));
+        Draw::Normal {
+            law: Normal::new(n / 2.0, n * sigma_percent / 100.0)
+                .expect("sigma > 0 (checked when parsed)"),
+            count: n,
+        }
     }
 
     /// The next block.
@@ -245,9 +226,7 @@ pub fn normal(sigma_percent: f64, count: u32, rng: &mut ChaCha8Rng) -> Vec<u32> 
     if count == 0 {
         return Vec::new();
     }
-    let pattern = Pattern::normal(sigma_percent).expect("0 < sigma <= 100");
-    let draw = Draw::new(pattern, count, rng).expect("normal is sampled");
-    draw.take(count, rng)
+    Draw::normal(sigma_percent, count).take(count, rng)
 }
 
 #[cfg(test)]

@@ -28,14 +28,49 @@ pub mod chase;
 pub mod distributions;
 mod footprint;
 pub mod orders;
+#[macro_use]
 mod spec;
 pub mod stream;
 pub mod trace;
 
-use chase::{Chase, ChaseSpec};
-use distributions::Draw;
+use chase::ChaseSpec;
 pub use footprint::{footprint, footprint_of_blocks, Footprint, Tally};
-pub use spec::{Pattern, PatternError, Real};
+pub use spec::{Order, Param, PatternError, PatternSpec, Real, Share};
+
+patterns! {
+    /// The order in which a trial visits the blocks of a file. Adding a
+    /// pattern is one file in `src/pattern/kinds/` (its constructor and its
+    /// [`PatternSpec`]) plus one line here.
+    pub enum Pattern, default Seq {
+        /// `seq`: blocks in file order.
+        Seq => seq::SEQ,
+        /// `random`: a seeded permutation of the blocks, each exactly once.
+        Random => random::RANDOM,
+        /// `random-replace`: as many blocks as the file holds, uniform with replacement.
+        RandomReplace => random_replace::RANDOM_REPLACE,
+        /// `reverse`: blocks from the last to the first.
+        Reverse => reverse::REVERSE,
+        /// `stride:N`: every Nth block, wrapping around; every block exactly once.
+        Stride(u64) => stride::STRIDE,
+        /// `zipf:THETA`: block popularity follows Zipf's law with exponent THETA.
+        Zipf(Real) => zipf::ZIPF,
+        /// `pareto:H`: a share 1-H of the accesses goes to a share H of the blocks (fio's pareto).
+        Pareto(Real) => pareto::PARETO,
+        /// `normal:SIGMA`: centred on the middle of the file, SIGMA in % of the file.
+        Normal(Real) => normal::NORMAL,
+        /// `hotset:P/Q`: P% of the accesses go to Q% of the blocks, the hot
+        /// blocks spread over the file (each block as likely as any other to be hot).
+        Hotset(Share) => hotset::HOTSET,
+        /// `hotzone:P/Q`: P% of the accesses go to the first Q% of the file, one
+        /// contiguous zone (fio's `random_distribution=zoned:P/Q/(100-P)/(100-Q)`).
+        Hotzone(Share) => hotzone::HOTZONE,
+        /// `chase`: each next block is computed from the bytes of the block just read.
+        Chase => chase::CHASE,
+        /// `trace`: the reads (or writes) of a recorded trace, replayed in their
+        /// order; set by `--trace FILE`, never given to `--pattern`.
+        Trace => trace::TRACE,
+    }
+}
 
 /// How a file is cut into blocks: every block is `block_size` long except
 /// perhaps the last.
@@ -88,54 +123,41 @@ pub enum BlockOrder {
 }
 
 impl BlockOrder {
-    /// Builds the order for a pattern. `seed` makes random orders
-    /// repeatable. A trace's order comes from its file
-    /// ([`trace::Trace::order`]); asked for here, it is an error.
+    /// Builds the order for a pattern (as its spec says, [`Order`]).
+    /// `seed` makes random orders repeatable. A trace's order comes from its
+    /// file ([`trace::Trace::order`]); asked for here, it is an error.
     pub fn new(pattern: Pattern, layout: Layout, seed: u64) -> crate::error::Result<Self> {
-        let count = layout.blocks();
-        match pattern {
-            Pattern::Seq => return Ok(BlockOrder::Sequential { count }),
-            Pattern::Stride(n) if orders::stride_is_sequential(count, n) => {
-                return Ok(BlockOrder::Sequential { count })
-            }
-            Pattern::Chase => {
-                return Ok(BlockOrder::Chase(ChaseSpec {
-                    start: Chase::new(layout, seed),
-                    steps: count,
-                }));
-            }
-            Pattern::Trace => {
-                return Err(crate::error::Error::Plan(
-                    "a trace's order comes from its file (--trace FILE), not from --pattern".into(),
-                ))
-            }
-            _ => {}
+        match pattern.spec().order {
+            Order::Sequential => Ok(BlockOrder::Sequential {
+                count: layout.blocks(),
+            }),
+            Order::Own(build) => build(pattern, layout, seed),
+            Order::Listed(list) => BlockOrder::listed(pattern, layout, seed, list),
+            Order::Drawn(_) => BlockOrder::listed(pattern, layout, seed, |p, count, rng| {
+                match p.draw(count, rng) {
+                    Some(draw) if count > 0 => draw.take(count, rng),
+                    _ => Vec::new(),
+                }
+            }),
         }
+    }
+
+    /// The listed order `list` makes from the block count and a generator
+    /// seeded with `seed`; an error when the blocks do not fit `u32` indices.
+    pub fn listed(
+        pattern: Pattern,
+        layout: Layout,
+        seed: u64,
+        list: fn(Pattern, u32, &mut ChaCha8Rng) -> Vec<u32>,
+    ) -> crate::error::Result<Self> {
+        let count = layout.blocks();
         if count > u32::MAX as u64 {
             return Err(crate::error::Error::Plan(format!(
                 "{count} blocks is too many for --pattern {pattern}; use a larger --block"
             )));
         }
-        let count = count as u32;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        if let Some(draw) = Draw::new(pattern, count, &mut rng) {
-            return Ok(BlockOrder::Listed(if count == 0 {
-                Vec::new()
-            } else {
-                draw.take(count, &mut rng)
-            }));
-        }
-        let indices = match pattern {
-            Pattern::Random => orders::permutation(count, &mut rng),
-            Pattern::Reverse => orders::reverse(count),
-            Pattern::Stride(n) => orders::stride(count, n),
-            _ => {
-                return Err(crate::error::Error::Plan(format!(
-                    "--pattern {pattern} has no order of its own"
-                )))
-            }
-        };
-        Ok(BlockOrder::Listed(indices))
+        Ok(BlockOrder::Listed(list(pattern, count as u32, &mut rng)))
     }
 
     /// Whether blocks come in file order (so a cursor-based method needs no seek).
@@ -313,20 +335,17 @@ mod tests {
         assert_eq!(order.bytes(layout), 10);
     }
 
-    const ALL: [&str; 12] = [
-        "seq",
-        "random",
-        "random-replace",
-        "reverse",
-        "stride:7",
-        "zipf:1.2",
-        "pareto:0.2",
-        "normal:10",
-        "hotset:90/10",
-        "hotzone:90/10",
-        "chase",
-        "stride:1",
-    ];
+    /// Every registered pattern that builds its own order (the registry's
+    /// examples; a trace's order comes from its file), and `stride:1`.
+    fn all() -> Vec<String> {
+        let mut all: Vec<String> = Pattern::specs()
+            .iter()
+            .filter(|s| s.listed)
+            .map(|s| s.example.to_string())
+            .collect();
+        all.push("stride:1".into());
+        all
+    }
 
     fn reads(order: &BlockOrder, layout: Layout, file: &[u8]) -> Vec<(u64, usize)> {
         let mut out = Vec::new();
@@ -347,7 +366,7 @@ mod tests {
             block_size: 4096,
         };
         let file: Vec<u8> = (0..layout.file_size).map(|i| (i * 7 % 251) as u8).collect();
-        for p in ALL {
+        for p in all() {
             let p: Pattern = p.parse().unwrap();
             let a = BlockOrder::new(p, layout, 11).unwrap();
             let b = BlockOrder::new(p, layout, 11).unwrap();
@@ -495,7 +514,7 @@ mod tests {
             file_size: 1,
             block_size: 1,
         };
-        for p in ALL {
+        for p in all() {
             let order = BlockOrder::new(p.parse().unwrap(), tiny, 1).unwrap();
             assert_eq!(reads(&order, tiny, &[7]), vec![(0, 1)], "{p}");
         }
@@ -510,7 +529,7 @@ mod tests {
             file_size: 100 << 30,
             block_size: 4096,
         };
-        for p in ALL {
+        for p in all() {
             let started = std::time::Instant::now();
             let order = BlockOrder::new(p.parse().unwrap(), layout, 1).unwrap();
             println!(

@@ -1,10 +1,10 @@
-//! Uniform and deterministic orders: `random` (a seeded permutation),
-//! `random-replace` (uniform with replacement), `reverse` and `stride:N`.
+//! Deterministic and permuted orders: `random` (a seeded permutation),
+//! `reverse` and `stride:N`. (`random-replace` is drawn visit by visit,
+//! [`super::distributions::Draw::Uniform`].)
 //!
-//! `random` and `random-replace` draw exactly the numbers they drew before
-//! the parameterized patterns existed, so old seeds give the same orders.
+//! `random` draws exactly the numbers it drew before the parameterized
+//! patterns existed, so old seeds give the same orders.
 use rand::seq::SliceRandom;
-use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 
 /// A seeded permutation of `0..count`: the `random` order, and the map from
@@ -13,11 +13,6 @@ pub fn permutation(count: u32, rng: &mut ChaCha8Rng) -> Vec<u32> {
     let mut v: Vec<u32> = (0..count).collect();
     v.shuffle(rng);
     v
-}
-
-/// `count` blocks drawn uniformly from `0..count`, with replacement.
-pub fn with_replacement(count: u32, rng: &mut ChaCha8Rng) -> Vec<u32> {
-    (0..count).map(|_| rng.random_range(0..count)).collect()
 }
 
 /// `count-1, count-2, ..., 0`.

@@ -1,13 +1,21 @@
-//! The `--pattern` values: their names and parameters, how they are parsed
-//! (`FromStr`, one-line errors), printed (`Display`, which parses back to the
-//! same value) and stored in exports (serde, as that same string).
+//! What a `--pattern` value is made of, and the registry's machinery: the
+//! [`PatternSpec`] each pattern's file declares (`src/pattern/kinds/`), the
+//! parameter shapes ([`Real`], [`Share`], [`Param`]), and the code every
+//! pattern shares: parsing (`FromStr`, one-line errors), printing
+//! (`Display`, which parses back to the same value), serde (as that same
+//! string), the predicates and the parameters by name, all read from the
+//! spec. The registry itself is one line per pattern in `pattern/mod.rs`.
 //!
 //! The three original names print and serialize exactly as before: `seq`,
 //! `random`, `random-replace`.
 use std::fmt;
 use std::str::FromStr;
 
+use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::distributions::Draw;
+use super::{BlockOrder, Layout, Pattern};
 
 /// A real-valued parameter: a finite `f64` with total equality, order and
 /// hash, so that [`Pattern`] stays `Eq + Ord + Hash` (it is part of a case's
@@ -61,47 +69,114 @@ impl fmt::Display for Real {
     }
 }
 
-/// The order in which a trial visits the blocks of a file.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Pattern {
-    /// `seq`: blocks in file order.
-    #[default]
-    Seq,
-    /// `random`: a seeded permutation of the blocks, each exactly once.
-    Random,
-    /// `random-replace`: as many blocks as the file holds, uniform with replacement.
-    RandomReplace,
-    /// `reverse`: blocks from the last to the first.
-    Reverse,
-    /// `stride:N`: every Nth block, wrapping around; every block exactly once.
-    Stride(u64),
-    /// `zipf:THETA`: block popularity follows Zipf's law with exponent THETA.
-    Zipf(Real),
-    /// `pareto:H`: a share 1-H of the accesses goes to a share H of the blocks (fio's pareto).
-    Pareto(Real),
-    /// `normal:SIGMA`: centred on the middle of the file, SIGMA in % of the file.
-    Normal(Real),
-    /// `hotset:P/Q`: P% of the accesses go to Q% of the blocks, the hot
-    /// blocks spread over the file (each block as likely as any other to be hot).
-    Hotset {
-        /// P: percentage of the accesses that go to the hot blocks.
-        accesses: Real,
-        /// Q: percentage of the blocks that are hot.
-        blocks: Real,
-    },
-    /// `hotzone:P/Q`: P% of the accesses go to the first Q% of the file, one
-    /// contiguous zone (fio's `random_distribution=zoned:P/Q/(100-P)/(100-Q)`).
-    Hotzone {
-        /// P: percentage of the accesses that go to the hot zone.
-        accesses: Real,
-        /// Q: percentage of the file (from its start) that is hot.
-        blocks: Real,
-    },
-    /// `chase`: each next block is computed from the bytes of the block just read.
-    Chase,
-    /// `trace`: the reads (or writes) of a recorded trace, replayed in their
-    /// order; set by `--trace FILE`, never given to `--pattern`.
-    Trace,
+/// The two percentages of `hotset:P/Q` and `hotzone:P/Q`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Share {
+    /// P: percentage of the accesses that go to the hot blocks.
+    pub accesses: Real,
+    /// Q: percentage of the blocks that are hot.
+    pub blocks: Real,
+}
+
+/// A pattern's parameter, whatever its shape: what `Display` prints after
+/// `name:`, what [`Pattern::params`] lists, what the order builders read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// No parameter (`seq`, `chase`).
+    None,
+    /// A whole number (`stride:N`).
+    Whole(u64),
+    /// A real number (`zipf:THETA`).
+    Real(Real),
+    /// Two percentages (`hotset:P/Q`).
+    Pair(Real, Real),
+}
+
+impl Param {
+    /// The values, in order (empty for none).
+    pub fn values(self) -> Vec<f64> {
+        match self {
+            Param::None => Vec::new(),
+            Param::Whole(n) => vec![n as f64],
+            Param::Real(x) => vec![x.get()],
+            Param::Pair(a, b) => vec![a.get(), b.get()],
+        }
+    }
+
+    /// The whole number (0 for another shape).
+    pub fn whole(self) -> u64 {
+        match self {
+            Param::Whole(n) => n,
+            _ => 0,
+        }
+    }
+
+    /// The first real (or the whole number, as a real; 0 for none).
+    pub fn first(self) -> f64 {
+        self.values().first().copied().unwrap_or(0.0)
+    }
+
+    /// The second real of a pair (0 for another shape).
+    pub fn second(self) -> f64 {
+        self.values().get(1).copied().unwrap_or(0.0)
+    }
+}
+
+impl From<u64> for Param {
+    fn from(n: u64) -> Param {
+        Param::Whole(n)
+    }
+}
+impl From<Real> for Param {
+    fn from(x: Real) -> Param {
+        Param::Real(x)
+    }
+}
+impl From<Share> for Param {
+    fn from(s: Share) -> Param {
+        Param::Pair(s.accesses, s.blocks)
+    }
+}
+
+/// How a pattern's order is built ([`BlockOrder::new`]).
+#[derive(Clone, Copy)]
+pub enum Order {
+    /// Blocks in file order; nothing is stored.
+    Sequential,
+    /// A list of block indices from the block count and the seeded generator.
+    Listed(fn(Pattern, u32, &mut ChaCha8Rng) -> Vec<u32>),
+    /// Drawn visit by visit from a law, with replacement (a sampled
+    /// pattern): a one-pass order is as many draws as blocks, and a
+    /// duration-bounded trial keeps drawing from the same law.
+    Drawn(fn(Pattern, u32, &mut ChaCha8Rng) -> Draw),
+    /// Built by the pattern itself from the layout and the seed.
+    Own(fn(Pattern, Layout, u64) -> crate::error::Result<BlockOrder>),
+}
+
+/// What faultline knows about an access pattern, declared once in the
+/// pattern's own file (`src/pattern/kinds/<name>.rs`).
+pub struct PatternSpec {
+    /// The name `--pattern` takes and the exports print.
+    pub name: &'static str,
+    /// The syntax of the parameter after `name:` (`N`, `THETA`, `P/Q`), or
+    /// `None` when the pattern takes none.
+    pub param: Option<&'static str>,
+    /// Whether `--pattern` offers it (`trace` is set by `--trace FILE`).
+    pub listed: bool,
+    /// Parses the text after `name:` (empty when the pattern takes no parameter).
+    pub parse: fn(&str) -> Result<Pattern, PatternError>,
+    /// The names of the parameter's values, for the record.
+    pub param_names: &'static [&'static str],
+    /// Whether every block is visited exactly once.
+    pub visits_each_block_once: bool,
+    /// Whether the seed changes the order.
+    pub uses_seed: bool,
+    /// Whether the order depends on the file's bytes.
+    pub reads_data: bool,
+    /// How its order is built.
+    pub order: Order,
+    /// A value of it, for tests and examples (`zipf:1.2`).
+    pub example: &'static str,
 }
 
 /// A `--pattern` value that could not be parsed; the message is one line.
@@ -110,116 +185,41 @@ pub enum Pattern {
 pub struct PatternError(String);
 
 impl Pattern {
-    /// Every accepted form, for `--help` and error messages.
-    pub const FORMS: &'static str = "seq, random, random-replace, reverse, stride:N, \
-        zipf:THETA, pareto:H, normal:SIGMA, hotset:P/Q, hotzone:P/Q, chase";
-
-    /// `zipf:THETA`; THETA must be finite and > 0.
-    pub fn zipf(theta: f64) -> Result<Pattern, PatternError> {
-        let theta = positive(theta, "zipf:THETA needs THETA > 0 (e.g. zipf:1.2)")?;
-        Ok(Pattern::Zipf(theta))
+    /// Every form `--pattern` accepts, for `--help` and error messages:
+    /// `seq, random, ..., stride:N, ..., chase`.
+    pub fn forms() -> String {
+        Pattern::specs()
+            .iter()
+            .filter(|s| s.listed)
+            .map(|s| match s.param {
+                Some(param) => format!("{}:{param}", s.name),
+                None => s.name.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
-    /// `pareto:H`; 0 < H < 1.
-    pub fn pareto(h: f64) -> Result<Pattern, PatternError> {
-        let shape = super::distributions::pareto_shape(h);
-        match Real::new(h) {
-            Some(r) if h > 0.0 && h < 1.0 && shape > 0.0 && shape.is_finite() => {
-                Ok(Pattern::Pareto(r))
-            }
-            Some(r) if h > 0.0 && h < 1.0 => Err(err(format!(
-                "pareto:H with H = {r} is too close to 0 or 1 to draw from"
-            ))),
-            _ => Err(err(format!(
-                "pareto:H needs 0 < H < 1: a share 1-H of the accesses goes to a share H \
-                 of the blocks (e.g. pareto:0.2 for 80/20), got {h:?}"
-            ))),
-        }
-    }
-
-    /// `normal:SIGMA`; 0 < SIGMA ≤ 100 (percent of the file).
-    pub fn normal(sigma: f64) -> Result<Pattern, PatternError> {
-        match Real::new(sigma) {
-            Some(r) if sigma > 0.0 && sigma <= 100.0 => Ok(Pattern::Normal(r)),
-            _ => Err(err(format!(
-                "normal:SIGMA needs 0 < SIGMA <= 100, the standard deviation in % of the \
-                 file (e.g. normal:10), got {sigma:?}"
-            ))),
-        }
-    }
-
-    /// `hotset:P/Q`; 0 < P ≤ 100 and 0 < Q < 100 (percentages).
-    pub fn hotset(accesses: f64, blocks: f64) -> Result<Pattern, PatternError> {
-        let (accesses, blocks) = percentages("hotset", accesses, blocks)?;
-        Ok(Pattern::Hotset { accesses, blocks })
-    }
-
-    /// `hotzone:P/Q`; the same bounds as [`Pattern::hotset`].
-    pub fn hotzone(accesses: f64, blocks: f64) -> Result<Pattern, PatternError> {
-        let (accesses, blocks) = percentages("hotzone", accesses, blocks)?;
-        Ok(Pattern::Hotzone { accesses, blocks })
-    }
-
-    /// `stride:N`; N ≥ 1.
-    pub fn stride(n: u64) -> Result<Pattern, PatternError> {
-        if n == 0 {
-            return Err(err(
-                "stride:N needs a whole number N >= 1 (e.g. stride:8), got 0",
-            ));
-        }
-        Ok(Pattern::Stride(n))
-    }
-
-    /// The family name: `seq`, `random`, `random-replace`, `reverse`,
-    /// `stride`, `zipf`, `pareto`, `normal`, `hotset` or `chase`. The full
-    /// value, parameters included, is the `Display` form.
+    /// The family name: `seq`, `random`, `zipf`, ... The full value,
+    /// parameters included, is the `Display` form.
     pub fn name(self) -> &'static str {
-        match self {
-            Pattern::Seq => "seq",
-            Pattern::Random => "random",
-            Pattern::RandomReplace => "random-replace",
-            Pattern::Reverse => "reverse",
-            Pattern::Stride(_) => "stride",
-            Pattern::Zipf(_) => "zipf",
-            Pattern::Pareto(_) => "pareto",
-            Pattern::Normal(_) => "normal",
-            Pattern::Hotset { .. } => "hotset",
-            Pattern::Hotzone { .. } => "hotzone",
-            Pattern::Chase => "chase",
-            Pattern::Trace => "trace",
-        }
+        self.spec().name
     }
 
     /// The parameters by name, for the record (empty for parameterless patterns).
     pub fn params(self) -> Vec<(&'static str, f64)> {
-        match self {
-            Pattern::Stride(n) => vec![("n", n as f64)],
-            Pattern::Zipf(t) => vec![("theta", t.get())],
-            Pattern::Pareto(h) => vec![("h", h.get())],
-            Pattern::Normal(s) => vec![("sigma_percent", s.get())],
-            Pattern::Hotset { accesses, blocks } | Pattern::Hotzone { accesses, blocks } => vec![
-                ("hot_accesses_percent", accesses.get()),
-                ("hot_blocks_percent", blocks.get()),
-            ],
-            _ => Vec::new(),
-        }
+        let names = self.spec().param_names.iter().copied();
+        names.zip(self.param().values()).collect()
     }
 
     /// Whether every block is visited exactly once (so a write method leaves
     /// every byte written once). False for sampling patterns and `chase`.
     pub fn visits_each_block_once(self) -> bool {
-        matches!(
-            self,
-            Pattern::Seq | Pattern::Random | Pattern::Reverse | Pattern::Stride(_)
-        )
+        self.spec().visits_each_block_once
     }
 
     /// Whether the seed changes the order.
     pub fn uses_seed(self) -> bool {
-        !matches!(
-            self,
-            Pattern::Seq | Pattern::Reverse | Pattern::Stride(_) | Pattern::Trace
-        )
+        self.spec().uses_seed
     }
 
     /// Whether the pattern draws each visit independently from a fixed law
@@ -227,38 +227,54 @@ impl Pattern {
     /// `hotset`, `hotzone`. A duration-bounded trial keeps drawing from the
     /// law for as long as it runs; the other patterns repeat their order.
     pub fn is_sampled(self) -> bool {
-        matches!(
-            self,
-            Pattern::RandomReplace
-                | Pattern::Zipf(_)
-                | Pattern::Pareto(_)
-                | Pattern::Normal(_)
-                | Pattern::Hotset { .. }
-                | Pattern::Hotzone { .. }
-        )
+        matches!(self.spec().order, Order::Drawn(_))
     }
 
     /// Whether the order depends on the file's bytes (`chase`): it cannot be
     /// listed before the trial, and a method must read each block before it
     /// knows the next.
     pub fn reads_data(self) -> bool {
-        self == Pattern::Chase
+        self.spec().reads_data
+    }
+
+    /// The law of a sampled pattern over `count` blocks (at least 1); `None`
+    /// for the other patterns.
+    pub fn draw(self, count: u32, rng: &mut ChaCha8Rng) -> Option<Draw> {
+        match self.spec().order {
+            Order::Drawn(draw) => Some(draw(self, count.max(1), rng)),
+            _ => None,
+        }
     }
 }
 
 /// The P and Q of `hotset:P/Q` or `hotzone:P/Q`: 0 < P ≤ 100, 0 < Q < 100.
-fn percentages(name: &str, accesses: f64, blocks: f64) -> Result<(Real, Real), PatternError> {
+pub(super) fn percentages(name: &str, accesses: f64, blocks: f64) -> Result<Share, PatternError> {
     match (Real::new(accesses), Real::new(blocks)) {
         (Some(p), Some(q))
             if accesses > 0.0 && accesses <= 100.0 && blocks > 0.0 && blocks < 100.0 =>
         {
-            Ok((p, q))
+            Ok(Share {
+                accesses: p,
+                blocks: q,
+            })
         }
         _ => Err(err(format!(
             "{name}:P/Q needs 0 < P <= 100 and 0 < Q < 100, in % (e.g. {name}:90/10: \
              90% of the accesses go to 10% of the blocks), got {accesses:?}/{blocks:?}"
         ))),
     }
+}
+
+/// Parses the `P/Q` of `hotset:P/Q` or `hotzone:P/Q` (`name`), without checking the bounds.
+pub(super) fn pair(name: &str, param: &str) -> Result<(f64, f64), PatternError> {
+    let form = format!("{name}:P/Q");
+    let Some((p, q)) = param.split_once('/') else {
+        return Err(err(format!(
+            "{form} needs two percentages separated by '/' (e.g. {name}:90/10), \
+             got '{param}'"
+        )));
+    };
+    Ok((real(p, &form)?, real(q, &form)?))
 }
 
 impl From<PatternError> for crate::error::Error {
@@ -268,11 +284,13 @@ impl From<PatternError> for crate::error::Error {
     }
 }
 
-fn err(message: impl Into<String>) -> PatternError {
+/// A pattern error with `message`.
+pub(super) fn err(message: impl Into<String>) -> PatternError {
     PatternError(message.into())
 }
 
-fn positive(value: f64, message: &str) -> Result<Real, PatternError> {
+/// `value` if it is finite and > 0, else the error `message` (with the value).
+pub(super) fn positive(value: f64, message: &str) -> Result<Real, PatternError> {
     match Real::new(value) {
         Some(r) if value > 0.0 => Ok(r),
         _ => Err(err(format!("{message}, got {value:?}"))),
@@ -280,7 +298,7 @@ fn positive(value: f64, message: &str) -> Result<Real, PatternError> {
 }
 
 /// Parses a real parameter; `form` is the pattern's syntax, for the error.
-fn real(text: &str, form: &str) -> Result<f64, PatternError> {
+pub(super) fn real(text: &str, form: &str) -> Result<f64, PatternError> {
     match text.trim().parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
         _ => Err(err(format!("{form}: '{text}' is not a number"))),
@@ -296,62 +314,21 @@ impl FromStr for Pattern {
             Some((n, p)) => (n, Some(p)),
             None => (s, None),
         };
-        let simple = match name {
-            "seq" => Some(Pattern::Seq),
-            "random" => Some(Pattern::Random),
-            "random-replace" => Some(Pattern::RandomReplace),
-            "reverse" => Some(Pattern::Reverse),
-            "chase" => Some(Pattern::Chase),
-            "trace" => Some(Pattern::Trace),
-            _ => None,
+        let Some(spec) = Pattern::specs().iter().find(|spec| spec.name == name) else {
+            return Err(err(format!(
+                "unknown pattern '{s}' (one of: {})",
+                Pattern::forms()
+            )));
         };
-        if let Some(pattern) = simple {
+        let Some(form) = spec.param else {
             return match param {
-                None => Ok(pattern),
+                None => (spec.parse)(""),
                 Some(_) => Err(err(format!("{name} takes no parameter, got '{s}'"))),
             };
-        }
-        let form = match name {
-            "stride" => "stride:N",
-            "zipf" => "zipf:THETA",
-            "pareto" => "pareto:H",
-            "normal" => "normal:SIGMA",
-            "hotset" => "hotset:P/Q",
-            "hotzone" => "hotzone:P/Q",
-            _ => {
-                return Err(err(format!(
-                    "unknown pattern '{s}' (one of: {})",
-                    Pattern::FORMS
-                )))
-            }
         };
-        let Some(param) = param.filter(|p| !p.trim().is_empty()) else {
-            return Err(err(format!("{name} needs a parameter: {form}")));
-        };
-        match name {
-            "stride" => match param.trim().parse::<u64>() {
-                Ok(n) => Pattern::stride(n),
-                Err(_) => Err(err(format!(
-                    "stride:N needs a whole number N >= 1 (e.g. stride:8), got '{param}'"
-                ))),
-            },
-            "zipf" => Pattern::zipf(real(param, form)?),
-            "pareto" => Pattern::pareto(real(param, form)?),
-            "normal" => Pattern::normal(real(param, form)?),
-            _ => {
-                let Some((p, q)) = param.split_once('/') else {
-                    return Err(err(format!(
-                        "{form} needs two percentages separated by '/' (e.g. {name}:90/10), \
-                         got '{param}'"
-                    )));
-                };
-                let (p, q) = (real(p, form)?, real(q, form)?);
-                if name == "hotset" {
-                    Pattern::hotset(p, q)
-                } else {
-                    Pattern::hotzone(p, q)
-                }
-            }
+        match param.filter(|p| !p.trim().is_empty()) {
+            Some(param) => (spec.parse)(param),
+            None => Err(err(format!("{name} needs a parameter: {name}:{form}"))),
         }
     }
 }
@@ -359,13 +336,11 @@ impl FromStr for Pattern {
 impl fmt::Display for Pattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = self.name();
-        match self {
-            Pattern::Stride(n) => write!(f, "{name}:{n}"),
-            Pattern::Zipf(x) | Pattern::Pareto(x) | Pattern::Normal(x) => write!(f, "{name}:{x}"),
-            Pattern::Hotset { accesses, blocks } | Pattern::Hotzone { accesses, blocks } => {
-                write!(f, "{name}:{accesses}/{blocks}")
-            }
-            _ => f.write_str(name),
+        match self.param() {
+            Param::None => f.write_str(name),
+            Param::Whole(n) => write!(f, "{name}:{n}"),
+            Param::Real(x) => write!(f, "{name}:{x}"),
+            Param::Pair(p, q) => write!(f, "{name}:{p}/{q}"),
         }
     }
 }
@@ -381,6 +356,67 @@ impl<'de> Deserialize<'de> for Pattern {
         let s = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
         s.parse().map_err(serde::de::Error::custom)
     }
+}
+
+/// The registry of patterns: one line per pattern, `Variant => file::SPEC`
+/// or `Variant(Parameter) => file::SPEC`, under the doc comment of the
+/// variant. Each line declares the module `kinds::file`
+/// (`src/pattern/kinds/file.rs`), the variant of [`Pattern`] with its
+/// parameter, and the variant's spec; the order of the lines is the order
+/// of [`Pattern`] (`Ord`), of `--help` and of error messages.
+macro_rules! patterns {
+    (
+        $(#[doc = $enum_doc:literal])*
+        pub enum $kind:ident, default $default:ident {
+            $( $(#[doc = $doc:literal])* $variant:ident $( ( $payload:ty ) )? => $module:ident :: $spec:ident, )*
+        }
+    ) => {
+        mod kinds {
+            $( pub(super) mod $module; )*
+        }
+
+        $(#[doc = $enum_doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $kind {
+            $( $(#[doc = $doc])* $variant $( ($payload) )?, )*
+        }
+
+        impl Default for $kind {
+            fn default() -> Self {
+                $kind::$default
+            }
+        }
+
+        impl $kind {
+            /// Every pattern's spec, in registry order.
+            pub fn specs() -> &'static [&'static spec::PatternSpec] {
+                &[ $( &kinds::$module::$spec, )* ]
+            }
+
+            /// What this pattern's own file declares about it.
+            pub fn spec(self) -> &'static spec::PatternSpec {
+                match self {
+                    $( patterns!(@variant $kind $variant $( $payload )?) => &kinds::$module::$spec, )*
+                }
+            }
+
+            /// The parameter, whatever its shape.
+            pub fn param(self) -> spec::Param {
+                match self {
+                    $(
+                        patterns!(@bind $kind $variant value $( $payload )?) =>
+                            patterns!(@param value $( $payload )?),
+                    )*
+                }
+            }
+        }
+    };
+    (@variant $kind:ident $variant:ident) => { $kind::$variant };
+    (@variant $kind:ident $variant:ident $payload:ty) => { $kind::$variant(_) };
+    (@bind $kind:ident $variant:ident $value:ident) => { $kind::$variant };
+    (@bind $kind:ident $variant:ident $value:ident $payload:ty) => { $kind::$variant($value) };
+    (@param $value:ident) => { spec::Param::None };
+    (@param $value:ident $payload:ty) => { spec::Param::from($value) };
 }
 
 #[cfg(test)]
@@ -414,6 +450,34 @@ mod tests {
             );
         }
         assert!(Pattern::Seq < Pattern::Random && Pattern::Random < Pattern::RandomReplace);
+    }
+
+    #[test]
+    fn every_registered_pattern_round_trips_and_is_offered() {
+        for spec in Pattern::specs() {
+            let p = parse(spec.example);
+            assert_eq!(p.name(), spec.name);
+            assert_eq!(p.to_string(), spec.example);
+            assert_eq!(p.params().len(), spec.param_names.len(), "{p}");
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(serde_json::from_str::<Pattern>(&json).unwrap(), p);
+            let form = match spec.param {
+                Some(param) => format!("{}:{param}", spec.name),
+                None => spec.name.to_string(),
+            };
+            assert_eq!(Pattern::forms().contains(&form), spec.listed, "{form}");
+            if spec.param.is_some() {
+                assert!(refused(spec.name).contains("needs a parameter"));
+            } else {
+                assert!(refused(&format!("{}:1", spec.name)).contains("takes no parameter"));
+            }
+        }
+        // The forms offered before the registry, spelled and ordered as then
+        // (a new pattern's line goes after `chase`).
+        assert!(Pattern::forms().starts_with(
+            "seq, random, random-replace, reverse, stride:N, zipf:THETA, pareto:H, \
+             normal:SIGMA, hotset:P/Q, hotzone:P/Q, chase"
+        ));
     }
 
     #[test]

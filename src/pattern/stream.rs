@@ -67,7 +67,7 @@ impl Source {
                 ))
             })?;
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            if let Some(draw) = Draw::new(pattern, count, &mut rng) {
+            if let Some(draw) = pattern.draw(count, &mut rng) {
                 return Ok(Source::Draws(draw));
             }
         }

@@ -418,7 +418,7 @@ impl Factors {
                 .max(1);
             }
             // First: a paced case records latency, which the others refuse.
-            if let Some(why) = super::pace::refusal(case) {
+            if let Some(why) = super::refusal::paced(case) {
                 return Err(Error::Plan(why));
             }
             if let Some(why) = super::duration::refusal(case) {
@@ -430,7 +430,7 @@ impl Factors {
                     case.method
                 )));
             }
-            if let Some(why) = super::threads::refusal(case) {
+            if let Some(why) = super::refusal::threaded(case) {
                 return Err(Error::Plan(why));
             }
         }

@@ -18,6 +18,7 @@ pub mod notes;
 pub mod pace;
 pub mod precision;
 pub mod preflight;
+pub mod refusal;
 pub mod resources;
 mod target;
 pub mod threads;

@@ -6,7 +6,6 @@
 //! the cases it cannot go with.
 use serde::{Deserialize, Serialize};
 
-use super::Case;
 use crate::size::{format_size, parse_size};
 
 /// A target rate: operations (blocks) per second, or bytes per second.
@@ -125,22 +124,6 @@ pub fn choices(rates: &[Rate], thinks: &[u64]) -> Vec<Option<Pace>> {
         }
     }
     out
-}
-
-/// Why a paced case cannot run, as one line; `None` when it can (or is not paced).
-pub fn refusal(case: &Case) -> Option<String> {
-    case.pace?;
-    let other = [
-        ("--threads", case.threads.is_some()),
-        ("--procs", case.procs.is_some()),
-        ("--duration", case.duration_s.is_some()),
-    ];
-    other.iter().find(|(_, given)| *given).map(|(flag, _)| {
-        format!(
-            "--rate and --think-time pace one thread's main loop; not with {flag} \
-             (run the paced cases apart)"
-        )
-    })
 }
 
 #[cfg(test)]

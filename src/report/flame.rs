@@ -121,8 +121,8 @@ fn failed(title: &str, why: &str) -> String {
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"40\" viewBox=\"0 0 800 40\">\
          <text x=\"16\" y=\"24\" font-family=\"sans-serif\" font-size=\"13\">{}: the flame graph could not be drawn: {}</text></svg>",
-        super::html::escape(title),
-        super::html::escape(why)
+        super::escape::escape(title),
+        super::escape::escape(why)
     )
 }
 

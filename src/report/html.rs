@@ -21,6 +21,7 @@
 //! has already escaped.
 use std::path::Path;
 
+pub use super::escape::escape;
 use super::groups::groups;
 use super::markdown::{flatten, shell_word};
 use super::plot::{plots, Plot};
@@ -318,22 +319,6 @@ pub fn push_flame(out: &mut String, graph: &super::flame::FlameGraph, flame_dir:
         ));
     }
     out.push_str("</figcaption>\n</figure>\n");
-}
-
-/// `text` safe inside an element or a quoted attribute value.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// One line under the title: what was run.

@@ -16,6 +16,7 @@ pub mod calibration;
 pub mod claims;
 pub mod compare;
 pub mod csv;
+mod escape;
 pub mod failed;
 pub mod flame;
 pub mod fleet_matrix;

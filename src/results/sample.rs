@@ -189,6 +189,32 @@ fn is_false(b: &bool) -> bool {
 }
 
 impl Sample {
+    /// The sample of `case`'s run `run` that `child` reports, its total
+    /// time the sum of the report's phases (setup, loop, sync, teardown);
+    /// the rest as for a first attempt that reached its cache state with
+    /// nothing else recorded (residency 1 before and after, no source named,
+    /// no interference). Callers set what they know with struct update
+    /// syntax (`Sample { residency_before, ..Sample::new(case, run, child) }`),
+    /// so a new field is one edit here.
+    pub fn new(case: usize, run: u32, child: ChildReport) -> Sample {
+        Sample {
+            case,
+            run,
+            sequence: 0,
+            total_ns: child.setup_ns + child.wall_ns + child.sync_ns + child.teardown_ns,
+            child,
+            residency_before: 1.0,
+            residency_after: 1.0,
+            residency_source: String::new(),
+            cache_prepared_by: String::new(),
+            cache_reached: true,
+            interference: None,
+            attempt: 0,
+            excluded: None,
+            profile_control: false,
+        }
+    }
+
     /// Whether the trial was found interfered when it ran.
     pub fn interfered(&self) -> bool {
         self.interference.as_ref().is_some_and(|i| i.interfered)

@@ -610,26 +610,17 @@ pub(crate) mod tests {
     }
 
     fn sample(run: u32) -> Sample {
+        let child = ChildReport {
+            wall_ns: 10,
+            bytes: 8192,
+            checksum: 99,
+            ..Default::default()
+        };
         Sample {
-            case: 0,
-            run,
             sequence: run as u64,
-            total_ns: 10,
-            child: ChildReport {
-                wall_ns: 10,
-                bytes: 8192,
-                checksum: 99,
-                ..Default::default()
-            },
-            residency_before: 1.0,
-            residency_after: 1.0,
             residency_source: "cachestat".into(),
             cache_prepared_by: "evict+seq-read".into(),
-            cache_reached: true,
-            interference: None,
-            attempt: 0,
-            profile_control: false,
-            excluded: None,
+            ..Sample::new(0, run, child)
         }
     }
 

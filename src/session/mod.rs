@@ -95,9 +95,9 @@ pub struct SessionConfig {
     pub settle: Option<Settle>,
 }
 
-/// A [`crate::stats::stopping::SettleRule`], shared.
+/// A [`crate::stats::settle_rule::SettleRule`], shared.
 #[derive(Clone)]
-pub struct Settle(pub Arc<dyn crate::stats::stopping::SettleRule>);
+pub struct Settle(pub Arc<dyn crate::stats::settle_rule::SettleRule>);
 
 impl std::fmt::Debug for Settle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -10,10 +10,10 @@
 //!   number in the [`CaseSummary`] is finite;
 //! - [`compare_cases`] only pairs samples of equal `run`, so the order of
 //!   the slices does not matter and unpaired runs do not count.
-use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+pub use super::paired_costs::{metric_time, paired_compared_costs};
 use super::summary::summarize;
 use super::{paired_ratio, RatioEstimate, Summary};
 use crate::plan::Metric;
@@ -140,15 +140,6 @@ pub struct PerMib {
 
 /// Bytes in a MiB, the unit of [`PerMib`].
 pub const MIB: f64 = 1_048_576.0;
-
-/// The time the statistics compare for `sample`, in ns: `total_ns` for
-/// [`Metric::Total`], the main loop's `child.wall_ns` for [`Metric::Loop`].
-pub fn metric_time(sample: &Sample, metric: Metric) -> f64 {
-    match metric {
-        Metric::Total => sample.total_ns as f64,
-        Metric::Loop => sample.child.wall_ns as f64,
-    }
-}
 
 /// Bytes per second delivered over the compared time:
 /// `child.bytes / (metric_time / 1e9)`. Infinite or NaN when the time is 0.
@@ -296,25 +287,6 @@ pub fn compare_cases(
     paired_ratio(&b, &o)
 }
 
-/// The compared costs of the runs both slices have, in run order, as
-/// [`compare_cases`] pairs them: times, or times per byte delivered when
-/// the samples' bytes differ. `None` when a run number repeats in a slice.
-pub fn paired_compared_costs(
-    baseline: &[Sample],
-    other: &[Sample],
-    metric: Metric,
-) -> Option<(Vec<f64>, Vec<f64>)> {
-    // Duration-bounded trials deliver different bytes in about the same
-    // time: then the compared cost is time per byte delivered (the same
-    // ratio as the time ratio when the bytes are equal).
-    let first = baseline.first().map(|s| s.child.bytes);
-    let per_byte = !baseline
-        .iter()
-        .chain(other)
-        .all(|s| Some(s.child.bytes) == first);
-    paired_costs(baseline, other, metric, per_byte)
-}
-
 /// The log ratios `ln(baseline_i / other_i)` of the compared costs, paired
 /// by run as [`compare_cases`] pairs them: what the stopping rule and the
 /// p-values work on. `None` where `compare_cases` is `None`.
@@ -326,40 +298,6 @@ pub fn compared_log_ratios(
     compare_cases(baseline, other, metric)?;
     let (b, o) = paired_compared_costs(baseline, other, metric)?;
     Some(super::log_ratios::log_ratios(&b, &o))
-}
-
-/// The compared costs of the runs both slices have, in run order.
-fn paired_costs(
-    baseline: &[Sample],
-    other: &[Sample],
-    metric: Metric,
-    per_byte: bool,
-) -> Option<(Vec<f64>, Vec<f64>)> {
-    let base = times_by_run(baseline, metric, per_byte)?;
-    let oth = times_by_run(other, metric, per_byte)?;
-    Some(
-        base.iter()
-            .filter_map(|(run, &tb)| oth.get(run).map(|&to| (tb, to)))
-            .unzip(),
-    )
-}
-
-/// Compared times (per byte when `per_byte`) keyed by run number; `None`
-/// if a run number repeats.
-fn times_by_run(samples: &[Sample], metric: Metric, per_byte: bool) -> Option<BTreeMap<u32, f64>> {
-    let mut times = BTreeMap::new();
-    for s in samples {
-        let t = metric_time(s, metric);
-        let cost = if per_byte {
-            t / s.child.bytes.max(1) as f64
-        } else {
-            t
-        };
-        if times.insert(s.run, cost).is_some() {
-            return None;
-        }
-    }
-    Some(times)
 }
 
 #[cfg(test)]
@@ -374,25 +312,16 @@ mod tests {
     }
 
     fn sample(run: u32, total_ns: u64, wall_ns: u64) -> Sample {
+        let child = ChildReport {
+            wall_ns,
+            bytes: 1 << 20,
+            ..Default::default()
+        };
         Sample {
-            case: 0,
-            run,
-            sequence: 0,
             total_ns,
-            child: ChildReport {
-                wall_ns,
-                bytes: 1 << 20,
-                ..Default::default()
-            },
-            residency_before: 1.0,
-            residency_after: 1.0,
             residency_source: "cachestat".into(),
             cache_prepared_by: "x".into(),
-            cache_reached: true,
-            interference: None,
-            attempt: 0,
-            excluded: None,
-            profile_control: false,
+            ..Sample::new(0, run, child)
         }
     }
 

@@ -49,24 +49,15 @@ mod tests {
     use crate::results::ChildReport;
 
     fn sample(latency: Option<LatencyPercentiles>) -> Sample {
+        let child = ChildReport {
+            latency,
+            ..Default::default()
+        };
         Sample {
-            case: 0,
-            run: 0,
-            sequence: 0,
             total_ns: 1,
-            child: ChildReport {
-                latency,
-                ..Default::default()
-            },
-            residency_before: 1.0,
-            residency_after: 1.0,
             residency_source: "cachestat".into(),
             cache_prepared_by: "x".into(),
-            cache_reached: true,
-            interference: None,
-            attempt: 0,
-            excluded: None,
-            profile_control: false,
+            ..Sample::new(0, 0, child)
         }
     }
 

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::analysis::paired_compared_costs;
+use super::paired_costs::paired_compared_costs;
 use super::{paired_ratio, RatioEstimate};
 use crate::plan::{CacheState, Metric};
 use crate::results::Sample;

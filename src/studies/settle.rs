@@ -22,7 +22,7 @@
 use crate::plan::{Case, Plan};
 use crate::stats::effect::{decisive_half_width, Published, CLAIM_LEVEL};
 use crate::stats::power::pairs_needed;
-use crate::stats::stopping::SettleRule;
+use crate::stats::settle_rule::SettleRule;
 use crate::stats::RunResults;
 use crate::studies::claims::{
     check, Claim, ClaimOutcome, ClaimVerdict, Expect, Reason, BUSY_SHARE,

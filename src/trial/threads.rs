@@ -35,13 +35,13 @@ use std::time::Instant;
 use crate::error::{Error, Result};
 use crate::method::Untimed;
 use crate::pattern::BlockOrder;
-use crate::plan::threads::refusal;
+use crate::plan::refusal::threaded as refusal;
 use crate::plan::{Case, ThreadMode};
 
 /// The contiguous chunks of `order` for `parts` threads: chunk t holds the
 /// visits at positions `t·len/parts .. (t+1)·len/parts`. Every visit lands in
 /// exactly one chunk; a chunk may be empty when there are fewer visits than threads.
-/// [`crate::plan::threads::refusal`] keeps the block indices within `u32`
+/// [`crate::plan::refusal::threaded`] keeps the block indices within `u32`
 /// and refuses to split a chase, which is an error here too.
 pub fn split(order: &BlockOrder, parts: usize) -> Result<Vec<BlockOrder>> {
     let parts = parts.max(1);

@@ -588,15 +588,6 @@ pub fn parse(mut reader: impl BufRead, options: &TraceOptions) -> Result<Trace, 
     out.select(format, &options.follow)
 }
 
-/// Opens and parses a trace file; errors name the file.
-pub fn read_trace_file(path: &Path, options: &TraceOptions) -> crate::error::Result<Trace> {
-    let file = crate::input::open(path, "trace file")?;
-    parse(std::io::BufReader::new(file), options).map_err(|e| crate::error::Error::BadFile {
-        path: path.to_path_buf(),
-        why: e.to_string(),
-    })
-}
-
 /// Parses a trace held in a string.
 pub fn parse_str(text: &str, options: &TraceOptions) -> Result<Trace, TraceError> {
     parse(text.as_bytes(), options)
