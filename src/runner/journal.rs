@@ -609,6 +609,79 @@ pub(crate) mod tests {
         }
     }
 
+    /// The header's keys are the journal format: a header written before
+    /// the later, optional keys existed still reads (and says what it
+    /// lacks), and a header with every key reads and writes back the same
+    /// keys and values, so journals written by earlier versions resume.
+    #[test]
+    fn the_header_format_is_kept_for_old_and_new_journals() {
+        let line = |value: &serde_json::Value| {
+            let mut bytes = serde_json::to_vec(value).unwrap();
+            bytes.push(b'\n');
+            read_from(std::io::Cursor::new(bytes), Path::new("j"))
+        };
+        let mut old = serde_json::to_value(header()).unwrap();
+        let keys = old.as_object_mut().unwrap();
+        for later in [
+            "kind",
+            "reproduction",
+            "interference",
+            "profile",
+            "statistics",
+            "profile_control",
+        ] {
+            keys.remove(later);
+        }
+        let read = line(&old).unwrap().header;
+        assert_eq!(read.kind(Path::new("j")), JournalKind::Run);
+        let written = serde_json::to_value(&read).unwrap();
+        assert_eq!(written, old, "an old header writes back as it was");
+        let mut full = old;
+        let keys = full.as_object_mut().unwrap();
+        let more = serde_json::json!({
+            "kind": "reproduce",
+            "export_json": "/out/r.json",
+            "export_csv": "/out/r.csv",
+            "export_markdown": "/out/r.md",
+            "scratch_parent": "/scratch",
+            "keep": true,
+            "reproduction": {"preset": "sun2002", "faithful": true},
+            "interference": {"threshold": 0.2, "retries": 2, "exclude": true},
+            "profile": {"frequency_hz": 999, "mode": "user-only"},
+            "statistics": {"precision": {"target": 0.05, "max_runs": 9}, "adjustment": "holm"},
+            "profile_control": 1,
+        });
+        for (key, value) in more.as_object().unwrap() {
+            keys.insert(key.clone(), value.clone());
+        }
+        let read = line(&full).unwrap().header;
+        assert_eq!(read.kind(Path::new("j")), JournalKind::Reproduce);
+        let mut names: Vec<String> = full.as_object().unwrap().keys().cloned().collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "command_line",
+                "drop_caches",
+                "export_csv",
+                "export_json",
+                "export_markdown",
+                "faultline_journal",
+                "files",
+                "interference",
+                "keep",
+                "kind",
+                "plan",
+                "profile",
+                "profile_control",
+                "reproduction",
+                "scratch_parent",
+                "statistics"
+            ]
+        );
+        assert_eq!(serde_json::to_value(&read).unwrap(), full);
+    }
+
     fn sample(run: u32) -> Sample {
         Sample {
             case: 0,
