@@ -4,14 +4,14 @@
 //! a plan the disk cannot hold ([`check_disk_space`]).
 use std::path::PathBuf;
 
-use super::SessionConfig;
+use super::RunSpec;
 use crate::error::Result;
 use crate::files::image;
 use crate::plan::{Case, Plan};
 
 /// Refuses, before anything is generated, a plan whose test files do not
 /// fit on the data directory's file system (files already there count as 0).
-pub fn check_disk_space(plan: &Plan, config: &SessionConfig) -> Result<()> {
+pub fn check_disk_space(plan: &Plan, config: &RunSpec) -> Result<()> {
     let need = DiskNeed::of(plan, config);
     if need.total() == 0 {
         return Ok(());
@@ -42,7 +42,7 @@ struct DiskNeed {
 }
 
 impl DiskNeed {
-    fn of(plan: &Plan, config: &SessionConfig) -> DiskNeed {
+    fn of(plan: &Plan, config: &RunSpec) -> DiskNeed {
         let dir = config.data_dir.clone();
         // The user's file (--file) is read as it is: nothing is generated.
         let mut sizes: Vec<u64> = plan
@@ -175,7 +175,7 @@ fn requests_per_pass(case: &Case) -> u64 {
 
 /// `--dry-run`: what the plan called `name` would run and need, without
 /// running or writing anything.
-pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
+pub fn describe(name: &str, plan: &Plan, config: &RunSpec) -> String {
     use crate::size::format_size;
     let need = DiskNeed::of(plan, config);
     let per_case = u64::from(plan.runs) + u64::from(plan.warmup);
@@ -203,7 +203,10 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
             "  largest file one write trial creates: {}",
             format_size(need.largest_write)
         ),
-        format!("  {}", config.statistics.rules_words(plan.runs)),
+        format!(
+            "  {}",
+            config.statistics_or_default().rules_words(plan.runs)
+        ),
     ];
     let (timed, counted): (Vec<_>, Vec<_>) =
         plan.cases.iter().partition(|c| c.duration_s.is_some());
@@ -240,9 +243,9 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
         ),
         None => "  disk: free space unknown".to_string(),
     });
-    let estimate = Estimate::of(plan, config.statistics.precision.as_ref());
+    let estimate = Estimate::of(plan, config.statistics_or_default().precision.as_ref());
     let generate = need.to_generate as f64 / ASSUMED_DEVICE_BYTES_PER_S;
-    let rounds = match config.statistics.precision {
+    let rounds = match config.statistics_or_default().precision {
         Some(p) if estimate.rounds_s > 0.0 => format!(
             "; {} of them the rounds --precision {}% may add (up to {} runs per case{})",
             format_duration(estimate.rounds_s),
