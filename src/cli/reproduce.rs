@@ -354,9 +354,9 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 check_resumable(path, &reproduction)?;
                 let plan = faultline::runner::journal::read(path)?.header.spec.plan;
                 config.statistics = Some(preset_statistics(args, &plan));
-                config.settle = Some(settle_rule(args, preset.as_ref(), &plan));
+                let settle = settle_rule(args, preset.as_ref(), &plan);
                 announce(preset.as_ref(), &reproduction);
-                Session::resume(path, &config)?
+                Session::resume(path, &config)?.settled_by(settle)
             }
             None => {
                 if let Some(line) = preset.prepare(scope, &choices)? {
@@ -364,7 +364,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 }
                 let plan = with_min_trial(args, preset.as_ref(), preset.plan(scope));
                 config.statistics = Some(preset_statistics(args, &plan));
-                config.settle = Some(settle_rule(args, preset.as_ref(), &plan));
+                let settle = settle_rule(args, preset.as_ref(), &plan);
                 if args.dry_run {
                     // The same refusals as the run's, before anything is said.
                     Session::check(&plan, &config)?;
@@ -377,7 +377,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                     continue;
                 }
                 announce(preset.as_ref(), &reproduction);
-                Session::fresh(plan, &config)?
+                Session::fresh(plan, &config)?.settled_by(settle)
             }
         };
         let finished = session.run()?;

@@ -43,7 +43,7 @@ pub mod spec;
 pub use rounds::{schedule, with_controls};
 pub use sink::{MoreRuns, Sink};
 pub use spawn::trial_command;
-pub use spec::{RunSpec, Settle};
+pub use spec::RunSpec;
 
 use crate::error::Result;
 use crate::files::dataset::Dataset;

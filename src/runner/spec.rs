@@ -11,7 +11,6 @@
 //! Fields marked "not journalled" are choices every command gives again
 //! (where the data directory is, `--quiet`, `--trial-timeout`, ...).
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -133,21 +132,6 @@ pub struct RunSpec {
     /// verdicts are adjusted this way instead of as its journal says.
     #[serde(skip)]
     pub resume_adjustment: Option<Adjustment>,
-    /// Not journalled: after the planned runs, the rule that asks for more
-    /// paired runs of some cases until it is satisfied (a study's claims
-    /// settled); a preset gives it again on resume.
-    #[serde(skip)]
-    pub settle: Option<Settle>,
-}
-
-/// A [`crate::stats::stopping::SettleRule`], shared.
-#[derive(Clone)]
-pub struct Settle(pub Arc<dyn crate::stats::stopping::SettleRule>);
-
-impl std::fmt::Debug for Settle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Settle(..)")
-    }
 }
 
 impl RunSpec {

@@ -31,9 +31,19 @@ pub use setup::planned_file_sizes;
 /// Exit status of a run stopped by SIGINT or SIGTERM.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
-/// A [`crate::stats::stopping::SettleRule`], shared (a choice of the
-/// [`RunSpec`]).
-pub use crate::runner::Settle;
+/// A [`crate::stats::stopping::SettleRule`], shared: the rule that, after
+/// the planned runs, asks for more paired runs of some cases until it is
+/// satisfied (a study's claims settled); given to a session with
+/// [`Session::settled_by`]. It is behaviour, not a choice the journal keeps:
+/// a preset gives it again when its run is resumed.
+#[derive(Clone)]
+pub struct Settle(pub Arc<dyn crate::stats::stopping::SettleRule>);
+
+impl std::fmt::Debug for Settle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Settle(..)")
+    }
+}
 
 /// The plan and every run-wide choice; a session runs one.
 pub use crate::runner::RunSpec;
@@ -50,6 +60,8 @@ pub struct Session {
     scratch: Option<Arc<Scratch>>,
     fingerprints: Vec<(PathBuf, crate::files::fingerprint::Fingerprint, bool)>,
     warnings: Vec<String>,
+    /// The settling rule, if the run has one ([`Session::settled_by`]).
+    settle: Option<Settle>,
 }
 
 /// The exports `spec` asks for.
@@ -110,6 +122,13 @@ impl Session {
         setup::written_files(spec, &exports_of(spec), timelines)
     }
 
+    /// This session with `rule` as its settling rule: once every group is
+    /// done, rounds of the cases it names run until it names none.
+    pub fn settled_by(mut self, rule: Settle) -> Session {
+        self.settle = Some(rule);
+        self
+    }
+
     /// The plan this session runs.
     pub fn plan(&self) -> &Plan {
         &self.spec.plan
@@ -128,6 +147,7 @@ impl Session {
             scratch,
             fingerprints,
             warnings: setup_warnings,
+            settle,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
@@ -194,7 +214,7 @@ impl Session {
                 plan,
                 precision: spec.statistics_or_default().precision,
                 exclude: spec.interference().exclude,
-                settle: spec.settle.as_ref(),
+                settle: settle.as_ref(),
             },
         };
         let outcome = runner::run_trials(&spec, &rig, &files, &progress, resume, &mut sink);

@@ -149,6 +149,7 @@ pub(super) fn fresh(plan: Plan, config: &RunSpec) -> Result<Session> {
         scratch,
         fingerprints,
         warnings,
+        settle: None,
     })
 }
 
@@ -385,6 +386,7 @@ pub(super) fn resumed(path: &Path, flags: &RunSpec) -> Result<Session> {
         scratch,
         fingerprints,
         warnings,
+        settle: None,
     })
 }
 
