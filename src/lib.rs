@@ -5,7 +5,7 @@
 //! it (`tests/architecture.rs` checks this):
 //!
 //! ```text
-//! cli (binary)      flags --> Factors + SessionConfig, or a study's plan
+//! cli (binary)      flags --> Factors + RunSpec, or a study's plan
 //! studies           presets, their published numbers and claims, the claim checker
 //! session           one plan run start to finish: files, journal, progress, exports
 //! report            table, verdict lines, JSON, CSV, Markdown, plots, HTML (renders only)

@@ -16,7 +16,7 @@ use faultline::plan::factors::Factors;
 use faultline::plan::precision::{Precision, Statistics};
 use faultline::plan::CacheState;
 use faultline::session::map::{factors as map_factors, MapSpec};
-use faultline::session::{self, Session, SessionConfig, EXIT_INTERRUPTED};
+use faultline::session::{self, RunSpec, Session, EXIT_INTERRUPTED};
 use faultline::size::{clap_size, format_size};
 use faultline::stats::crossover::Axis;
 use faultline::stats::ranking::{self, AdviseResults};
@@ -90,12 +90,12 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         min_trial_ns: args.min_trial_time.map(|s| (s * 1e9) as u64),
         min_effect: Some(margin),
     };
-    let mut config = SessionConfig {
+    let mut config = RunSpec {
         data_dir: session::data_dir(args.data_dir.clone()),
         file: Some(args.file.clone()),
         quiet: args.quiet,
-        statistics: statistics(budget / 2.0),
-        ..SessionConfig::default()
+        statistics: Some(statistics(budget / 2.0)),
+        ..RunSpec::default()
     };
     {
         // No output on an input or on faultline's own files, before anything runs.
@@ -258,7 +258,7 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
             let m = if mapped(w) { w } else { r };
             f.populates = vec![m.case.populate.unwrap_or(Populate::None)];
             f.advices = vec![m.case.advice.unwrap_or(Advice::Normal)];
-            config.statistics = statistics(left);
+            config.statistics = Some(statistics(left));
             let factor = map_factors::find("block").expect("block is a map factor");
             let spec = MapSpec {
                 factor,

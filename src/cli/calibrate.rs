@@ -18,7 +18,7 @@ use faultline::pattern::Pattern;
 use faultline::plan::factors::{Factors, DEFAULT_SIZE};
 use faultline::plan::precision::{Adjustment, Statistics};
 use faultline::plan::CacheState;
-use faultline::session::{self, Session, SessionConfig};
+use faultline::session::{self, RunSpec, Session};
 use faultline::size::clap_size;
 use faultline::stats::RunResults;
 use faultline::studies::calibrate_claims::{aa_claims, rates, Cut, RunPairs};
@@ -312,20 +312,23 @@ fn measure(args: &CalibrateArgs) -> anyhow::Result<Result<Measured, ExitCode>> {
         ))
         .into());
     }
-    let config = SessionConfig {
+    let exports = args.exports.exports();
+    let config = RunSpec {
         data_dir: session::data_dir(args.data_dir.clone()),
-        kind: faultline::runner::journal::JournalKind::Calibrate,
+        kind: Some(faultline::runner::journal::JournalKind::Calibrate),
         seed: 1,
         size_given: Some(args.size.is_some()),
         journal: args.journal.clone(),
-        exports: args.exports.exports(),
-        statistics: Statistics {
+        export_json: exports.json,
+        export_csv: exports.csv,
+        export_markdown: exports.markdown,
+        statistics: Some(Statistics {
             adjustment: args.fdr,
             min_trial_ns: args.min_trial_time.map(|s| (s * 1e9) as u64),
             min_effect: Some(args.min_effect),
             ..Statistics::default()
-        },
-        ..SessionConfig::default()
+        }),
+        ..RunSpec::default()
     };
     let size = args.size.unwrap_or(DEFAULT_SIZE);
     let sizes = session::planned_file_sizes(&config, &[size])?;

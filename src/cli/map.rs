@@ -15,7 +15,7 @@ use faultline::plan::precision::{Precision, Statistics};
 use faultline::plan::CacheState;
 use faultline::session::map::factors::{self, MapFactor};
 use faultline::session::map::MapSpec;
-use faultline::session::{self, SessionConfig, EXIT_INTERRUPTED};
+use faultline::session::{self, RunSpec, EXIT_INTERRUPTED};
 use faultline::size::{clap_size, format_size};
 use faultline::stats::crossover::{Axis, Scale};
 use faultline::stats::map_results::Stopped;
@@ -237,11 +237,11 @@ impl MapArgs {
             let probe = faultline::plan::memory_budget::probe();
             f.memory_budget = Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
         }
-        let config = SessionConfig {
+        let config = RunSpec {
             data_dir: session::data_dir(self.data_dir.clone()),
             seed: self.seed,
             quiet: self.quiet,
-            statistics: Statistics {
+            statistics: Some(Statistics {
                 precision: Some(Precision {
                     target: self.precision.unwrap_or(0.03),
                     max_runs,
@@ -250,8 +250,8 @@ impl MapArgs {
                 adjustment: Default::default(),
                 min_trial_ns: self.min_trial_time.map(|s| (s * 1e9) as u64),
                 min_effect: Some(margin),
-            },
-            ..SessionConfig::default()
+            }),
+            ..RunSpec::default()
         };
         let mut fixed = vec![pattern.to_string()];
         if sets_pattern {

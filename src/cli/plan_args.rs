@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 
 use faultline::plan::Plan;
-use faultline::session::{dry_run, SessionConfig};
+use faultline::session::{dry_run, RunSpec};
 
 /// The plan-file, dry-run and journal flags of `faultline run`.
 #[derive(Debug, Default, Args)]
@@ -38,7 +38,7 @@ pub struct PlanArgs {
 /// is generated, created or measured.
 /// The run's own refusals come first ([`faultline::session::Session::check`]),
 /// word for word: an export the run would refuse is refused here too.
-pub fn print_dry_run(name: &str, plan: &Plan, config: &SessionConfig) -> anyhow::Result<ExitCode> {
+pub fn print_dry_run(name: &str, plan: &Plan, config: &RunSpec) -> anyhow::Result<ExitCode> {
     faultline::session::Session::check(plan, config)?;
     let width = faultline::console::width_of_terminal();
     let mut text = dry_run::describe(name, plan, config);
@@ -57,7 +57,7 @@ pub fn print_dry_run(name: &str, plan: &Plan, config: &SessionConfig) -> anyhow:
 
 /// The files a run of `plan` would write, one line each: its exports (and
 /// the CSV's timeline file, `--keep-output`), and its journal.
-pub fn written_lines(plan: &Plan, config: &SessionConfig) -> Vec<String> {
+pub fn written_lines(plan: &Plan, config: &RunSpec) -> Vec<String> {
     let mut lines: Vec<String> = faultline::session::Session::written_files(plan, config)
         .into_iter()
         .map(|(flag, path)| format!("  writes {flag} {}", path.display()))
@@ -68,8 +68,7 @@ pub fn written_lines(plan: &Plan, config: &SessionConfig) -> Vec<String> {
             None => format!(
             "  writes the journal in {} (removed when the run completes, unless --keep-journal)",
             config
-                .exports
-                .json
+                .export_json
                 .as_deref()
                 .and_then(std::path::Path::parent)
                 .map_or_else(|| config.data_dir.join("runs"), std::path::Path::to_path_buf)

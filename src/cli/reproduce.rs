@@ -10,9 +10,8 @@ use faultline::error::Error;
 use faultline::files::atomic::{write_atomically, SHARED_MODE};
 use faultline::files::outputs::Files;
 use faultline::plan::precision::{Precision, Statistics};
-use faultline::report::Exports;
 use faultline::results::Reproduction;
-use faultline::session::{self, dry_run, Session, SessionConfig};
+use faultline::session::{self, dry_run, RunSpec, Session};
 use faultline::studies::html::render_preset_html_linking;
 use faultline::studies::outcome::PresetOutcome;
 use faultline::studies::settle::ASSUMED_PAIR_SD;
@@ -345,25 +344,27 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         };
         let mut config = session_config(args, preset.name(), several, &reproduction)?;
         let profiles = !preset.profile_cases(&preset.plan(scope).cases).is_empty();
-        config.profile = profile
-            .clone()
-            .or_else(|| preset_profile.clone().filter(|_| profiles));
+        config.set_profile(
+            profile
+                .clone()
+                .or_else(|| preset_profile.clone().filter(|_| profiles)),
+        );
         let session = match &args.resume {
             Some(path) => {
                 check_resumable(path, &reproduction)?;
-                let plan = faultline::runner::journal::read(path)?.header.plan;
-                config.statistics = preset_statistics(args, &plan);
-                config.settle = Some(settle_rule(args, preset.as_ref(), &plan));
+                let plan = faultline::runner::journal::read(path)?.header.spec.plan;
+                config.statistics = Some(preset_statistics(args, &plan));
+                let settle = settle_rule(args, preset.as_ref(), &plan);
                 announce(preset.as_ref(), &reproduction);
-                Session::resume(path, &config)?
+                Session::resume(path, &config)?.settled_by(settle)
             }
             None => {
                 if let Some(line) = preset.prepare(scope, &choices)? {
                     eprintln!("{line}");
                 }
                 let plan = with_min_trial(args, preset.as_ref(), preset.plan(scope));
-                config.statistics = preset_statistics(args, &plan);
-                config.settle = Some(settle_rule(args, preset.as_ref(), &plan));
+                config.statistics = Some(preset_statistics(args, &plan));
+                let settle = settle_rule(args, preset.as_ref(), &plan);
                 if args.dry_run {
                     // The same refusals as the run's, before anything is said.
                     Session::check(&plan, &config)?;
@@ -376,7 +377,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                     continue;
                 }
                 announce(preset.as_ref(), &reproduction);
-                Session::fresh(plan, &config)?
+                Session::fresh(plan, &config)?.settled_by(settle)
             }
         };
         let finished = session.run()?;
@@ -586,7 +587,7 @@ fn session_config(
     preset: &str,
     several: bool,
     reproduction: &Reproduction,
-) -> anyhow::Result<SessionConfig> {
+) -> anyhow::Result<RunSpec> {
     // Only a preset that takes --size is told to take a smaller one.
     let takes_size =
         studies::find(preset).is_some_and(|p| p.options().contains(&studies::PresetOption::Size));
@@ -613,23 +614,21 @@ fn session_config(
         })
     };
     let given = &args.exports;
-    Ok(SessionConfig {
+    Ok(RunSpec {
         data_dir,
-        kind: faultline::runner::journal::JournalKind::Reproduce,
+        kind: Some(faultline::runner::journal::JournalKind::Reproduce),
         seed: 1,
         size_given: takes_size.then_some(args.size.is_some()),
         drop_caches: args.drop_caches,
         journal: Some(journal),
-        exports: Exports {
-            json: export(&given.export_json),
-            csv: export(&given.export_csv),
-            markdown: export(&given.export_markdown),
-        },
+        export_json: export(&given.export_json),
+        export_csv: export(&given.export_csv),
+        export_markdown: export(&given.export_markdown),
         reproduction: Some(reproduction.clone()),
         keep_journal: args.keep_journal,
         quiet: args.output.quiet,
         interference: args.interference.settings(),
-        ..SessionConfig::default()
+        ..RunSpec::default()
     })
 }
 
@@ -638,7 +637,7 @@ fn session_config(
 fn check_resumable(path: &Path, wanted: &Reproduction) -> anyhow::Result<()> {
     let header = faultline::runner::journal::read(path)?.header;
     header.check_kind(path, faultline::runner::journal::JournalKind::Reproduce)?;
-    let recorded = header.reproduction.unwrap_or(Reproduction {
+    let recorded = header.spec.reproduction.unwrap_or(Reproduction {
         preset: wanted.preset.clone(),
         faithful: false,
     });

@@ -1,5 +1,5 @@
 //! `faultline run`: its flags, their translation into the library's
-//! [`Factors`] and [`SessionConfig`], and the run itself.
+//! [`Factors`] and [`RunSpec`], and the run itself.
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -16,7 +16,7 @@ use faultline::pattern::trace::{Follow, LoadedTrace, TraceFormat, TraceOptions, 
 use faultline::pattern::Pattern;
 use faultline::plan::factors::{Factors, DEFAULT_SIZE};
 use faultline::plan::{CacheState, Metric, OrderPolicy, Target, ThreadMode, WarmBy};
-use faultline::session::{self, Session, SessionConfig};
+use faultline::session::{self, RunSpec, Session};
 use faultline::size::clap_size;
 use faultline::workload::{FillContent, ScaleFactor, ScaleUnit, WorkloadKind};
 
@@ -313,12 +313,13 @@ impl RunArgs {
     }
 
     /// Where and how the session runs.
-    pub fn session_config(&self) -> SessionConfig {
+    pub fn session_config(&self) -> RunSpec {
         let scales = self.workload.contains(&WorkloadKind::Scale);
-        SessionConfig {
+        let exports = self.exports.exports();
+        RunSpec {
             data_dir: session::data_dir(self.data_dir.clone()),
             file: self.file.clone(),
-            kind: faultline::runner::journal::JournalKind::Run,
+            kind: Some(faultline::runner::journal::JournalKind::Run),
             inputs: [
                 ("--baseline", &self.output.baseline),
                 ("--plan", &self.plan.plan),
@@ -336,7 +337,9 @@ impl RunArgs {
             drop_caches: self.drop_caches,
             trial_timeout: self.trial_timeout,
             journal: self.journal.clone(),
-            exports: self.exports.exports(),
+            export_json: exports.json,
+            export_csv: exports.csv,
+            export_markdown: exports.markdown,
             reproduction: None,
             // A journal named with --journal was asked for: it stays.
             keep_journal: self.plan.keep_journal || self.journal.is_some(),
@@ -345,12 +348,12 @@ impl RunArgs {
             // A resumed run's plan comes from its journal: the default
             // precision is not guessed for it. One rule set otherwise:
             // without --runs, runs are added until the precision is reached.
-            statistics: self
-                .statistics
-                .statistics(self.resume.is_none() && self.runs.is_none()),
+            statistics: Some(
+                self.statistics
+                    .statistics(self.resume.is_none() && self.runs.is_none()),
+            ),
             resume_adjustment: self.resume.as_ref().and(self.statistics.fdr),
-            profile: None,
-            settle: None,
+            ..RunSpec::default()
         }
     }
 
@@ -415,14 +418,17 @@ pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
                 );
             }
             let mut plan = factors.plan(&sizes)?;
-            if let Some(note) = args.statistics.apply(&config.statistics, &mut plan)? {
+            if let Some(note) = args
+                .statistics
+                .apply(&config.statistics_or_default(), &mut plan)?
+            {
                 eprintln!("note: {note}");
             }
             if args.plan.dry_run {
                 // The same refusals as the run's, before anything is said.
                 return super::plan_args::print_dry_run("run", &plan, &config);
             }
-            config.profile = args.profile.decide()?;
+            config.set_profile(args.profile.decide()?);
             let session = Session::fresh(plan, &config)?;
             // Once the plan passed every check, so that a refusal is one line.
             if let Some(t) = &factors.trace {

@@ -60,7 +60,7 @@ pub enum Metric {
 }
 
 /// An experiment: cases, runs, warm-ups and the order policy.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct Plan {
     /// Every case, in the order given.
     pub cases: Vec<Case>,

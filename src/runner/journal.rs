@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::plan::Plan;
 use crate::results::{Sample, TrialFailure};
+use crate::runner::spec::RunSpec;
 use crate::runner::Slot;
 
 /// Format version written in every header.
@@ -42,63 +42,43 @@ impl JournalKind {
     }
 }
 
-/// What a journal starts with: enough to run the rest of the plan.
+/// What a journal starts with: its format, then the run's specification
+/// ([`RunSpec`]), whose fields are the header's keys. It dereferences to
+/// the spec.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Header {
     /// Journal format version.
     pub faultline_journal: u32,
-    /// The command that wrote it; absent in journals written before it was
-    /// recorded (see [`Header::kind`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub kind: Option<JournalKind>,
-    /// The plan being run.
-    pub plan: Plan,
-    /// The files measured, by size: (path, size, seed for generated files).
-    pub files: Vec<JournalFile>,
-    /// Whether cold meant drop_caches.
-    pub drop_caches: bool,
-    /// The command line that started the run.
-    pub command_line: Vec<String>,
-    /// The exports the run writes (used again by `--resume` unless new ones are given).
-    #[serde(default, with = "crate::os_path::option")]
-    pub export_json: Option<PathBuf>,
-    /// CSV export.
-    #[serde(default, with = "crate::os_path::option")]
-    pub export_csv: Option<PathBuf>,
-    /// Markdown export.
-    #[serde(default, with = "crate::os_path::option")]
-    pub export_markdown: Option<PathBuf>,
-    /// `--dir`: where write trials' scratch directory was made.
-    #[serde(default, with = "crate::os_path::option")]
-    pub scratch_parent: Option<PathBuf>,
-    /// `--keep`: keep the written files.
-    #[serde(default)]
-    pub keep: bool,
-    /// The study and mode of a `faultline reproduce` run; absent for `faultline run`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reproduction: Option<crate::results::Reproduction>,
-    /// How interference is judged and handled (`--resume` keeps it unless
-    /// the flags are given again); absent in journals written before.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interference: Option<crate::results::InterferenceSettings>,
-    /// `--profile`: the rate and mode its trials were sampled at (a resumed
-    /// run samples the same way, or refuses).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<crate::measure::profile::ProfileRequest>,
-    /// `--precision` with its budget, `--fdr` and `--min-trial-time`: a
-    /// resumed run adds rounds as the interrupted one did, and its entries
-    /// may go up to `--max-runs`; absent in journals written before (their
-    /// runs stop at the plan's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub statistics: Option<crate::plan::precision::Statistics>,
-    /// `--profile-control`: the unprofiled control trials per case (a
-    /// resumed run runs the missing ones); absent without `--profile` and
-    /// in journals written before they existed (then none).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile_control: Option<u32>,
+    /// The run: its plan and every run-wide choice.
+    #[serde(flatten)]
+    pub spec: RunSpec,
+}
+
+impl std::ops::Deref for Header {
+    type Target = RunSpec;
+
+    fn deref(&self) -> &RunSpec {
+        &self.spec
+    }
+}
+
+impl std::ops::DerefMut for Header {
+    fn deref_mut(&mut self) -> &mut RunSpec {
+        &mut self.spec
+    }
 }
 
 impl Header {
+    /// The header of a journal of `spec`.
+    pub fn of(spec: RunSpec) -> Header {
+        Header {
+            faultline_journal: FORMAT,
+            spec,
+        }
+    }
+}
+
+impl RunSpec {
     /// The command that wrote the journal at `path`: as recorded, else told
     /// from what older journals hold (a reproduction's record or name, a
     /// calibration's A/A replicas).
@@ -567,7 +547,7 @@ fn check_entry(
 pub(crate) mod tests {
     use super::*;
     use crate::method::MethodKind;
-    use crate::plan::{Metric, OrderPolicy};
+    use crate::plan::{Metric, OrderPolicy, Plan};
     use crate::results::ChildReport;
 
     pub(crate) fn header() -> Header {
@@ -577,8 +557,7 @@ pub(crate) mod tests {
             case.file_size = 8192;
             case
         };
-        Header {
-            faultline_journal: FORMAT,
+        Header::of(RunSpec {
             kind: Some(JournalKind::Run),
             plan: Plan {
                 cases: vec![case],
@@ -594,19 +573,82 @@ pub(crate) mod tests {
                 seed: Some(1),
                 fingerprint: None,
             }],
-            drop_caches: false,
             command_line: vec!["faultline".into(), "run".into()],
-            export_json: None,
-            export_csv: None,
-            export_markdown: None,
-            scratch_parent: None,
-            keep: false,
-            reproduction: None,
-            interference: None,
-            profile: None,
-            statistics: None,
-            profile_control: None,
+            ..RunSpec::default()
+        })
+    }
+
+    /// The header's keys are the journal format: a header written before
+    /// the later, optional keys existed still reads (and says what it
+    /// lacks), and a header with every key reads and writes back the same
+    /// keys and values, so journals written by earlier versions resume.
+    #[test]
+    fn the_header_format_is_kept_for_old_and_new_journals() {
+        let line = |value: &serde_json::Value| {
+            let mut bytes = serde_json::to_vec(value).unwrap();
+            bytes.push(b'\n');
+            read_from(std::io::Cursor::new(bytes), Path::new("j"))
+        };
+        let mut old = serde_json::to_value(header()).unwrap();
+        let keys = old.as_object_mut().unwrap();
+        for later in [
+            "kind",
+            "reproduction",
+            "interference",
+            "profile",
+            "statistics",
+            "profile_control",
+        ] {
+            keys.remove(later);
         }
+        let read = line(&old).unwrap().header;
+        assert_eq!(read.kind(Path::new("j")), JournalKind::Run);
+        let written = serde_json::to_value(&read).unwrap();
+        assert_eq!(written, old, "an old header writes back as it was");
+        let mut full = old;
+        let keys = full.as_object_mut().unwrap();
+        let more = serde_json::json!({
+            "kind": "reproduce",
+            "export_json": "/out/r.json",
+            "export_csv": "/out/r.csv",
+            "export_markdown": "/out/r.md",
+            "scratch_parent": "/scratch",
+            "keep": true,
+            "reproduction": {"preset": "sun2002", "faithful": true},
+            "interference": {"threshold": 0.2, "retries": 2, "exclude": true},
+            "profile": {"frequency_hz": 999, "mode": "user-only"},
+            "statistics": {"precision": {"target": 0.05, "max_runs": 9}, "adjustment": "holm"},
+            "profile_control": 1,
+        });
+        for (key, value) in more.as_object().unwrap() {
+            keys.insert(key.clone(), value.clone());
+        }
+        let read = line(&full).unwrap().header;
+        assert_eq!(read.kind(Path::new("j")), JournalKind::Reproduce);
+        let mut names: Vec<String> = full.as_object().unwrap().keys().cloned().collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "command_line",
+                "drop_caches",
+                "export_csv",
+                "export_json",
+                "export_markdown",
+                "faultline_journal",
+                "files",
+                "interference",
+                "keep",
+                "kind",
+                "plan",
+                "profile",
+                "profile_control",
+                "reproduction",
+                "scratch_parent",
+                "statistics"
+            ]
+        );
+        assert_eq!(serde_json::to_value(&read).unwrap(), full);
     }
 
     fn sample(run: u32) -> Sample {

@@ -4,14 +4,14 @@
 //! a plan the disk cannot hold ([`check_disk_space`]).
 use std::path::PathBuf;
 
-use super::SessionConfig;
+use super::RunSpec;
 use crate::error::Result;
 use crate::files::image;
 use crate::plan::{Case, Plan};
 
 /// Refuses, before anything is generated, a plan whose test files do not
 /// fit on the data directory's file system (files already there count as 0).
-pub fn check_disk_space(plan: &Plan, config: &SessionConfig) -> Result<()> {
+pub fn check_disk_space(plan: &Plan, config: &RunSpec) -> Result<()> {
     let need = DiskNeed::of(plan, config);
     if need.total() == 0 {
         return Ok(());
@@ -42,7 +42,7 @@ struct DiskNeed {
 }
 
 impl DiskNeed {
-    fn of(plan: &Plan, config: &SessionConfig) -> DiskNeed {
+    fn of(plan: &Plan, config: &RunSpec) -> DiskNeed {
         let dir = config.data_dir.clone();
         // The user's file (--file) is read as it is: nothing is generated.
         let mut sizes: Vec<u64> = plan
@@ -178,8 +178,8 @@ fn requests_per_pass(case: &Case) -> u64 {
 /// run: the runs per case it needs, and when that is more than allowed,
 /// what would reach it or what the allowed runs reach. Nothing without a
 /// precision target; a line saying the noise is unknown without a calibrate.
-fn precision_forecast(config: &SessionConfig) -> Vec<String> {
-    let Some(p) = config.statistics.precision else {
+fn precision_forecast(config: &RunSpec) -> Vec<String> {
+    let Some(p) = config.statistics_or_default().precision else {
         return Vec::new();
     };
     let pct = |f: f64| format!("±{:.1}%", f * 100.0);
@@ -229,7 +229,7 @@ fn precision_forecast(config: &SessionConfig) -> Vec<String> {
 
 /// `--dry-run`: what the plan called `name` would run and need, without
 /// running or writing anything.
-pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
+pub fn describe(name: &str, plan: &Plan, config: &RunSpec) -> String {
     use crate::size::format_size;
     let need = DiskNeed::of(plan, config);
     let per_case = u64::from(plan.runs) + u64::from(plan.warmup);
@@ -257,7 +257,10 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
             "  largest file one write trial creates: {}",
             format_size(need.largest_write)
         ),
-        format!("  {}", config.statistics.rules_words(plan.runs)),
+        format!(
+            "  {}",
+            config.statistics_or_default().rules_words(plan.runs)
+        ),
     ];
     lines.extend(precision_forecast(config));
     let (timed, counted): (Vec<_>, Vec<_>) =
@@ -295,9 +298,9 @@ pub fn describe(name: &str, plan: &Plan, config: &SessionConfig) -> String {
         ),
         None => "  disk: free space unknown".to_string(),
     });
-    let estimate = Estimate::of(plan, config.statistics.precision.as_ref());
+    let estimate = Estimate::of(plan, config.statistics_or_default().precision.as_ref());
     let generate = need.to_generate as f64 / ASSUMED_DEVICE_BYTES_PER_S;
-    let rounds = match config.statistics.precision {
+    let rounds = match config.statistics_or_default().precision {
         Some(p) if estimate.rounds_s > 0.0 => format!(
             "; {} of them the rounds --precision {}% may add (up to {} runs per case{})",
             format_duration(estimate.rounds_s),

@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
 
 use crate::error::{Context, Error, Result};
 use crate::files::dataset::{self, Dataset};
@@ -17,85 +16,26 @@ use crate::files::scratch::Scratch;
 use crate::measure::environment;
 use crate::plan::Plan;
 use crate::report::Exports;
-use crate::results::{InterferenceSettings, ProfileSettings, RawResults, Reproduction, Settings};
+use crate::results::{RawResults, Reproduction};
 use crate::runner::journal::Journal;
-use crate::runner::{self, RunnerOptions};
+use crate::runner::{self, Rig};
 use crate::stats::RunResults;
 
 pub mod dry_run;
 pub mod map;
 mod setup;
+mod sink;
 
 pub use setup::planned_file_sizes;
 
 /// Exit status of a run stopped by SIGINT or SIGTERM.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
-/// Where and how a session runs its plan: everything but the plan itself.
-#[derive(Clone, Debug, Default)]
-pub struct SessionConfig {
-    /// faultline's data directory (generated files, journals, scratch).
-    pub data_dir: PathBuf,
-    /// The user's file to measure instead of generated ones (read only).
-    pub file: Option<PathBuf>,
-    /// The command running the session (`run`, `reproduce`, `calibrate`):
-    /// recorded in the journal, and a journal of another command is not
-    /// resumed.
-    pub kind: crate::runner::journal::JournalKind,
-    /// The other files the command reads, each with the flag that named it
-    /// (`--baseline`, `--plan`, `--trace`): no output may be any of them.
-    pub inputs: Vec<(String, PathBuf)>,
-    /// The generated PPM image a scale plan reads (width, height), when it
-    /// reads no user file.
-    pub image: Option<(u32, u32)>,
-    /// Seed of generated content.
-    pub seed: u64,
-    /// Whether the user chose the file sizes with `--size` (`Some(true)`),
-    /// left it at its default (`Some(false)`), or has no such flag (a
-    /// preset's own sizes: `None`): a message that advises a smaller size
-    /// names the flag as typed, says it was the default, or does not offer it.
-    pub size_given: Option<bool>,
-    /// `--dir`: where write trials get a scratch directory of their own.
-    pub scratch_parent: Option<PathBuf>,
-    /// `--keep`: keep the files write trials wrote.
-    pub keep: bool,
-    /// `--keep-output`: where scale trials write their scaled image.
-    pub keep_output: Option<PathBuf>,
-    /// Cold means drop_caches (root) rather than evicting the file.
-    pub drop_caches: bool,
-    /// A trial running longer than this is killed and reported.
-    pub trial_timeout: Option<Duration>,
-    /// Where the journal goes (default: beside the JSON export, else in
-    /// `<data-dir>/runs/`).
-    pub journal: Option<PathBuf>,
-    /// The exports, rewritten after every group.
-    pub exports: Exports,
-    /// The study a `faultline reproduce` session replays, and how.
-    pub reproduction: Option<Reproduction>,
-    /// `--keep-journal`: keep the journal of a run that completed (it is
-    /// removed otherwise; an interrupted run's always stays).
-    pub keep_journal: bool,
-    /// `--quiet`: no progress bar.
-    pub quiet: bool,
-    /// How interference is judged and handled; `None`: as the journal says
-    /// on `--resume`, else the defaults.
-    pub interference: Option<InterferenceSettings>,
-    /// Precision target, verdict adjustment and shortest trial. A resumed
-    /// run takes them from its journal (journals written before they were
-    /// stored: from here).
-    pub statistics: crate::plan::precision::Statistics,
-    /// `--fdr` given with `--resume`: the verdicts of the resumed run are
-    /// adjusted this way instead of as its journal says.
-    pub resume_adjustment: Option<crate::plan::precision::Adjustment>,
-    /// Sample every trial's main loop (`--profile`), at this rate and in the
-    /// mode [`crate::measure::profile::probe`] decided.
-    pub profile: Option<ProfileSettings>,
-    /// After the planned runs, the rule that asks for more paired runs of
-    /// some cases until it is satisfied (a study's claims settled).
-    pub settle: Option<Settle>,
-}
-
-/// A [`crate::stats::settle_rule::SettleRule`], shared.
+/// A [`crate::stats::settle_rule::SettleRule`], shared: the rule that, after
+/// the planned runs, asks for more paired runs of some cases until it is
+/// satisfied (a study's claims settled); given to a session with
+/// [`Session::settled_by`]. It is behaviour, not a choice the journal keeps:
+/// a preset gives it again when its run is resumed.
 #[derive(Clone)]
 pub struct Settle(pub Arc<dyn crate::stats::settle_rule::SettleRule>);
 
@@ -105,29 +45,32 @@ impl std::fmt::Debug for Settle {
     }
 }
 
-/// A prepared run: its plan, files, scratch directory and journal.
+/// The plan and every run-wide choice; a session runs one.
+pub use crate::runner::RunSpec;
+
+/// A prepared run: its specification, files, scratch directory and journal.
 pub struct Session {
     guard: setup::Guard,
-    plan: Plan,
+    /// The plan and every run-wide choice, as journalled (with the
+    /// choices given again laid over them on resume).
+    spec: RunSpec,
     files: std::collections::BTreeMap<u64, Dataset>,
-    drop_caches: bool,
-    command_line: Vec<String>,
     journal: Journal,
     resume: runner::Resume,
-    exports: Exports,
     scratch: Option<Arc<Scratch>>,
-    reproduction: Option<Reproduction>,
-    trial_timeout: Option<Duration>,
-    keep_output: Option<PathBuf>,
-    keep_journal: bool,
-    interference: InterferenceSettings,
-    profile: Option<ProfileSettings>,
     fingerprints: Vec<(PathBuf, crate::files::fingerprint::Fingerprint, bool)>,
     warnings: Vec<String>,
-    quiet: bool,
-    statistics: crate::plan::precision::Statistics,
-    kind: crate::runner::journal::JournalKind,
+    /// The settling rule, if the run has one ([`Session::settled_by`]).
     settle: Option<Settle>,
+}
+
+/// The exports `spec` asks for.
+pub fn exports_of(spec: &RunSpec) -> Exports {
+    Exports {
+        json: spec.export_json.clone(),
+        csv: spec.export_csv.clone(),
+        markdown: spec.export_markdown.clone(),
+    }
 }
 
 /// What a session produced.
@@ -147,39 +90,48 @@ pub struct Finished {
 }
 
 impl Session {
-    /// Prepares a new run of `plan`: checks the plan against this machine,
-    /// generates (or checks) the files it reads, prepares the scratch
-    /// directory of its write cases and creates its journal.
-    pub fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
+    /// Prepares a new run of `plan` with the choices of `spec` (built from
+    /// the flags; its own plan is replaced): checks the plan against this
+    /// machine, generates (or checks) the files it reads, prepares the
+    /// scratch directory of its write cases and creates its journal, which
+    /// stores the spec.
+    pub fn fresh(plan: Plan, spec: &RunSpec) -> Result<Session> {
         install_signal_handlers()?;
-        setup::fresh(plan, config)
+        setup::fresh(plan, spec)
     }
 
-    /// Prepares the rest of an interrupted run from its journal: the plan,
-    /// files and exports are the journal's (exports given in `config`
-    /// replace them), and only the missing trials will run.
-    pub fn resume(journal: &Path, config: &SessionConfig) -> Result<Session> {
+    /// Prepares the rest of an interrupted run from its journal: the spec
+    /// is the journal's with the choices `flags` gives again laid over it
+    /// ([`RunSpec::resumed_with`]), and only the missing trials will run.
+    pub fn resume(journal: &Path, flags: &RunSpec) -> Result<Session> {
         install_signal_handlers()?;
-        setup::resumed(journal, config)
+        setup::resumed(journal, flags)
     }
 
-    /// Checks `plan` and `config` as [`Session::fresh`] does before anything
+    /// Checks `plan` and `spec` as [`Session::fresh`] does before anything
     /// is generated or created, touching nothing: what `--dry-run` refuses
     /// is what the run would refuse.
-    pub fn check(plan: &Plan, config: &SessionConfig) -> Result<()> {
-        setup::check_fresh(plan, config, &setup::journal_path(config)).map(|_| ())
+    pub fn check(plan: &Plan, spec: &RunSpec) -> Result<()> {
+        setup::check_fresh(plan, spec, &setup::journal_path(spec)).map(|_| ())
     }
 
     /// The files a fresh session of `plan` writes besides its journal, each
     /// with the flag that names it.
-    pub fn written_files(plan: &Plan, config: &SessionConfig) -> Vec<(&'static str, PathBuf)> {
+    pub fn written_files(plan: &Plan, spec: &RunSpec) -> Vec<(&'static str, PathBuf)> {
         let timelines = plan.cases.iter().any(|c| c.duration_s.is_some());
-        setup::written_files(config, &config.exports, timelines)
+        setup::written_files(spec, &exports_of(spec), timelines)
+    }
+
+    /// This session with `rule` as its settling rule: once every group is
+    /// done, rounds of the cases it names run until it names none.
+    pub fn settled_by(mut self, rule: Settle) -> Session {
+        self.settle = Some(rule);
+        self
     }
 
     /// The plan this session runs.
     pub fn plan(&self) -> &Plan {
-        &self.plan
+        &self.spec.plan
     }
 
     /// Runs every trial still to run, rewriting the exports after every
@@ -188,25 +140,13 @@ impl Session {
     pub fn run(self) -> Result<Finished> {
         let Session {
             guard,
-            plan,
+            mut spec,
             files,
-            drop_caches: asked_drop_caches,
-            command_line,
             mut journal,
             resume,
-            exports,
             scratch,
-            reproduction,
-            trial_timeout,
-            keep_output,
-            keep_journal,
-            interference,
-            profile,
             fingerprints,
             warnings: setup_warnings,
-            quiet,
-            statistics,
-            kind,
             settle,
         } = self;
         let (measured, generated) = match (files.values().next(), &scratch) {
@@ -216,102 +156,31 @@ impl Session {
         };
         // What continues this run after an interruption: a preset's run is
         // continued by `reproduce`, which gives the published tables and verdicts.
-        let resume_command = match kind {
+        let resume_command = match spec.command() {
             crate::runner::journal::JournalKind::Calibrate => {
                 "faultline calibrate (a calibration starts again; it does not resume)".to_string()
             }
-            _ => resume_command(reproduction.as_ref(), journal.path()),
+            _ => resume_command(spec.reproduction.as_ref(), journal.path()),
         };
-        // At most one control trial per measured run (--runs 2 gets 2).
-        let profile = profile.map(|mut p| {
-            p.control_trials = p.control_trials.min(plan.runs);
-            p
-        });
-        let settings = Settings {
-            file: measured.clone(),
-            generated,
-            scratch_dir: scratch.as_ref().map(|s| s.dir().to_path_buf()),
-            runs: plan.runs,
-            warmup: plan.warmup,
-            order: plan.order,
-            metric: plan.metric,
-            drop_caches: asked_drop_caches,
-            seed: plan.seed,
-            reproduction,
-            interference: Some(interference),
-            statistics,
-            profile: profile.clone(),
-        };
+        // The settings record the cache dropping asked for.
+        let scratch_dir = scratch.as_ref().map(|s| s.dir().to_path_buf());
+        let settings = spec.settings(&measured, generated, scratch_dir);
         let mut warnings = setup_warnings;
-        let mut drop_caches = asked_drop_caches;
-        if drop_caches && crate::system::current_uid() != 0 {
-            let w = "--drop-caches needs root; falling back to evicting the file with posix_fadvise(DONTNEED)".to_string();
-            crate::console::warning(&w);
-            warnings.push(w);
-            drop_caches = false;
-        }
-        let environment = environment::capture(Some(&measured));
-        if let Some(n @ 1..) = environment.damon_kdamonds_running {
-            let w = format!(
-                "{n} DAMON kdamond(s) running: they may reclaim idle page-cache pages between \
-                 and during trials (faultline tops a warm cache up before each trial and \
-                 records residency before and after it). For steadier warm numbers, stop them \
-                 for the run as root: `echo off > /sys/kernel/mm/damon/admin/kdamonds/N/state` \
-                 (or `damo stop`; DAMON_RECLAIM: `echo N > \
-                 /sys/module/damon_reclaim/parameters/enabled`)"
-            );
-            crate::console::warning(&w);
-            warnings.push(w);
-        }
-        for w in crate::plan::notes::warnings(&plan) {
-            crate::console::warning(&w);
-            warnings.push(w);
-        }
-
+        let environment = machine_warnings(&mut spec, &measured, &mut warnings);
         install_signal_handlers()?;
         // A stopped run still writes its exports, whole.
         crate::system::finish_writes_on_stop();
         let stop = Arc::clone(crate::system::stop_flag());
-        // The running program itself, through /proc/self/exe: a binary
-        // replaced or removed under a long run (an upgrade) does not change
-        // what the remaining trials run.
-        let own = std::path::Path::new("/proc/self/exe");
-        let exe = if own.exists() {
-            own.to_path_buf()
-        } else {
-            std::env::current_exe()
-                .map_err(|e| Error::Trial(format!("finding faultline's own binary: {e}")))?
-        };
-        let options = RunnerOptions {
-            exe,
-            drop_caches,
-            trial_timeout,
+        let rig = Rig {
+            exe: own_exe()?,
             stop: Arc::clone(&stop),
             scratch: scratch.clone(),
-            keep_output,
-            interference,
             active_runs: register_run(&guard.dir, &mut warnings),
-            profile: profile.as_ref().map(|p| p.request),
-            profile_control: profile.as_ref().map_or(0, |p| p.control_trials),
             fingerprints,
-            time_budget: statistics
-                .precision
-                .and_then(|p| p.max_time_s)
-                .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok()),
         };
-        let trials = plan.trials();
-        let progress = indicatif::ProgressBar::with_draw_target(
-            Some(trials),
-            if quiet {
-                indicatif::ProgressDrawTarget::hidden()
-            } else {
-                indicatif::ProgressDrawTarget::stderr()
-            },
-        );
-        progress.set_style(
-            indicatif::ProgressStyle::with_template("{bar:30} {prefix}  {msg}")
-                .expect("valid template"),
-        );
+        let plan = &spec.plan;
+        let exports = exports_of(&spec);
+        let progress = progress_bar(plan.trials(), spec.quiet);
         // A study's run carries its claims' verdicts in every export.
         let study = settings
             .reproduction
@@ -321,74 +190,34 @@ impl Session {
             let mut raw = raw.clone();
             raw.warnings.splice(0..0, warnings.iter().cloned());
             let mut results = RunResults::assemble(
-                &plan,
+                plan,
                 &raw,
                 environment.clone(),
                 settings.clone(),
-                command_line.clone(),
+                spec.command_line.clone(),
             );
             if let Some(preset) = &study {
                 results.claims = crate::studies::judge_claims(preset.as_ref(), &results);
             }
             results
         };
-        let mut export_warned = false;
-        let started = std::time::Instant::now();
-        let group_count = plan.groups().len();
-        let more_runs = |g: usize, raw: &RawResults| {
-            let Some(precision) = &statistics.precision else {
-                return runner::MoreRuns::default();
-            };
-            let in_time = precision
-                .group_deadline_s(g, group_count)
-                .is_none_or(|deadline| started.elapsed().as_secs_f64() < deadline);
-            runner::MoreRuns {
-                another: in_time
-                    && crate::stats::stopping::group_needs_more(
-                        &plan,
-                        &raw.samples,
-                        g,
-                        precision,
-                        interference.exclude,
-                    ),
-                forecast: crate::stats::stopping::group_forecast(
-                    &plan,
-                    &raw.samples,
-                    g,
-                    precision,
-                    interference.exclude,
-                ),
-            }
-        };
-        // The rule's budget counts the whole run's time, from its first trial.
-        let settle_runs = |raw: &RawResults| -> Vec<usize> {
-            let Some(Settle(rule)) = &settle else {
-                return Vec::new();
-            };
-            rule.cases_needing_runs(&assemble(raw), started.elapsed().as_secs_f64())
-        };
         let mut kept = resume.done.len();
-        let outcome = runner::run_trials(
-            &plan,
-            &files,
-            &options,
-            &progress,
-            resume,
-            |entry| {
-                journal.append(entry)?;
-                kept += 1;
-                Ok(())
+        let mut sink = sink::SessionSink {
+            journal: &mut journal,
+            kept: &mut kept,
+            exports: &exports,
+            progress: &progress,
+            assemble: &assemble,
+            export_warned: false,
+            started: std::time::Instant::now(),
+            rounds: sink::Rounds {
+                plan,
+                precision: spec.statistics_or_default().precision,
+                exclude: spec.interference().exclude,
+                settle: settle.as_ref(),
             },
-            |raw| {
-                if let Err(e) = exports.write_all(&assemble(raw)) {
-                    if !std::mem::replace(&mut export_warned, true) {
-                        progress.suspend(|| eprintln!("warning: could not write the exports: {e}"));
-                    }
-                }
-            },
-            more_runs,
-            settle_runs,
-        );
+        };
+        let outcome = runner::run_trials(&spec, &rig, &files, &progress, resume, &mut sink);
         progress.finish_and_clear();
         // Every exit once trials have run says where they are kept and how
         // to go on: the journal and the exact command, quoted for the shell.
@@ -409,15 +238,7 @@ impl Session {
         let journal_path = journal.path().to_path_buf();
         // A complete run's journal holds nothing its results do not: it goes,
         // unless asked to stay. An interrupted run keeps it for --resume.
-        let journal_removed = raw.complete && !keep_journal && {
-            match journal.remove() {
-                Ok(()) => true,
-                Err(e) => {
-                    crate::console::warning(&e.to_string());
-                    false
-                }
-            }
-        };
+        let journal_removed = raw.complete && !spec.keep_journal && remove_journal(journal);
         Ok(Finished {
             interrupted: stop.load(Ordering::SeqCst) && !raw.complete,
             results,
@@ -426,6 +247,81 @@ impl Session {
             journal_removed,
         })
     }
+}
+
+/// Removes a complete run's journal; a failure is a warning.
+fn remove_journal(journal: Journal) -> bool {
+    match journal.remove() {
+        Ok(()) => true,
+        Err(e) => {
+            crate::console::warning(&e.to_string());
+            false
+        }
+    }
+}
+
+/// Says, before the first trial, what on this machine bends the numbers,
+/// each warning printed and pushed to `warnings`: `--drop-caches` without
+/// root (which falls back to evicting the file: `spec` is changed so), a
+/// running DAMON, and the plan's own notes. Returns the environment, as
+/// captured now for the results.
+fn machine_warnings(
+    spec: &mut RunSpec,
+    measured: &Path,
+    warnings: &mut Vec<String>,
+) -> environment::Environment {
+    let mut warn = |w: String| {
+        crate::console::warning(&w);
+        warnings.push(w);
+    };
+    if spec.drop_caches && crate::system::current_uid() != 0 {
+        warn("--drop-caches needs root; falling back to evicting the file with posix_fadvise(DONTNEED)".to_string());
+        spec.drop_caches = false;
+    }
+    let environment = environment::capture(Some(measured));
+    if let Some(n @ 1..) = environment.damon_kdamonds_running {
+        warn(format!(
+            "{n} DAMON kdamond(s) running: they may reclaim idle page-cache pages between \
+             and during trials (faultline tops a warm cache up before each trial and \
+             records residency before and after it). For steadier warm numbers, stop them \
+             for the run as root: `echo off > /sys/kernel/mm/damon/admin/kdamonds/N/state` \
+             (or `damo stop`; DAMON_RECLAIM: `echo N > \
+             /sys/module/damon_reclaim/parameters/enabled`)"
+        ));
+    }
+    for w in crate::plan::notes::warnings(&spec.plan) {
+        warn(w);
+    }
+    environment
+}
+
+/// The running program itself, through /proc/self/exe: a binary replaced
+/// or removed under a long run (an upgrade) does not change what the
+/// remaining trials run.
+fn own_exe() -> Result<PathBuf> {
+    let own = Path::new("/proc/self/exe");
+    if own.exists() {
+        return Ok(own.to_path_buf());
+    }
+    std::env::current_exe()
+        .map_err(|e| Error::Trial(format!("finding faultline's own binary: {e}")))
+}
+
+/// The run's progress bar over `trials`, hidden with `--quiet`.
+fn progress_bar(trials: u64, quiet: bool) -> indicatif::ProgressBar {
+    let progress = indicatif::ProgressBar::with_draw_target(
+        Some(trials),
+        if quiet {
+            indicatif::ProgressDrawTarget::hidden()
+        } else {
+            indicatif::ProgressDrawTarget::stderr()
+        },
+    );
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {prefix}  {msg}")
+            .expect("valid template"),
+    );
+    progress
 }
 
 /// Prints, once the trials are done, one interference warning with the

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::{Session, SessionConfig};
+use super::{exports_of, Session};
 use crate::error::{Context, Error, Result};
 use crate::files::dataset::{self, Dataset};
 use crate::files::image;
@@ -14,12 +14,12 @@ use crate::files::scratch::{Needs, Scratch};
 use crate::plan::{preflight, CacheState, Plan, WarmBy};
 use crate::report::Exports;
 use crate::runner::journal::{self, Journal};
-use crate::runner::{self};
+use crate::runner::{self, RunSpec};
 
 /// The file sizes a plan is built for: the user's file's, the generated
 /// image's (a scale plan without a file), or `generated` (the sizes asked
 /// for). The user's file is checked here, before anything else runs.
-pub fn planned_file_sizes(config: &SessionConfig, generated: &[u64]) -> Result<Vec<u64>> {
+pub fn planned_file_sizes(config: &RunSpec, generated: &[u64]) -> Result<Vec<u64>> {
     if let Some(file) = &config.file {
         let d = dataset::user_file(file)?;
         if config.image.is_some() {
@@ -40,7 +40,7 @@ pub fn planned_file_sizes(config: &SessionConfig, generated: &[u64]) -> Result<V
 /// descriptors it asks for) and the disk space. Returns the user's file.
 pub(super) fn check_fresh(
     plan: &Plan,
-    config: &SessionConfig,
+    config: &RunSpec,
     journal_at: &Path,
 ) -> Result<Option<Dataset>> {
     let dir = &config.data_dir;
@@ -63,7 +63,7 @@ pub(super) fn check_fresh(
     check_outputs(
         config,
         &inputs,
-        &config.exports,
+        &exports_of(config),
         Some((journal_flag, journal_at)),
         timelines,
     )?;
@@ -100,14 +100,14 @@ pub(super) fn check_fresh(
 }
 
 /// [`Session::fresh`].
-pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
+pub(super) fn fresh(plan: Plan, config: &RunSpec) -> Result<Session> {
     let dir = &config.data_dir;
     let journal_at = journal_path(config);
     let runs_dir = dir.join("runs");
     let user_file = check_fresh(&plan, config, &journal_at)?;
     dataset::ensure_private_dir(dir).context("preparing the data directory")?;
     let timelines = plan.cases.iter().any(|c| c.duration_s.is_some());
-    let guard = Guard::take(dir, &written_files(config, &config.exports, timelines))?;
+    let guard = Guard::take(dir, &written_files(config, &exports_of(config), timelines))?;
     let scratch = prepare_scratch(config.scratch_parent.as_deref(), config.keep, &plan, dir)?;
     let files = prepare_files(&plan, config, user_file)?;
     let paths: BTreeMap<u64, &Path> = files.iter().map(|(&s, d)| (s, d.path.as_path())).collect();
@@ -115,65 +115,41 @@ pub(super) fn fresh(plan: Plan, config: &SessionConfig) -> Result<Session> {
     let fingerprints = fingerprints(&files)?;
     let mut warnings = cache_warnings(&plan, &files);
     warnings.extend(operation_count_warnings(&plan));
-    let command_line: Vec<String> = std::env::args_os()
-        .map(|a| a.to_string_lossy().into_owned())
+    let journal_files = files
+        .values()
+        .map(|d| journal::JournalFile {
+            path: d.path.clone(),
+            size: d.size,
+            seed: d.seed,
+            fingerprint: fingerprints
+                .iter()
+                .find(|(p, _, _)| *p == d.path)
+                .map(|(_, f, _)| f.clone()),
+        })
         .collect();
-    let exports = config.exports.clone();
-    let header = journal::Header {
-        faultline_journal: journal::FORMAT,
-        kind: Some(config.kind),
-        plan: plan.clone(),
-        files: files
-            .values()
-            .map(|d| journal::JournalFile {
-                path: d.path.clone(),
-                size: d.size,
-                seed: d.seed,
-                fingerprint: fingerprints
-                    .iter()
-                    .find(|(p, _, _)| *p == d.path)
-                    .map(|(_, f, _)| f.clone()),
-            })
+    let spec = RunSpec {
+        plan,
+        files: journal_files,
+        command_line: std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
             .collect(),
-        drop_caches: config.drop_caches,
-        command_line: command_line.clone(),
-        export_json: exports.json.clone(),
-        export_csv: exports.csv.clone(),
-        export_markdown: exports.markdown.clone(),
-        scratch_parent: config.scratch_parent.clone(),
-        keep: config.keep,
-        reproduction: config.reproduction.clone(),
-        interference: Some(config.interference.unwrap_or_default()),
-        profile: config.profile.as_ref().map(|p| p.request),
-        statistics: Some(config.statistics),
-        profile_control: config.profile.as_ref().map(|p| p.control_trials),
-    };
+        ..config.clone()
+    }
+    .for_journal();
     if journal_at.parent() == Some(&runs_dir) {
         dataset::ensure_private_dir(&runs_dir)?;
     }
-    let journal = Journal::create(&journal_at, &header)?;
+    let journal = Journal::create(&journal_at, &journal::Header::of(spec.clone()))?;
     Ok(Session {
         guard,
-        plan,
+        spec,
         files,
-        drop_caches: config.drop_caches,
-        command_line,
         journal,
         resume: runner::Resume::default(),
-        exports,
         scratch,
-        reproduction: config.reproduction.clone(),
-        trial_timeout: config.trial_timeout,
-        keep_output: config.keep_output.clone(),
-        keep_journal: config.keep_journal,
-        interference: config.interference.unwrap_or_default(),
-        profile: config.profile.clone(),
         fingerprints,
         warnings,
-        quiet: config.quiet,
-        statistics: config.statistics,
-        kind: config.kind,
-        settle: config.settle.clone(),
+        settle: None,
     })
 }
 
@@ -300,7 +276,7 @@ fn fingerprints(
 /// a scale plan, or generated data files (none for sizes only write cases use).
 fn prepare_files(
     plan: &Plan,
-    config: &SessionConfig,
+    config: &RunSpec,
     user_file: Option<Dataset>,
 ) -> Result<BTreeMap<u64, Dataset>> {
     let dir = &config.data_dir;
@@ -343,32 +319,85 @@ fn prepare_files(
 }
 
 /// [`Session::resume`].
-pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
+pub(super) fn resumed(path: &Path, flags: &RunSpec) -> Result<Session> {
     // Locked before it is read: a second --resume of it refuses here.
     let journal = Journal::open_locked(path)?;
     let replay = journal::read(path)?;
     // A journal of another command is left as it is: nothing is cut or appended.
-    replay.header.check_kind(path, config.kind)?;
-    dataset::ensure_private_dir(&config.data_dir).context("preparing the data directory")?;
+    replay.header.check_kind(path, flags.command())?;
+    dataset::ensure_private_dir(&flags.data_dir).context("preparing the data directory")?;
     for warning in &replay.warnings {
         crate::console::warning(warning);
     }
-    let header = anchor_paths(replay.header, path);
-    // The journal's precision and shortest trial: the rounds it added are
-    // its --precision's, and its cases were planned with its trial time.
-    let mut statistics = header.statistics.unwrap_or(config.statistics);
-    if let Some(adjustment) = config.resume_adjustment {
-        statistics.adjustment = adjustment;
+    let journalled = anchor_paths(replay.header.spec, path);
+    // The journal's profiling, if this process can still sample that way.
+    let profile_note = journalled.profile.map(resumed_profile).transpose()?;
+    let mut spec = journalled.resumed_with(flags);
+    spec.profile_note = profile_note.flatten();
+    let files = resumed_files(&spec, &flags.data_dir)?;
+    let mut resume = runner::Resume::default();
+    resume.raw.warnings = replay.warnings;
+    for entry in replay.entries {
+        resume.done.insert(entry.slot());
+        match entry {
+            journal::Entry::Sample(s) => resume.raw.samples.push(*s),
+            journal::Entry::Failure(f) => resume.raw.failures.push(f),
+            journal::Entry::Warmup { .. } => {}
+        }
     }
-    let profile = header
-        .profile
-        .map(|request| resumed_profile(request, header.profile_control.unwrap_or(0)))
-        .transpose()?;
+    let exports = exports_of(&spec);
+    let mut inputs: Vec<(&str, &Path)> = vec![("--resume", path)];
+    inputs.extend(
+        spec.files
+            .iter()
+            .filter(|f| f.seed.is_none())
+            .map(|f| ("--file", f.path.as_path())),
+    );
+    inputs.extend(traces(&spec.plan));
+    let timelines = spec.plan.cases.iter().any(|c| c.duration_s.is_some());
+    check_outputs(&spec, &inputs, &exports, None, timelines)?;
+    crate::plan::resources::check(&spec.plan, &crate::plan::resources::Limits::probe())?;
+    eprintln!(
+        "resuming {}: {} trial(s) already done",
+        path.display(),
+        resume.done.len()
+    );
+    // Files the journal names are written as if given now: each is said.
+    let written = written_files(&spec, &exports, timelines);
+    for (flag, file) in &written {
+        eprintln!("resume writes {flag} {}", file.display());
+    }
+    let guard = Guard::take(&spec.data_dir, &written)?;
+    let scratch = prepare_scratch(
+        spec.scratch_parent.as_deref(),
+        spec.keep,
+        &spec.plan,
+        &spec.data_dir,
+    )?;
+    journal.cut_torn_tail()?;
+    let fingerprints = fingerprints(&files)?;
+    let warnings = cache_warnings(&spec.plan, &files);
+    Ok(Session {
+        guard,
+        spec,
+        files,
+        journal,
+        resume,
+        scratch,
+        fingerprints,
+        warnings,
+        settle: None,
+    })
+}
+
+/// The files a resumed `spec` measures, by size: a generated one is
+/// regenerated if it went missing or changed size; a user's file must be
+/// as the journal's run found it (its size and fingerprint).
+fn resumed_files(spec: &RunSpec, data_dir: &Path) -> Result<BTreeMap<u64, Dataset>> {
     let mut files = BTreeMap::new();
-    for f in &header.files {
+    for f in &spec.files {
         let d = match f.seed {
-            // Regenerated if it went missing or changed size.
-            Some(seed) => generated(f.path.parent().unwrap_or(&config.data_dir), f.size, seed)?,
+            Some(seed) => generated(f.path.parent().unwrap_or(data_dir), f.size, seed)?,
             None => {
                 let d = dataset::user_file(&f.path)?;
                 if d.size != f.size {
@@ -398,89 +427,14 @@ pub(super) fn resumed(path: &Path, config: &SessionConfig) -> Result<Session> {
         };
         files.insert(f.size, d);
     }
-    let mut resume = runner::Resume::default();
-    resume.raw.warnings = replay.warnings;
-    for entry in replay.entries {
-        resume.done.insert(entry.slot());
-        match entry {
-            journal::Entry::Sample(s) => resume.raw.samples.push(*s),
-            journal::Entry::Failure(f) => resume.raw.failures.push(f),
-            journal::Entry::Warmup { .. } => {}
-        }
-    }
-    let given = &config.exports;
-    let exports = Exports {
-        json: given.json.clone().or(header.export_json),
-        csv: given.csv.clone().or(header.export_csv),
-        markdown: given.markdown.clone().or(header.export_markdown),
-    };
-    let mut inputs: Vec<(&str, &Path)> = vec![("--resume", path)];
-    inputs.extend(
-        header
-            .files
-            .iter()
-            .filter(|f| f.seed.is_none())
-            .map(|f| ("--file", f.path.as_path())),
-    );
-    inputs.extend(traces(&header.plan));
-    let timelines = header.plan.cases.iter().any(|c| c.duration_s.is_some());
-    check_outputs(config, &inputs, &exports, None, timelines)?;
-    crate::plan::resources::check(&header.plan, &crate::plan::resources::Limits::probe())?;
-    eprintln!(
-        "resuming {}: {} trial(s) already done",
-        path.display(),
-        resume.done.len()
-    );
-    // Files the journal names are written as if given now: each is said.
-    for (flag, file) in written_files(config, &exports, timelines) {
-        eprintln!("resume writes {flag} {}", file.display());
-    }
-    let guard = Guard::take(
-        &config.data_dir,
-        &written_files(config, &exports, timelines),
-    )?;
-    let scratch = prepare_scratch(
-        header.scratch_parent.as_deref(),
-        header.keep,
-        &header.plan,
-        &config.data_dir,
-    )?;
-    journal.cut_torn_tail()?;
-    let fingerprints = fingerprints(&files)?;
-    let warnings = cache_warnings(&header.plan, &files);
-    Ok(Session {
-        guard,
-        scratch,
-        plan: header.plan,
-        files,
-        drop_caches: header.drop_caches,
-        command_line: header.command_line,
-        journal,
-        resume,
-        exports,
-        reproduction: header.reproduction.or_else(|| config.reproduction.clone()),
-        trial_timeout: config.trial_timeout,
-        keep_output: config.keep_output.clone(),
-        keep_journal: config.keep_journal,
-        interference: config
-            .interference
-            .or(header.interference)
-            .unwrap_or_default(),
-        profile,
-        fingerprints,
-        warnings,
-        quiet: config.quiet,
-        statistics,
-        kind: config.kind,
-        settle: config.settle.clone(),
-    })
+    Ok(files)
 }
 
-/// `header` with every relative path it holds (journals written before
+/// The journalled spec `header` with every relative path it holds (journals written before
 /// paths were stored absolute, or edited by hand) taken relative to the
 /// journal's own directory, where a run with relative paths kept it
 /// (beside its JSON export), not to the directory the resume runs in.
-fn anchor_paths(mut header: journal::Header, journal: &Path) -> journal::Header {
+fn anchor_paths(mut header: RunSpec, journal: &Path) -> RunSpec {
     let dir = crate::files::outputs::directory_of(journal).to_path_buf();
     let anchor = |p: &mut PathBuf| {
         if p.is_relative() {
@@ -512,11 +466,8 @@ fn anchor_paths(mut header: journal::Header, journal: &Path) -> journal::Header 
 /// The profiling a resumed run continues with: the journal's, if this
 /// process can still sample that way (a run whose trials were profiled with
 /// kernel samples cannot go on user-only: its shares would mix), saying so
-/// in one line when it is user-only.
-fn resumed_profile(
-    request: crate::measure::profile::ProfileRequest,
-    control_trials: u32,
-) -> Result<crate::results::ProfileSettings> {
+/// in one line when it is user-only; that line is returned.
+fn resumed_profile(request: crate::measure::profile::ProfileRequest) -> Result<Option<String>> {
     let decision = crate::measure::profile::probe(request.frequency_hz)?;
     if decision.mode != request.mode {
         return Err(Error::Plan(format!(
@@ -533,11 +484,7 @@ fn resumed_profile(
     if let Some(note) = &decision.note {
         eprintln!("{note}");
     }
-    Ok(crate::results::ProfileSettings {
-        request,
-        note: decision.note,
-        control_trials,
-    })
+    Ok(decision.note)
 }
 
 /// Refuses, before anything runs or is generated, an output that would
@@ -546,7 +493,7 @@ fn resumed_profile(
 /// `inputs` are the files read (`--file`, the journal resumed); `exports`
 /// the exports this session writes, and `journal` the journal it writes.
 pub(super) fn check_outputs(
-    config: &SessionConfig,
+    config: &RunSpec,
     inputs: &[(&str, &Path)],
     exports: &Exports,
     journal: Option<(&str, &Path)>,
@@ -585,7 +532,7 @@ pub(super) fn check_outputs(
 /// timeline file, `--keep-output`): what `--dry-run` and a resume list, and
 /// what [`check_outputs`] checks.
 pub(super) fn written_files(
-    config: &SessionConfig,
+    config: &RunSpec,
     exports: &Exports,
     timelines: bool,
 ) -> Vec<(&'static str, PathBuf)> {
@@ -677,11 +624,11 @@ impl Guard {
 /// The journal goes where the config says, else beside the JSON export,
 /// else into `<data-dir>/runs/`.
 /// (`<data-dir>/runs/` is made, private, just before the journal is.)
-pub(super) fn journal_path(config: &SessionConfig) -> PathBuf {
+pub(super) fn journal_path(config: &RunSpec) -> PathBuf {
     if let Some(path) = &config.journal {
         return path.clone();
     }
-    let runs = match config.exports.json.as_deref().and_then(Path::parent) {
+    let runs = match config.export_json.as_deref().and_then(Path::parent) {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         Some(_) => PathBuf::from("."),
         None => config.data_dir.join("runs"),

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use super::{Session, SessionConfig};
+use super::{RunSpec, Session};
 use crate::error::{Error, Result};
 use crate::files::outputs::Files;
 use crate::plan::factors::Factors;
@@ -33,7 +33,7 @@ pub struct MapSpec {
     pub size: u64,
     /// Where and how each point's session runs (its exports are none: the
     /// map writes its own).
-    pub config: SessionConfig,
+    pub config: RunSpec,
     /// Seconds the whole search may take.
     pub budget_s: f64,
     /// The no-effect band's half-width.
@@ -68,7 +68,7 @@ impl MapSpec {
         })?;
         let sizes = super::planned_file_sizes(&self.config, &[size])?;
         let mut plan = factors.plan(&sizes)?;
-        if let Some(ns) = self.config.statistics.min_trial_ns {
+        if let Some(ns) = self.config.statistics_or_default().min_trial_ns {
             for case in plan.cases.iter_mut().filter(|c| c.repeats_passes()) {
                 case.min_trial_ns = Some(ns);
             }
@@ -198,7 +198,7 @@ impl MapSpec {
                 let left = (self.budget_s - elapsed).max(0.001);
                 let share = left / (todo.len() - i) as f64;
                 let mut config = self.config.clone();
-                if let Some(p) = config.statistics.precision.as_mut() {
+                if let Some(p) = config.statistics.get_or_insert_default().precision.as_mut() {
                     p.max_time_s = Some(p.max_time_s.map_or(share, |t| t.min(share)));
                 }
                 let plan = self.plan_at(value)?;
