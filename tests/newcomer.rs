@@ -321,3 +321,136 @@ fn compare_of_a_fleet_shows_who_differs_from_the_majority_and_what_they_share() 
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("Verdicts by host"));
 }
+
+/// Every line of stdout and stderr of `cmd` within `max` columns, `cmd`
+/// run into a pipe with `COLUMNS` set to `max` (or unset for 100).
+#[track_caller]
+fn fits_when_run(mut cmd: Command, max: usize, what: &str) -> std::process::Output {
+    if max != 100 {
+        cmd.env("COLUMNS", max.to_string());
+    }
+    let out = cmd.output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{what}: {stderr}");
+    fits(&stdout, max, &format!("{what}: stdout"));
+    fits(&stderr, max, &format!("{what}: stderr"));
+    out
+}
+
+/// The outputs the issue found too wide (per-second timelines, a trace,
+/// threads, `--profile -v`), `reproduce` and `compare` of busy runs: on a
+/// machine kept busy, no line is wider than the terminal, 100 columns into
+/// a pipe or what `COLUMNS` says.
+#[test]
+fn busy_reproduce_compare_and_every_run_output_fit_the_width() {
+    let scratch = Scratch::new();
+    let _hogs = Hogs::start();
+    let trace = scratch.path("a-trace-with-a-long-name-of-its-own-for-the-labels.csv");
+    std::fs::write(&trace, "0,4096\n8192,4096\n65536,16384\n").unwrap();
+    let runs = [
+        (
+            "--duration",
+            Flags::new()
+                .size("1M")
+                .method("read,mmap")
+                .pattern("random")
+                .cache("warm")
+                .workload("touch")
+                .flag("--duration", "1")
+                .runs(2),
+        ),
+        (
+            "--trace",
+            Flags::new()
+                .size("1M")
+                .method("read,mmap")
+                .cache("warm")
+                .flag("--trace", &trace)
+                .runs(2),
+        ),
+        (
+            "--threads",
+            Flags::new()
+                .size("2M")
+                .method("read,mmap")
+                .pattern("seq")
+                .cache("warm")
+                .flag("--threads", "2")
+                .flag("--thread-mode", "split,replicate")
+                .runs(2),
+        ),
+        (
+            "--profile -v",
+            Flags::new()
+                .size("2M")
+                .method("read,mmap")
+                .pattern("seq")
+                .cache("warm")
+                .switch("--profile")
+                .flag("--profile-control", "0")
+                .switch("-v")
+                .runs(2),
+        ),
+    ];
+    for (what, flags) in runs {
+        for max in [100, 80] {
+            fits_when_run(scratch.run(flags.clone()), max, what);
+        }
+    }
+    // Two busy runs' exports, compared.
+    let exports: Vec<_> = (0..2)
+        .map(|i| {
+            let json = scratch.path(&format!("busy{i}.json"));
+            fits_when_run(scratch.run(small().export_json(&json)), 100, "run");
+            json
+        })
+        .collect();
+    for max in [100, 80] {
+        let mut compare = faultline();
+        compare.arg("compare").args(&exports);
+        fits_when_run(compare, max, "compare");
+    }
+    for max in [100, 80] {
+        let reproduce = scratch.reproduce("write2020", ["--scale-down", "256"]);
+        fits_when_run(reproduce, max, "reproduce");
+    }
+}
+
+/// The help of every subcommand and every manual page: no rustdoc link
+/// (`[`x`]`) and no placeholder of one (`pattern_word`) leaks into them.
+#[test]
+fn no_doc_link_placeholder_leaks_into_any_help_or_man_page() {
+    let out = faultline().arg("--help").output().unwrap();
+    let top = String::from_utf8_lossy(&out.stdout).into_owned();
+    let subcommands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .filter(|s| s != "help")
+        .collect();
+    assert!(
+        subcommands.len() >= 10 && subcommands.iter().any(|s| s == "map"),
+        "{top}"
+    );
+    let mut pages = vec![("faultline --help".to_string(), top)];
+    for sub in &subcommands {
+        for args in [vec![sub.as_str(), "--help"], vec!["man", sub.as_str()]] {
+            let out = faultline().args(&args).output().unwrap();
+            assert!(out.status.success(), "{args:?}");
+            pages.push((
+                args.join(" "),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            ));
+        }
+    }
+    for (what, text) in &pages {
+        for leak in ["[`", "[\\`", "pattern_word", "](", "crate::"] {
+            assert!(!text.contains(leak), "{what} holds {leak:?}:\n{text}");
+        }
+    }
+}

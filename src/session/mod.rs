@@ -68,6 +68,9 @@ pub struct SessionConfig {
     /// Where the journal goes (default: beside the JSON export, else in
     /// `<data-dir>/runs/`).
     pub journal: Option<PathBuf>,
+    /// A word the default journal's name carries (a plan's named run), so
+    /// that the runs of one command each have their own journal.
+    pub journal_label: Option<String>,
     /// The exports, rewritten after every group.
     pub exports: Exports,
     /// The study a `faultline reproduce` session replays, and how.
