@@ -92,12 +92,12 @@ fn a_busy_run_fits_the_width_and_says_each_warning_once() {
 fn quiet_prints_the_verdicts_and_no_warning() {
     let scratch = Scratch::new();
     // One run of two methods always warns that it gives no verdict.
-    let flags = Flags::new()
+    let base = Flags::new()
         .size("1M")
         .method("read,mmap")
         .pattern("seq")
-        .cache("warm")
-        .runs(1);
+        .cache("warm");
+    let flags = base.clone().runs(1);
     let loud = scratch.run(flags.clone()).output().unwrap();
     assert!(String::from_utf8_lossy(&loud.stderr).contains("warning: --runs 1: no verdicts"));
     let quiet = scratch.run(flags.switch("--quiet")).output().unwrap();
@@ -105,6 +105,83 @@ fn quiet_prints_the_verdicts_and_no_warning() {
     assert!(quiet.status.success(), "{stderr}");
     assert!(!stderr.contains("warning:"), "{stderr}");
     assert!(!stderr.contains("note:"), "{stderr}");
+    // Results only: the verdict, not the table or the statistics lines.
+    let quiet = scratch
+        .run(base.runs(2).switch("--quiet"))
+        .output()
+        .unwrap();
+    assert!(quiet.status.success());
+    let stdout = String::from_utf8_lossy(&quiet.stdout);
+    assert!(stdout.contains("seq 16 KiB sum, warm: mmap"), "{stdout}");
+    assert!(!stdout.contains("GiB/s"), "{stdout}");
+    assert!(!stdout.contains("rules:"), "{stdout}");
+    // Errors always.
+    let out = scratch
+        .run(["--quiet", "--file", "/nonexistent/x"])
+        .output()
+        .unwrap();
+    common::one_line(&out, 2, &["error: "]);
+}
+
+/// The number of DAMON kdamonds running, as the kernel says, or none
+/// where DAMON's sysfs interface is missing.
+fn kdamonds_running() -> Option<usize> {
+    let root = Path::new("/sys/kernel/mm/damon/admin/kdamonds");
+    let count: usize = std::fs::read_to_string(root.join("nr_kdamonds"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(
+        (0..count)
+            .filter(|i| {
+                std::fs::read_to_string(root.join(i.to_string()).join("state"))
+                    .is_ok_and(|s| s.trim() == "on")
+            })
+            .count(),
+    )
+}
+
+/// A running kdamond is warned of with what a user can do about it (and
+/// recorded in the export); without one, nothing is said.
+#[test]
+fn a_running_kdamond_is_warned_of_with_what_to_do_about_it() {
+    let scratch = Scratch::new();
+    let json = scratch.path("out.json");
+    let flags = Flags::new()
+        .size("1M")
+        .method("read,mmap")
+        .pattern("seq")
+        .cache("warm")
+        .runs(2)
+        .export_json(&json);
+    let out = scratch.run(flags).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let flat = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    let results = common::read_json(&json);
+    let recorded = results["warnings"].to_string();
+    match kdamonds_running() {
+        Some(n @ 1..) => {
+            assert!(
+                flat.contains(&format!("warning: {n} DAMON kdamond(s) running")),
+                "{stderr}"
+            );
+            for advice in [
+                "stop them for the run as root",
+                "kdamonds/N/state",
+                "damo stop",
+                "damon_reclaim/parameters/enabled",
+            ] {
+                assert!(flat.contains(advice), "{advice}: {stderr}");
+                assert!(recorded.contains(advice), "{advice}: {recorded}");
+            }
+        }
+        _ => {
+            eprintln!("NOTICE: no DAMON kdamond runs here: only that none is warned of is checked");
+            assert!(!flat.contains("DAMON"), "{stderr}");
+        }
+    }
 }
 
 #[test]
@@ -430,6 +507,8 @@ fn no_doc_link_placeholder_leaks_into_any_help_or_man_page() {
         .skip_while(|l| !l.starts_with("Commands:"))
         .skip(1)
         .take_while(|l| l.starts_with("  "))
+        // A description's continuation lines are indented further.
+        .filter(|l| !l.starts_with("   "))
         .filter_map(|l| l.split_whitespace().next().map(String::from))
         .filter(|s| s != "help")
         .collect();

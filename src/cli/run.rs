@@ -436,14 +436,14 @@ pub fn ready(args: &RunArgs) -> anyhow::Result<Ready> {
         factors.memory_budget = Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
     }
     if factors.patterns.contains(&Pattern::Chase) && factors.depths.iter().any(|&d| d > 1) {
-        eprintln!(
-            "note: chase runs io_uring at depth 1 and preadv one block per call: \
-             each read needs the bytes of the one before"
+        faultline::console::note(
+            "chase runs io_uring at depth 1 and preadv one block per call: \
+             each read needs the bytes of the one before",
         );
     }
     let mut plan = factors.plan(&sizes)?;
     if let Some(note) = args.statistics.apply(&config.statistics, &mut plan)? {
-        eprintln!("note: {note}");
+        faultline::console::note(&note);
     }
     Ok(Ready {
         plan,
@@ -466,7 +466,7 @@ pub fn start(args: &RunArgs, ready: Ready) -> anyhow::Result<ExitCode> {
     let session = Session::fresh(plan, &config)?;
     // Once the plan passed every check, so that a refusal is one line.
     if let Some(t) = &trace {
-        eprintln!("trace: {t}");
+        faultline::console::labelled("trace", t);
     }
     finish(args, session, baseline.as_ref())
 }
