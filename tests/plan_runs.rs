@@ -253,3 +253,64 @@ fn print_plan_of_a_picked_run_holds_its_keys_over_the_shared_ones() {
         assert!(stdout.lines().any(|l| l == key), "{key}: {stdout}");
     }
 }
+
+/// A named run interrupted keeps its own journal (named after it), says
+/// which runs were not started, and is resumed on its own into its own
+/// export.
+#[test]
+fn an_interrupted_named_run_keeps_its_journal_and_names_the_runs_not_started() {
+    use nix::sys::signal::{kill, Signal};
+    use nix::unistd::Pid;
+    let scratch = Scratch::new();
+    let plan = scratch.path("slow.toml");
+    // Slow trials (1-byte blocks), so that the signal comes mid-run.
+    std::fs::write(
+        &plan,
+        "size = \"2M\"\nmethod = [\"read\", \"pread\"]\nblock = \"1\"\ncache = \"as-is\"\nruns = 3\n\
+         [run.first]\npattern = \"seq\"\n[run.second]\npattern = \"reverse\"\n",
+    )
+    .unwrap();
+    let run = common::spawn_piped(
+        scratch
+            .run(["--plan"])
+            .arg(&plan)
+            .arg("--export-json")
+            .arg(scratch.path("out.json")),
+    );
+    let journal = || {
+        std::fs::read_dir(scratch.dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .find(|p| p.to_string_lossy().ends_with(".journal"))
+    };
+    common::wait_until("the first run's journal holds a trial", || {
+        journal()
+            .and_then(|j| std::fs::read_to_string(j).ok())
+            .is_some_and(|t| t.lines().count() > 1)
+    });
+    kill(Pid::from_raw(run.id() as i32), Signal::SIGINT).unwrap();
+    let out = run.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    let journal = journal().expect("the journal is kept");
+    let name = journal.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("faultline-run-first-"), "{name}");
+    assert!(
+        stderr.contains("not started: second (`--run second` runs them)"),
+        "{stderr}"
+    );
+    assert!(!scratch.path("out-second.json").exists());
+    // Resumed, the first run finishes into its own export.
+    succeeded(
+        common::faultline()
+            .arg("run")
+            .arg("--resume")
+            .arg(&journal)
+            .arg("--data-dir")
+            .arg(scratch.data_dir()),
+    );
+    let first = read_json(&scratch.path("out-first.json"));
+    assert_eq!(first["complete"], true);
+    assert_eq!(common::samples(&first).len(), 6, "2 methods x 3 runs");
+}
