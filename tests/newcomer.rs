@@ -92,12 +92,12 @@ fn a_busy_run_fits_the_width_and_says_each_warning_once() {
 fn quiet_prints_the_verdicts_and_no_warning() {
     let scratch = Scratch::new();
     // One run of two methods always warns that it gives no verdict.
-    let flags = Flags::new()
+    let base = Flags::new()
         .size("1M")
         .method("read,mmap")
         .pattern("seq")
-        .cache("warm")
-        .runs(1);
+        .cache("warm");
+    let flags = base.clone().runs(1);
     let loud = scratch.run(flags.clone()).output().unwrap();
     assert!(String::from_utf8_lossy(&loud.stderr).contains("warning: --runs 1: no verdicts"));
     let quiet = scratch.run(flags.switch("--quiet")).output().unwrap();
@@ -105,6 +105,83 @@ fn quiet_prints_the_verdicts_and_no_warning() {
     assert!(quiet.status.success(), "{stderr}");
     assert!(!stderr.contains("warning:"), "{stderr}");
     assert!(!stderr.contains("note:"), "{stderr}");
+    // Results only: the verdict, not the table or the statistics lines.
+    let quiet = scratch
+        .run(base.runs(2).switch("--quiet"))
+        .output()
+        .unwrap();
+    assert!(quiet.status.success());
+    let stdout = String::from_utf8_lossy(&quiet.stdout);
+    assert!(stdout.contains("seq 16 KiB sum, warm: mmap"), "{stdout}");
+    assert!(!stdout.contains("GiB/s"), "{stdout}");
+    assert!(!stdout.contains("rules:"), "{stdout}");
+    // Errors always.
+    let out = scratch
+        .run(["--quiet", "--file", "/nonexistent/x"])
+        .output()
+        .unwrap();
+    common::one_line(&out, 2, &["error: "]);
+}
+
+/// The number of DAMON kdamonds running, as the kernel says, or none
+/// where DAMON's sysfs interface is missing.
+fn kdamonds_running() -> Option<usize> {
+    let root = Path::new("/sys/kernel/mm/damon/admin/kdamonds");
+    let count: usize = std::fs::read_to_string(root.join("nr_kdamonds"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(
+        (0..count)
+            .filter(|i| {
+                std::fs::read_to_string(root.join(i.to_string()).join("state"))
+                    .is_ok_and(|s| s.trim() == "on")
+            })
+            .count(),
+    )
+}
+
+/// A running kdamond is warned of with what a user can do about it (and
+/// recorded in the export); without one, nothing is said.
+#[test]
+fn a_running_kdamond_is_warned_of_with_what_to_do_about_it() {
+    let scratch = Scratch::new();
+    let json = scratch.path("out.json");
+    let flags = Flags::new()
+        .size("1M")
+        .method("read,mmap")
+        .pattern("seq")
+        .cache("warm")
+        .runs(2)
+        .export_json(&json);
+    let out = scratch.run(flags).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let flat = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    let results = common::read_json(&json);
+    let recorded = results["warnings"].to_string();
+    match kdamonds_running() {
+        Some(n @ 1..) => {
+            assert!(
+                flat.contains(&format!("warning: {n} DAMON kdamond(s) running")),
+                "{stderr}"
+            );
+            for advice in [
+                "stop them for the run as root",
+                "kdamonds/N/state",
+                "damo stop",
+                "damon_reclaim/parameters/enabled",
+            ] {
+                assert!(flat.contains(advice), "{advice}: {stderr}");
+                assert!(recorded.contains(advice), "{advice}: {recorded}");
+            }
+        }
+        _ => {
+            eprintln!("NOTICE: no DAMON kdamond runs here: only that none is warned of is checked");
+            assert!(!flat.contains("DAMON"), "{stderr}");
+        }
+    }
 }
 
 #[test]
@@ -320,4 +397,139 @@ fn compare_of_a_fleet_shows_who_differs_from_the_majority_and_what_they_share() 
         .output()
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("Verdicts by host"));
+}
+
+/// Every line of stdout and stderr of `cmd` within `max` columns, `cmd`
+/// run into a pipe with `COLUMNS` set to `max` (or unset for 100).
+#[track_caller]
+fn fits_when_run(mut cmd: Command, max: usize, what: &str) -> std::process::Output {
+    if max != 100 {
+        cmd.env("COLUMNS", max.to_string());
+    }
+    let out = cmd.output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{what}: {stderr}");
+    fits(&stdout, max, &format!("{what}: stdout"));
+    fits(&stderr, max, &format!("{what}: stderr"));
+    out
+}
+
+/// The outputs the issue found too wide (per-second timelines, a trace,
+/// threads, `--profile -v`), `reproduce` and `compare` of busy runs: on a
+/// machine kept busy, no line is wider than the terminal, 100 columns into
+/// a pipe or what `COLUMNS` says.
+#[test]
+fn busy_reproduce_compare_and_every_run_output_fit_the_width() {
+    let scratch = Scratch::new();
+    let _hogs = Hogs::start();
+    let trace = scratch.path("a-trace-with-a-long-name-of-its-own-for-the-labels.csv");
+    std::fs::write(&trace, "0,4096\n8192,4096\n65536,16384\n").unwrap();
+    let runs = [
+        (
+            "--duration",
+            Flags::new()
+                .size("1M")
+                .method("read,mmap")
+                .pattern("random")
+                .cache("warm")
+                .workload("touch")
+                .flag("--duration", "1")
+                .runs(2),
+        ),
+        (
+            "--trace",
+            Flags::new()
+                .size("1M")
+                .method("read,mmap")
+                .cache("warm")
+                .flag("--trace", &trace)
+                .runs(2),
+        ),
+        (
+            "--threads",
+            Flags::new()
+                .size("2M")
+                .method("read,mmap")
+                .pattern("seq")
+                .cache("warm")
+                .flag("--threads", "2")
+                .flag("--thread-mode", "split,replicate")
+                .runs(2),
+        ),
+        (
+            "--profile -v",
+            Flags::new()
+                .size("2M")
+                .method("read,mmap")
+                .pattern("seq")
+                .cache("warm")
+                .switch("--profile")
+                .flag("--profile-control", "0")
+                .switch("-v")
+                .runs(2),
+        ),
+    ];
+    for (what, flags) in runs {
+        for max in [100, 80] {
+            fits_when_run(scratch.run(flags.clone()), max, what);
+        }
+    }
+    // Two busy runs' exports, compared.
+    let exports: Vec<_> = (0..2)
+        .map(|i| {
+            let json = scratch.path(&format!("busy{i}.json"));
+            fits_when_run(scratch.run(small().export_json(&json)), 100, "run");
+            json
+        })
+        .collect();
+    for max in [100, 80] {
+        let mut compare = faultline();
+        compare.arg("compare").args(&exports);
+        fits_when_run(compare, max, "compare");
+    }
+    for max in [100, 80] {
+        let reproduce = scratch.reproduce("write2020", ["--scale-down", "256"]);
+        fits_when_run(reproduce, max, "reproduce");
+    }
+}
+
+/// The help of every subcommand and every manual page: no rustdoc link
+/// (`[`x`]`) and no placeholder of one (`pattern_word`) leaks into them.
+#[test]
+fn no_doc_link_placeholder_leaks_into_any_help_or_man_page() {
+    let out = faultline().arg("--help").output().unwrap();
+    let top = String::from_utf8_lossy(&out.stdout).into_owned();
+    let subcommands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        // A description's continuation lines are indented further.
+        .filter(|l| !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .filter(|s| s != "help")
+        .collect();
+    assert!(
+        subcommands.len() >= 10 && subcommands.iter().any(|s| s == "map"),
+        "{top}"
+    );
+    let mut pages = vec![("faultline --help".to_string(), top)];
+    for sub in &subcommands {
+        for args in [vec![sub.as_str(), "--help"], vec!["man", sub.as_str()]] {
+            let out = faultline().args(&args).output().unwrap();
+            assert!(out.status.success(), "{args:?}");
+            pages.push((
+                args.join(" "),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+            ));
+        }
+    }
+    for (what, text) in &pages {
+        for leak in ["[`", "[\\`", "pattern_word", "](", "crate::"] {
+            assert!(!text.contains(leak), "{what} holds {leak:?}:\n{text}");
+        }
+    }
 }

@@ -239,6 +239,23 @@ fn calibrate_runs_an_a_a_test_and_reports_the_noise_floor_and_false_verdicts() {
             .arg("--export-json")
             .arg(&json),
     );
+    // A completed A/A run removed its journal: no path of it is printed
+    // (the one it printed had been deleted), and none is left.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for line in stderr.lines().filter(|l| l.starts_with("journal: ")) {
+        let path = std::path::Path::new(line.trim_start_matches("journal: "));
+        assert!(path.exists(), "printed a journal that is gone: {stderr}");
+    }
+    assert!(!stderr.contains("journal: "), "{stderr}");
+    let journals = |dir: &std::path::Path| {
+        std::fs::read_dir(dir).map_or(0, |d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".journal"))
+                .count()
+        })
+    };
+    assert_eq!(journals(scratch.dir.path()), 0);
+    assert_eq!(journals(&scratch.data_dir().join("runs")), 0);
     let stdout = String::from_utf8_lossy(&out.stdout);
     for needle in [
         "calibrate: read vs itself, seq 16 KiB sum, warm",

@@ -24,6 +24,7 @@ pub mod map;
 pub mod output_args;
 pub mod plan_args;
 pub mod plan_file;
+pub mod plan_runs;
 pub mod precision_args;
 pub mod report;
 pub mod reproduce;
@@ -207,12 +208,19 @@ fn signed_values(command: clap::Command) -> clap::Command {
 }
 
 /// Parses the command line, with `run --plan FILE` read into the flags it
-/// holds ([`plan_file`]). A failure has been printed; its exit code is returned.
+/// holds ([`plan_file`]). A plan of several named runs gives the command
+/// line's own `run` with each run's flags in its `plan.named`
+/// ([`plan_runs`]). A failure has been printed; its exit code is returned.
 pub fn parse() -> Result<Cli, ExitCode> {
     let matches = command().try_get_matches().map_err(|e| report_clap(&e))?;
-    let matches = plan_file::resolve(matches).map_err(|e| report_error(&e.into()))?;
+    let mut planned = plan_file::resolve(matches.clone()).map_err(|e| report_error(&e.into()))?;
+    if planned.len() > 1 {
+        return plan_runs::parse(&matches, planned).map_err(|e| report_error(&e));
+    }
+    let plan_file::PlannedRun { name, matches, .. } = planned.remove(0);
     let mut cli = Cli::from_arg_matches(&matches).map_err(|e| report_clap(&e))?;
     if let Command::Run(args) = &mut cli.command {
+        args.plan.run_name = name;
         if args.plan.print_plan {
             let run = matches.subcommand_matches("run").expect("run matched");
             let printed = plan_file::render(run).map_err(|e| report_error(&e.into()))?;

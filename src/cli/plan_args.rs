@@ -17,6 +17,10 @@ pub struct PlanArgs {
     /// `runs = 5`, `drop-caches = true`). A flag given on the command line overrides its key.
     #[arg(long, value_name = "FILE.toml", conflicts_with = "resume")]
     pub plan: Option<PathBuf>,
+    /// Run only these of the plan's named runs (`[run.NAME]` tables), in the plan's order
+    /// [default: every one].
+    #[arg(long, value_name = "NAME", value_delimiter = ',', requires = "plan")]
+    pub run: Vec<String>,
     /// Print the plan of these flags as TOML (every flag a key; defaults commented out)
     /// and exit, running nothing.
     #[arg(long, conflicts_with_all = ["resume", "dry_run"])]
@@ -32,6 +36,22 @@ pub struct PlanArgs {
     /// The plan as TOML, when --print-plan asked for it (filled in after parsing).
     #[arg(skip)]
     pub printed: Option<String>,
+    /// The name of the plan's `[run.NAME]` this run is (filled in after parsing).
+    #[arg(skip)]
+    pub run_name: Option<String>,
+    /// The runs of a plan with several named runs, each with its flags
+    /// (filled in after parsing; empty for one run).
+    #[arg(skip)]
+    pub named: Vec<NamedRun>,
+}
+
+/// One of the runs of a plan with several, ready to run.
+#[derive(Debug)]
+pub struct NamedRun {
+    /// Its `[run.NAME]`.
+    pub name: String,
+    /// Its flags: the plan's shared keys, its own, the command line's.
+    pub args: Box<super::run::RunArgs>,
 }
 
 /// `run --dry-run` (and `calibrate --dry-run`): what the plan would run and need, and its cases; nothing

@@ -17,21 +17,62 @@ use clap::{Arg, ArgAction, ArgMatches};
 use faultline::error::Error;
 
 /// `run` flags that are not plan keys: they say what to do with the plan.
-const NOT_KEYS: &[&str] = &["help", "plan", "print-plan", "dry-run", "resume"];
+const NOT_KEYS: &[&str] = &["help", "plan", "print-plan", "dry-run", "resume", "run"];
+
+/// The key of a plan's named runs: `[run.NAME]` tables.
+pub const RUNS_KEY: &str = "run";
+
+/// The flags whose files a run writes: when one command runs several named
+/// runs, each run's file is named after it ([`per_run`]) unless the run's own
+/// table names it.
+pub const OUTPUT_KEYS: &[&str] = &[
+    "export-json",
+    "export-csv",
+    "export-markdown",
+    "journal",
+    "keep-output",
+];
+
+/// One run a command line stands for: the flags it runs with, and, for a
+/// `[run.NAME]` table of a plan, its name and the keys its own table set.
+#[derive(Debug)]
+pub struct PlannedRun {
+    /// The `[run.NAME]` it comes from; `None` for a plan without named
+    /// runs, or no plan.
+    pub name: Option<String>,
+    /// The command line with the plan's keys read in.
+    pub matches: ArgMatches,
+    /// The keys the run's own table set (long flag names).
+    pub own_keys: Vec<String>,
+}
+
+/// What a plan file holds: its flags shared by every run, and its named runs
+/// in the order they come (none for a plan of one run).
+struct PlanText {
+    shared: toml::Table,
+    runs: Vec<(String, toml::Table)>,
+}
 
 /// `matches` with a `run --plan FILE` read in: the plan's keys become flags,
 /// after which come the flags given on the command line (which override
-/// the plan's). Without `--plan`, `matches` as they are.
-pub fn resolve(matches: ArgMatches) -> Result<ArgMatches, Error> {
+/// the plan's). Without `--plan`, `matches` as they are. A plan with named
+/// runs (`[run.NAME]` tables) gives one set of matches per run `--run`
+/// picks (all of them, in the plan's order, without `--run`): the plan's
+/// top-level keys, then the run's own keys, then the command line.
+pub fn resolve(matches: ArgMatches) -> Result<Vec<PlannedRun>, Error> {
+    let one = |matches| {
+        Ok(vec![PlannedRun {
+            name: None,
+            matches,
+            own_keys: Vec::new(),
+        }])
+    };
     let Some(run) = matches.subcommand_matches("run") else {
-        return Ok(matches);
+        return one(matches);
     };
     let Some(path) = run.get_one::<std::path::PathBuf>("plan").cloned() else {
-        return Ok(matches);
+        return one(matches);
     };
-    let command = super::command();
-    let run_command = command.find_subcommand("run").expect("run exists");
-    let keys: Vec<&Arg> = run_command.get_arguments().filter(|a| is_key(a)).collect();
     let bad = |why: String| Error::Plan(format!("--plan {}: {why}", path.display()));
     let bytes = faultline::input::read_limited(&path, "plan", faultline::input::MAX_PLAN_BYTES)
         .map_err(|e| match e {
@@ -44,30 +85,184 @@ pub fn resolve(matches: ArgMatches) -> Result<ArgMatches, Error> {
             e.utf8_error().valid_up_to()
         ))
     })?;
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+    let plan = read_plan(&text).map_err(bad)?;
+    let picked: Vec<String> = run
+        .get_many::<String>("run")
+        .map(|names| names.cloned().collect())
+        .unwrap_or_default();
+    if plan.runs.is_empty() {
+        if let Some(name) = picked.first() {
+            return Err(bad(format!(
+                "--run {name}: this plan has no named runs (`[run.NAME]` tables); leave out --run"
+            )));
+        }
+        let matches = with_keys(run, &[(&plan.shared, None)], &text).map_err(bad)?;
+        return one(matches);
+    }
+    let names: Vec<&str> = plan.runs.iter().map(|(n, _)| n.as_str()).collect();
+    for name in &picked {
+        if !names.contains(&name.as_str()) {
+            return Err(bad(format!(
+                "--run {name}: no run of that name; the plan's runs are {}",
+                names.join(", ")
+            )));
+        }
+    }
+    let mut planned = Vec::new();
+    for (name, own) in &plan.runs {
+        if !picked.is_empty() && !picked.contains(name) {
+            continue;
+        }
+        let matches = with_keys(run, &[(&plan.shared, None), (own, Some(name))], &text)
+            .map_err(|why| bad(format!("[run.{name}]: {why}")))?;
+        planned.push(PlannedRun {
+            name: Some(name.clone()),
+            matches,
+            own_keys: own.keys().map(|k| k.replace('_', "-")).collect(),
+        });
+    }
+    Ok(planned)
+}
+
+/// The plan's text as its shared keys and its named runs, or why it is
+/// refused (a TOML error with its line; a `run` key that is not a table of
+/// tables; no runs in it; a name that cannot be part of a file name).
+fn read_plan(text: &str) -> Result<PlanText, String> {
+    let mut shared: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         let line = e
             .span()
             .map(|s| text[..s.start].matches('\n').count() + 1)
             .map_or(String::new(), |l| format!("line {l}: "));
-        bad(format!("{line}{}", e.message().trim()))
+        let message = e.message().trim();
+        // A key given twice (a run named twice) is shown as written.
+        let shown = match e.span() {
+            Some(span) if message.starts_with("duplicate key") => {
+                let start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+                let end = text[span.start..]
+                    .find('\n')
+                    .map_or(text.len(), |i| span.start + i);
+                let written: String = text[start..end].trim().chars().take(60).collect();
+                format!(" (`{written}`)")
+            }
+            _ => String::new(),
+        };
+        format!("{line}{message}{shown}")
     })?;
+    let Some(value) = shared.remove(RUNS_KEY) else {
+        return Ok(PlanText {
+            shared,
+            runs: Vec::new(),
+        });
+    };
+    let at = |path: &[&str]| line_of(text, path).map_or(String::new(), |l| format!("line {l}: "));
+    let toml::Value::Table(table) = value else {
+        return Err(format!(
+            "{}`run` holds the plan's named runs, as `[run.NAME]` tables of flags; it is no flag",
+            at(&[RUNS_KEY])
+        ));
+    };
+    if table.is_empty() {
+        return Err(format!(
+            "{}`[run]` holds no runs; give each run a `[run.NAME]` table, or leave `[run]` out",
+            at(&[RUNS_KEY])
+        ));
+    }
+    let mut runs = Vec::new();
+    for (name, value) in table {
+        let where_ = at(&[RUNS_KEY, &name]);
+        if !valid_name(&name) {
+            return Err(format!(
+                "{where_}run name `{name}`: a run's name is part of its exports' names: \
+                 use letters, digits, `-` and `_` (at most 64)"
+            ));
+        }
+        let toml::Value::Table(keys) = value else {
+            return Err(format!(
+                "{where_}`run.{name}` is not a table; a named run is a `[run.{name}]` table of flags"
+            ));
+        };
+        runs.push((name, keys));
+    }
+    Ok(PlanText { shared, runs })
+}
+
+/// A run's name: what it may be, since it becomes part of file names.
+fn valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// The line (from 1) of the key at `path` in the plan's `text`.
+fn line_of(text: &str, path: &[&str]) -> Option<usize> {
+    let parsed = toml::de::DeTable::parse(text).ok()?;
+    let mut table = parsed.get_ref();
+    let mut span = None;
+    for (i, part) in path.iter().enumerate() {
+        let (key, value) = table.get_key_value(*part)?;
+        span = Some(key.span());
+        if i + 1 < path.len() {
+            match value.get_ref() {
+                toml::de::DeValue::Table(t) => table = t,
+                _ => return None,
+            }
+        }
+    }
+    span.map(|s| text[..s.start].matches('\n').count() + 1)
+}
+
+/// `run`'s command line with the keys of `layers` read in, each layer's
+/// keys over the ones before (a named run's over the plan's shared ones),
+/// and the command line's flags over them all.
+fn with_keys(
+    run: &ArgMatches,
+    layers: &[(&toml::Table, Option<&str>)],
+    text: &str,
+) -> Result<ArgMatches, String> {
+    let command = super::command();
+    let run_command = command.find_subcommand("run").expect("run exists");
+    let keys: Vec<&Arg> = run_command.get_arguments().filter(|a| is_key(a)).collect();
+    let mut merged: Vec<(String, &toml::Value, Vec<&str>)> = Vec::new();
+    for (table, name) in layers {
+        for (key, value) in table.iter() {
+            let long = key.replace('_', "-");
+            let mut path: Vec<&str> = name.map_or(vec![], |n| vec![RUNS_KEY, n]);
+            path.push(key);
+            merged.retain(|(k, _, _)| k.replace('_', "-") != long);
+            merged.push((key.clone(), value, path));
+        }
+    }
     let mut argv: Vec<OsString> = vec!["faultline".into(), "run".into()];
-    for (key, value) in &table {
+    for (key, value, path) in &merged {
+        let at = line_of(text, path).map_or(String::new(), |l| format!("line {l}: "));
         let name = key.replace('_', "-");
         let arg = keys
             .iter()
             .find(|a| a.get_long() == Some(name.as_str()))
             .ok_or_else(|| {
-                bad(format!(
-                    "unknown key `{key}`: the keys are `faultline run` flags without their dashes \
-                     (`faultline run --print-plan` lists them)"
-                ))
+                format!(
+                    "{at}unknown key `{key}`: the keys are `faultline run` flags without their dashes \
+                     (`faultline run --print-plan` lists them){}",
+                    if value.is_table() {
+                        "; a plan's named runs are `[run.NAME]` tables"
+                    } else {
+                        ""
+                    }
+                )
             })?;
+        if value.is_table() {
+            return Err(format!(
+                "{at}`{key}` is a table, and the --{name} flag takes a value; a plan's named runs \
+                 are `[run.NAME]` tables"
+            ));
+        }
         if run.value_source(arg.get_id().as_str()) == Some(ValueSource::CommandLine) {
             continue; // the command line's flag overrides the plan's key
         }
-        let values = plain_values(value).map_err(|why| bad(format!("`{key}`: {why}")))?;
-        argv.extend(flag_tokens(arg, &values).map_err(|why| bad(format!("`{key}`: {why}")))?);
+        let values = plain_values(value).map_err(|why| format!("{at}`{key}`: {why}"))?;
+        argv.extend(flag_tokens(arg, &values).map_err(|why| format!("{at}`{key}`: {why}"))?);
     }
     for arg in run_command.get_arguments() {
         let id = arg.get_id().as_str();
@@ -79,8 +274,25 @@ pub fn resolve(matches: ArgMatches) -> Result<ArgMatches, Error> {
     command.try_get_matches_from(argv).map_err(|e| {
         let rendered = e.render().to_string();
         let first = rendered.lines().next().unwrap_or_default();
-        bad(first.trim_start_matches("error: ").to_string())
+        first.trim_start_matches("error: ").to_string()
     })
+}
+
+/// `dir/stem-NAME.ext` for `dir/stem.ext`: the file a named run writes for
+/// an output the command names once for several runs (as `reproduce all`
+/// names each preset's).
+pub fn per_run(path: &std::path::Path, name: &str) -> std::path::PathBuf {
+    // Built from the bytes given: a name that is not UTF-8 keeps them.
+    let mut file = path
+        .file_stem()
+        .map_or_else(|| OsString::from("results"), |s| s.to_os_string());
+    file.push("-");
+    file.push(name);
+    if let Some(ext) = path.extension() {
+        file.push(".");
+        file.push(ext);
+    }
+    path.with_file_name(file)
 }
 
 /// The TOML plan of `run`'s flags as given: one key per flag, the ones

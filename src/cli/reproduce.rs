@@ -360,7 +360,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             }
             None => {
                 if let Some(line) = preset.prepare(scope, &choices)? {
-                    eprintln!("{line}");
+                    faultline::console::info(&line);
                 }
                 let plan = with_min_trial(args, preset.as_ref(), preset.plan(scope));
                 config.statistics = Some(preset_statistics(args, &plan));
@@ -571,12 +571,12 @@ fn check_outputs(
 
 /// Says which study is replayed, and how.
 fn announce(preset: &dyn Preset, reproduction: &Reproduction) {
-    eprintln!(
+    faultline::console::info(&format!(
         "reproducing {} ({}), mode: {}",
         preset.name(),
         preset.source(),
         reproduction.mode_line()
-    );
+    ));
 }
 
 /// Where and how a preset's session runs: the data directory, cache

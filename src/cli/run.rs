@@ -353,6 +353,7 @@ impl RunArgs {
                     .statistics(self.resume.is_none() && self.runs.is_none()),
             ),
             resume_adjustment: self.resume.as_ref().and(self.statistics.fdr),
+            journal_label: self.plan.run_name.clone(),
             ..RunSpec::default()
         }
     }
@@ -374,73 +375,125 @@ impl RunArgs {
     }
 }
 
-/// Runs `faultline run`: a fresh plan from the flags, or the rest of one from
-/// its journal.
+/// Runs `faultline run`: a fresh plan from the flags, the rest of one from
+/// its journal, or each of a plan's named runs ([`super::plan_runs`]).
 pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(toml) = &args.plan.printed {
         print!("{toml}");
         return Ok(ExitCode::SUCCESS);
     }
-    let mut config = args.session_config();
+    if !args.plan.named.is_empty() {
+        return super::plan_runs::execute(&args.plan.named, args.plan.dry_run);
+    }
+    if let Some(journal) = &args.resume {
+        let baseline = baseline(args)?;
+        let session = Session::resume(journal, &args.session_config())?;
+        return finish(args, session, baseline.as_ref());
+    }
+    let ready = ready(args)?;
+    if args.plan.dry_run {
+        // The same refusals as the run's, before anything is said.
+        return super::plan_args::print_dry_run("run", &ready.plan, &ready.config);
+    }
+    start(args, ready)
+}
+
+/// A fresh run, planned and checked: all that is decided before its
+/// session starts.
+pub struct Ready {
+    /// What it runs.
+    pub plan: faultline::plan::Plan,
+    /// Where and how.
+    pub config: faultline::runner::spec::RunSpec,
+    /// The export `--baseline` names, read.
+    pub baseline: Option<faultline::stats::RunResults>,
+    /// The trace it replays, described.
+    trace: Option<String>,
+}
+
+/// The export `--baseline` names, read, and refused when its numbers do
+/// not compare with this run's.
+fn baseline(args: &RunArgs) -> anyhow::Result<Option<faultline::stats::RunResults>> {
+    let Some(path) = &args.output.baseline else {
+        return Ok(None);
+    };
+    let old = super::compare::read_export(path).context("--baseline")?;
+    if args.resume.is_none() && old.settings.metric != args.metric {
+        return Err(faultline::error::Error::Plan(format!(
+            "--baseline {}: it compared the {} time and this run compares the {} time (--metric); \
+             their numbers do not compare",
+            path.display(),
+            format!("{:?}", old.settings.metric).to_lowercase(),
+            format!("{:?}", args.metric).to_lowercase()
+        ))
+        .into());
+    }
+    Ok(Some(old))
+}
+
+/// Plans a fresh run from its flags: every refusal of the flags, the
+/// baseline and the trace comes here, before anything runs.
+pub fn ready(args: &RunArgs) -> anyhow::Result<Ready> {
+    let config = args.session_config();
     // A bad baseline is refused before anything runs.
-    let baseline = match &args.output.baseline {
-        Some(path) => {
-            let old = super::compare::read_export(path).context("--baseline")?;
-            if args.resume.is_none() && old.settings.metric != args.metric {
-                return Err(faultline::error::Error::Plan(format!(
-                    "--baseline {}: it compared the {} time and this run compares the {} time (--metric); \
-                     their numbers do not compare",
-                    path.display(),
-                    format!("{:?}", old.settings.metric).to_lowercase(),
-                    format!("{:?}", args.metric).to_lowercase()
-                ))
-                .into());
-            }
-            Some(old)
-        }
-        None => None,
-    };
-    let session = match &args.resume {
-        Some(journal) => Session::resume(journal, &config)?,
-        None => {
-            let sizes = session::planned_file_sizes(&config, &args.sizes())?;
-            let mut factors = args.factors();
-            factors.trace = args.load_trace(&sizes)?;
-            if let Some(limit) = args.memory_budget {
-                let probe = faultline::plan::memory_budget::probe();
-                factors.memory_budget =
-                    Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
-            }
-            if factors.patterns.contains(&Pattern::Chase) && factors.depths.iter().any(|&d| d > 1) {
-                eprintln!(
-                    "note: chase runs io_uring at depth 1 and preadv one block per call: \
-                     each read needs the bytes of the one before"
-                );
-            }
-            let mut plan = factors.plan(&sizes)?;
-            if let Some(note) = args
-                .statistics
-                .apply(&config.statistics_or_default(), &mut plan)?
-            {
-                eprintln!("note: {note}");
-            }
-            if args.plan.dry_run {
-                // The same refusals as the run's, before anything is said.
-                return super::plan_args::print_dry_run("run", &plan, &config);
-            }
-            config.set_profile(args.profile.decide()?);
-            let session = Session::fresh(plan, &config)?;
-            // Once the plan passed every check, so that a refusal is one line.
-            if let Some(t) = &factors.trace {
-                eprintln!("trace: {}", t.reference.describe());
-            }
-            session
-        }
-    };
+    let baseline = baseline(args)?;
+    let sizes = session::planned_file_sizes(&config, &args.sizes())?;
+    let mut factors = args.factors();
+    factors.trace = args.load_trace(&sizes)?;
+    if let Some(limit) = args.memory_budget {
+        let probe = faultline::plan::memory_budget::probe();
+        factors.memory_budget = Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
+    }
+    if factors.patterns.contains(&Pattern::Chase) && factors.depths.iter().any(|&d| d > 1) {
+        faultline::console::note(
+            "chase runs io_uring at depth 1 and preadv one block per call: \
+             each read needs the bytes of the one before",
+        );
+    }
+    let mut plan = factors.plan(&sizes)?;
+    if let Some(note) = args
+        .statistics
+        .apply(&config.statistics_or_default(), &mut plan)?
+    {
+        faultline::console::note(&note);
+    }
+    Ok(Ready {
+        plan,
+        config,
+        baseline,
+        trace: factors.trace.as_ref().map(|t| t.reference.describe()),
+    })
+}
+
+/// Starts the session of a run [`ready`] planned, runs it, and prints what
+/// it measured.
+pub fn start(args: &RunArgs, ready: Ready) -> anyhow::Result<ExitCode> {
+    let Ready {
+        plan,
+        mut config,
+        baseline,
+        trace,
+    } = ready;
+    config.set_profile(args.profile.decide()?);
+    let session = Session::fresh(plan, &config)?;
+    // Once the plan passed every check, so that a refusal is one line.
+    if let Some(t) = &trace {
+        faultline::console::labelled("trace", t);
+    }
+    finish(args, session, baseline.as_ref())
+}
+
+/// Runs `session` and prints its results (and the comparison with the
+/// baseline).
+fn finish(
+    args: &RunArgs,
+    session: Session,
+    baseline: Option<&faultline::stats::RunResults>,
+) -> anyhow::Result<ExitCode> {
     super::plan_args::warn_without_verdicts(session.plan());
     let finished = session.run()?;
     let code = super::print_finished(&finished, &args.output.output);
-    if let Some(old) = &baseline {
+    if let Some(old) = baseline {
         super::compare::print_baseline(old, &finished.results, &args.output.output);
     }
     Ok(code)

@@ -142,6 +142,19 @@ pub fn note(text: &str) {
     say("note", text);
 }
 
+/// Prints `KIND: TEXT` (`trace: ...`) as [`warning`] does: wrapped to the
+/// terminal, nothing with `--quiet`.
+pub fn labelled(kind: &str, text: &str) {
+    say(kind, text);
+}
+
+/// Prints `text` to standard error wrapped to the terminal (continuation
+/// lines indented), `--quiet` or not: what a command says it does
+/// (`reproducing sun2002 ...`).
+pub fn info(text: &str) {
+    Stream::Err.write(wrapped(text, width_of_terminal()).as_bytes());
+}
+
 /// Prints a warning that concerns several cases once: `warning: TEXT`
 /// wrapped, then the cases as a [`table`] under `header`, unless `--quiet`.
 /// Every cell is escaped before it is measured and wrapped.

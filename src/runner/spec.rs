@@ -121,6 +121,10 @@ pub struct RunSpec {
     /// export, else in `<data-dir>/runs/`).
     #[serde(skip)]
     pub journal: Option<PathBuf>,
+    /// Not journalled: a word the default journal's name carries (a plan's
+    /// named run), so that the runs of one command each have their own.
+    #[serde(skip)]
+    pub journal_label: Option<String>,
     /// Not journalled: `--keep-journal`, keep the journal of a run that
     /// completed (it is removed otherwise; an interrupted run's stays).
     #[serde(skip)]

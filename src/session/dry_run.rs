@@ -329,7 +329,7 @@ pub fn describe(name: &str, plan: &Plan, config: &RunSpec) -> String {
     lines.push(format!(
         "  estimated time: about {} ({} of trials{rounds}{generating}; assuming {} MB/s and {}k random requests/s from the device, {} MB/s from the page \
          cache and {} ms per trial; the progress bar's estimate, from measured trials, replaces it)",
-        format_duration(estimate.total_s() + generate),
+        format_duration(estimated_run_seconds(plan, config)),
         format_duration(estimate.total_s()),
         ASSUMED_DEVICE_BYTES_PER_S / 1e6,
         ASSUMED_DEVICE_REQUESTS_PER_S / 1e3,
@@ -337,6 +337,15 @@ pub fn describe(name: &str, plan: &Plan, config: &RunSpec) -> String {
         ASSUMED_SECONDS_PER_TRIAL * 1e3,
     ));
     lines.join("\n")
+}
+
+/// The seconds the estimate of [`describe`] says a run of `plan` takes:
+/// its trials, the rounds its precision rule may add, and generating its
+/// test files.
+pub fn estimated_run_seconds(plan: &Plan, config: &RunSpec) -> f64 {
+    let need = DiskNeed::of(plan, config);
+    let estimate = Estimate::of(plan, config.statistics_or_default().precision.as_ref());
+    estimate.total_s() + need.to_generate as f64 / ASSUMED_DEVICE_BYTES_PER_S
 }
 
 /// The dry run of several plans (`reproduce all --dry-run`) ends with

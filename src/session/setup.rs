@@ -637,8 +637,12 @@ pub(super) fn journal_path(config: &RunSpec) -> PathBuf {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
+    let label = config
+        .journal_label
+        .as_deref()
+        .map_or(String::new(), |l| format!("{l}-"));
     runs.join(format!(
-        "faultline-run-{stamp}-{}.journal",
+        "faultline-run-{label}{stamp}-{}.journal",
         std::process::id()
     ))
 }
