@@ -29,7 +29,7 @@ use std::time::Instant;
 use faultline::files::dataset::{self, Dataset};
 use faultline::method::MethodKind;
 use faultline::pattern::{BlockOrder, Layout, Pattern};
-use faultline::plan::{Case, CacheState, WarmBy};
+use faultline::plan::{CacheState, Case, WarmBy};
 use faultline::results::ChildReport;
 use faultline::runner::cache::Preparer;
 use faultline::stats::log_ratios::LogRatios;

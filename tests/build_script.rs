@@ -231,7 +231,10 @@ fn git_rewriting_refs_and_the_index_touches_nothing_watched_and_a_commit_does() 
     pause();
     fs::write(dir.join("README.md"), "c\n").unwrap();
     git(&dir, &["commit", "-q", "-am", "two"]);
-    assert!(newest(&paths) > before, "a commit on a packed branch is seen");
+    assert!(
+        newest(&paths) > before,
+        "a commit on a packed branch is seen"
+    );
     let head = git(&dir, &["rev-parse", "--short=12", "HEAD"]);
 
     // A loose branch beside packed-refs: what git rewrites without a new
