@@ -254,6 +254,22 @@ mod tests {
     }
 
     #[test]
+    fn trial_buffers_start_on_a_page_and_are_faulted_in() {
+        let page = crate::system::page_size();
+        for len in [1, 4096, 16 << 10, 100_000] {
+            let buf = super::super::prefaulted_buffer(len);
+            assert_eq!(buf.len(), len);
+            assert_eq!(buf.as_ptr() as usize % page, 0, "{len}");
+            assert!(buf.iter().all(|&b| b == 0xa5));
+            let zeros = super::super::zeroed_buffer(len);
+            assert_eq!(zeros.as_ptr() as usize % page, 0, "{len}");
+            assert!(zeros.iter().all(|&b| b == 0));
+        }
+        assert!(super::super::prefaulted_buffer(0).is_empty());
+        assert!(AlignedBuf::default().is_empty());
+    }
+
+    #[test]
     fn a_path_that_does_not_exist_uses_its_nearest_ancestor() {
         let dir = tempfile::tempdir().unwrap();
         let here = Alignment::of_path(dir.path());
