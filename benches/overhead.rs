@@ -43,6 +43,9 @@ struct Bare<'a> {
     layout: Layout,
 }
 
+/// Runs a bare loop's body inside its clock; returns the body's checksum.
+type Timed<'a> = &'a mut dyn FnMut(&mut dyn FnMut() -> u64) -> u64;
+
 struct BenchCase {
     name: &'static str,
     method: MethodKind,
@@ -50,7 +53,7 @@ struct BenchCase {
     block: u64,
     /// The bare loop: prepares what it needs, then runs `timed` around its
     /// loop alone; returns the checksum.
-    bare: fn(&Bare, &mut dyn FnMut(&mut dyn FnMut() -> u64) -> u64) -> u64,
+    bare: fn(&Bare, Timed) -> u64,
 }
 
 /// A block-sized buffer starting on a page boundary, as faultline's trial
@@ -62,7 +65,7 @@ fn buffer(layout: Layout) -> (Vec<u8>, usize) {
     (storage, start)
 }
 
-fn bare_read(b: &Bare, timed: &mut dyn FnMut(&mut dyn FnMut() -> u64) -> u64) -> u64 {
+fn bare_read(b: &Bare, timed: Timed) -> u64 {
     let mut file = &b.file;
     let (mut storage, start) = buffer(b.layout);
     let buf = &mut storage[start..start + b.layout.block_size as usize];
@@ -78,7 +81,7 @@ fn bare_read(b: &Bare, timed: &mut dyn FnMut(&mut dyn FnMut() -> u64) -> u64) ->
     })
 }
 
-fn bare_mmap(b: &Bare, timed: &mut dyn FnMut(&mut dyn FnMut() -> u64) -> u64) -> u64 {
+fn bare_mmap(b: &Bare, timed: Timed) -> u64 {
     let map = unsafe { memmap2::Mmap::map(&b.file).unwrap() };
     timed(&mut || {
         let mut total = 0u64;
@@ -96,7 +99,7 @@ fn indices(order: &BlockOrder) -> &[u32] {
     }
 }
 
-fn bare_pread(b: &Bare, timed: &mut dyn FnMut(&mut dyn FnMut() -> u64) -> u64) -> u64 {
+fn bare_pread(b: &Bare, timed: Timed) -> u64 {
     let (mut storage, start) = buffer(b.layout);
     let buf = &mut storage[start..start + b.layout.block_size as usize];
     timed(&mut || {
@@ -110,7 +113,7 @@ fn bare_pread(b: &Bare, timed: &mut dyn FnMut(&mut dyn FnMut() -> u64) -> u64) -
     })
 }
 
-fn bare_mmap_copy(b: &Bare, timed: &mut dyn FnMut(&mut dyn FnMut() -> u64) -> u64) -> u64 {
+fn bare_mmap_copy(b: &Bare, timed: Timed) -> u64 {
     let map = unsafe { memmap2::Mmap::map(&b.file).unwrap() };
     let (mut storage, start) = buffer(b.layout);
     let buf = &mut storage[start..start + b.layout.block_size as usize];
