@@ -7,7 +7,9 @@
 //!   index (a plain `git status` rewrites it in a fresh clone);
 //! - it watches only what it reads: the files the binary is built from (for
 //!   "-dirty"), and HEAD and the ref HEAD names (for the commit), found with
-//!   `git rev-parse`, so a worktree (where `.git` is a file) works too;
+//!   `git rev-parse`, so a worktree (where `.git` is a file) works too; not
+//!   the index, nor packed-refs while the branch has a loose ref (git
+//!   rewrites both with no change to what is recorded);
 //! - it watches only paths that exist: cargo reruns a build script on every
 //!   build while a watched path is missing.
 use std::path::{Path, PathBuf};
@@ -49,10 +51,21 @@ fn main() {
         watch(&PathBuf::from(&git_dir).join("HEAD"));
         let common = git(&["rev-parse", "--path-format=absolute", "--git-common-dir"])
             .map_or_else(|| PathBuf::from(&git_dir), PathBuf::from);
+        // A detached HEAD holds the commit itself. A branch's loose ref
+        // wins over packed-refs, which git rewrites for other refs (fetch,
+        // gc), so it is watched only for a packed branch, together with the
+        // directory where a commit would write the branch's loose ref.
         if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            watch(&common.join(branch));
+            let loose = common.join(branch);
+            if loose.is_file() {
+                watch(&loose);
+            } else {
+                watch(&common.join("packed-refs"));
+                if let Some(dir) = loose.ancestors().skip(1).find(|d| d.is_dir()) {
+                    watch(dir);
+                }
+            }
         }
-        watch(&common.join("packed-refs"));
     }
     let mut status = vec!["status", "--porcelain", "--untracked-files=no", "--"];
     status.extend(SOURCES);

@@ -190,3 +190,80 @@ fn outside_a_repository_it_records_no_commit_and_watches_its_sources() {
         assert!(path.exists(), "{}", path.display());
     }
 }
+
+/// The newest modification time under `paths` (a directory's files
+/// counted, recursively, as cargo does for a watched directory).
+fn newest(paths: &[PathBuf]) -> std::time::SystemTime {
+    fn walk(path: &Path, newest: &mut std::time::SystemTime) {
+        let meta = fs::metadata(path).unwrap();
+        *newest = (*newest).max(meta.modified().unwrap());
+        if meta.is_dir() {
+            for entry in fs::read_dir(path).unwrap() {
+                walk(&entry.unwrap().path(), newest);
+            }
+        }
+    }
+    let mut t = std::time::SystemTime::UNIX_EPOCH;
+    for path in paths {
+        walk(path, &mut t);
+    }
+    t
+}
+
+#[test]
+fn git_rewriting_refs_and_the_index_touches_nothing_watched_and_a_commit_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("clone");
+    repo(&dir);
+    let pause = || std::thread::sleep(std::time::Duration::from_millis(20));
+
+    // A packed branch: a commit writes its loose ref, which must be seen.
+    git(&dir, &["tag", "v0"]);
+    git(&dir, &["pack-refs", "--all"]);
+    assert!(!dir.join(".git/refs/heads/main").exists());
+    let lines = run_build_script(&dir);
+    let paths = watched(&dir, &lines);
+    assert!(
+        paths.iter().any(|p| p.ends_with("packed-refs")),
+        "{paths:?}"
+    );
+    let before = newest(&paths);
+    pause();
+    fs::write(dir.join("README.md"), "c\n").unwrap();
+    git(&dir, &["commit", "-q", "-am", "two"]);
+    assert!(
+        newest(&paths) > before,
+        "a commit on a packed branch is seen"
+    );
+    let head = git(&dir, &["rev-parse", "--short=12", "HEAD"]);
+
+    // A loose branch beside packed-refs: what git rewrites without a new
+    // commit (packed-refs, the index, other refs) is not watched.
+    let lines = run_build_script(&dir);
+    assert_eq!(commit(&lines), head.trim());
+    check_watched(&dir, &lines);
+    let paths = watched(&dir, &lines);
+    assert!(
+        !paths.iter().any(|p| p.ends_with("packed-refs")),
+        "{paths:?}"
+    );
+    let before = newest(&paths);
+    pause();
+    fs::write(dir.join("src/lib.rs"), "// a\n").unwrap(); // stat-dirty, same content
+    let touched = newest(&paths);
+    pause();
+    git(&dir, &["status", "--porcelain"]); // rewrites the index
+    git(&dir, &["tag", "-d", "v0"]); // rewrites packed-refs
+    git(&dir, &["tag", "v1"]);
+    git(&dir, &["branch", "other"]);
+    assert!(touched > before, "the source's own touch is seen");
+    assert_eq!(
+        newest(&paths),
+        touched,
+        "git rewrote a watched path with no new commit"
+    );
+    for path in &paths {
+        assert!(path.exists(), "{}", path.display());
+    }
+    assert_eq!(commit(&run_build_script(&dir)), head.trim());
+}

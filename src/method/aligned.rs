@@ -99,15 +99,44 @@ impl fmt::Display for Alignment {
 
 /// A heap buffer whose address is a multiple of `align`, pre-faulted like
 /// [`super::prefaulted_buffer`] so the main loop takes no fault on it.
+/// The default is empty and allocates nothing.
 pub(crate) struct AlignedBuf {
     ptr: NonNull<u8>,
-    layout: AllocLayout,
+    /// The allocation; `None` for an empty buffer, which has none.
+    layout: Option<AllocLayout>,
+    len: usize,
+}
+
+// SAFETY: the buffer owns its allocation alone, as a `Box<[u8]>` does:
+// moving it to another thread or sharing `&` to it is as safe as that.
+unsafe impl Send for AlignedBuf {}
+// SAFETY: see `Send`; `&AlignedBuf` gives only `&[u8]`.
+unsafe impl Sync for AlignedBuf {}
+
+impl Default for AlignedBuf {
+    fn default() -> AlignedBuf {
+        AlignedBuf {
+            ptr: NonNull::dangling(),
+            layout: None,
+            len: 0,
+        }
+    }
 }
 
 impl AlignedBuf {
-    /// `len` bytes (at least 1) aligned to `align` (a power of two).
+    /// `len` bytes (at least 1) aligned to `align` (a power of two), each
+    /// 0xa5.
     pub(crate) fn new(len: usize, align: usize) -> AlignedBuf {
-        let layout = AllocLayout::from_size_align(len.max(1), align)
+        Self::filled(len.max(1), align, 0xa5)
+    }
+
+    /// `len` bytes aligned to `align` (a power of two), each `byte`: every
+    /// page written, so faulted in. Empty when `len` is 0.
+    pub(crate) fn filled(len: usize, align: usize, byte: u8) -> AlignedBuf {
+        if len == 0 {
+            return AlignedBuf::default();
+        }
+        let layout = AllocLayout::from_size_align(len, align)
             .expect("a power-of-two alignment and a sane size");
         // SAFETY: the layout has a non-zero size.
         let raw = unsafe { std::alloc::alloc(layout) };
@@ -116,13 +145,12 @@ impl AlignedBuf {
         };
         // SAFETY: `ptr` points to `layout.size()` writable bytes; writing
         // them initialises the buffer and faults its pages in.
-        unsafe { std::ptr::write_bytes(ptr.as_ptr(), 0xa5, layout.size()) };
-        AlignedBuf { ptr, layout }
-    }
-
-    /// Its length in bytes.
-    pub(crate) fn len(&self) -> usize {
-        self.layout.size()
+        unsafe { std::ptr::write_bytes(ptr.as_ptr(), byte, layout.size()) };
+        AlignedBuf {
+            ptr,
+            layout: Some(layout),
+            len,
+        }
     }
 
     /// The start of the buffer, for I/O the kernel completes later.
@@ -132,16 +160,32 @@ impl AlignedBuf {
 
     /// The bytes, writable.
     pub(crate) fn as_mut_slice(&mut self) -> &mut [u8] {
+        self
+    }
+}
+
+impl std::ops::Deref for AlignedBuf {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
         // SAFETY: `ptr` is valid for `len` initialised bytes while `self`
-        // lives, and `&mut self` makes the borrow unique.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len()) }
+        // lives (or dangling, aligned and `len` 0 when empty).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for AlignedBuf {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as in `deref`, and `&mut self` makes the borrow unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 
 impl Drop for AlignedBuf {
     fn drop(&mut self) {
-        // SAFETY: allocated in `new` with this very layout.
-        unsafe { std::alloc::dealloc(self.ptr.as_ptr(), self.layout) }
+        if let Some(layout) = self.layout {
+            // SAFETY: allocated in `filled` with this very layout.
+            unsafe { std::alloc::dealloc(self.ptr.as_ptr(), layout) }
+        }
     }
 }
 
@@ -207,6 +251,22 @@ mod tests {
         let bytes = buf.as_mut_slice();
         assert_eq!(bytes.as_ptr() as usize % 4096, 0);
         assert!(bytes.iter().all(|&b| b == 0xa5));
+    }
+
+    #[test]
+    fn trial_buffers_start_on_a_page_and_are_faulted_in() {
+        let page = crate::system::page_size();
+        for len in [1, 4096, 16 << 10, 100_000] {
+            let buf = super::super::prefaulted_buffer(len);
+            assert_eq!(buf.len(), len);
+            assert_eq!(buf.as_ptr() as usize % page, 0, "{len}");
+            assert!(buf.iter().all(|&b| b == 0xa5));
+            let zeros = super::super::zeroed_buffer(len);
+            assert_eq!(zeros.as_ptr() as usize % page, 0, "{len}");
+            assert!(zeros.iter().all(|&b| b == 0));
+        }
+        assert!(super::super::prefaulted_buffer(0).is_empty());
+        assert!(AlignedBuf::default().is_empty());
     }
 
     #[test]

@@ -139,7 +139,7 @@ pub struct MmapMethod {
     /// Set on a method that reads another's mapping ([`MmapMethod::sharing`]):
     /// its setup maps nothing and its teardown only lets go.
     borrowed: bool,
-    buffer: Vec<u8>,
+    buffer: super::aligned::AlignedBuf,
 }
 
 impl MmapMethod {
@@ -152,7 +152,7 @@ impl MmapMethod {
             copy,
             map: None,
             borrowed: false,
-            buffer: Vec::new(),
+            buffer: Default::default(),
         }
     }
 
@@ -169,7 +169,7 @@ impl MmapMethod {
             copy: self.copy,
             map: Some(Arc::clone(self.map.as_ref()?)),
             borrowed: true,
-            buffer: Vec::new(),
+            buffer: Default::default(),
         })
     }
 }
@@ -311,7 +311,7 @@ impl Method for MmapMethod {
             }
         }
         self.map = None; // munmap, once the last sharer lets go
-        self.buffer = Vec::new();
+        self.buffer = Default::default();
         Ok(())
     }
 }

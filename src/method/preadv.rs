@@ -47,7 +47,7 @@ pub struct PreadvMethod {
     layout: Layout,
     iov: usize,
     fadvise: Option<super::Fadvise>,
-    buffers: Vec<u8>,
+    buffers: super::aligned::AlignedBuf,
     iovecs: Vec<libc::iovec>,
     pending: Vec<(u64, usize)>,
 }
@@ -60,7 +60,7 @@ impl PreadvMethod {
             layout,
             iov: iov.clamp(1, MAX_IOV) as usize,
             fadvise: None,
-            buffers: Vec::new(),
+            buffers: Default::default(),
             iovecs: Vec::new(),
             pending: Vec::new(),
         }
@@ -191,7 +191,7 @@ impl Method for PreadvMethod {
     }
 
     fn teardown(&mut self) -> Result<()> {
-        self.buffers = Vec::new();
+        self.buffers = Default::default();
         self.iovecs = Vec::new();
         self.pending = Vec::new();
         Ok(())

@@ -46,7 +46,7 @@ pub struct ReadMethod {
     layout: Layout,
     call: Call,
     fadvise: Option<super::Fadvise>,
-    buffer: Vec<u8>,
+    buffer: super::aligned::AlignedBuf,
     /// Where the file cursor stands (`read`): where the last read ended.
     cursor: u64,
 }
@@ -59,7 +59,7 @@ impl ReadMethod {
             layout,
             call,
             fadvise: None,
-            buffer: Vec::new(),
+            buffer: Default::default(),
             cursor: 0,
         }
     }
@@ -140,7 +140,7 @@ impl Method for ReadMethod {
     }
 
     fn teardown(&mut self) -> Result<()> {
-        self.buffer = Vec::new();
+        self.buffer = Default::default();
         Ok(())
     }
 }

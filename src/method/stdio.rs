@@ -68,7 +68,7 @@ pub struct StdioMethod {
     reader: Option<BufReader<Counting>>,
     layout: Layout,
     capacity: usize,
-    block: Vec<u8>,
+    block: super::aligned::AlignedBuf,
     /// The posix_fadvise() hint given in setup (`--fadvise`).
     fadvise: Option<super::Fadvise>,
     /// Where the reader stands: where the last block ended.
@@ -83,7 +83,7 @@ impl StdioMethod {
             reader: None,
             layout,
             capacity: capacity.max(1) as usize,
-            block: Vec::new(),
+            block: Default::default(),
             fadvise: None,
             position: 0,
         }
@@ -165,7 +165,7 @@ impl Method for StdioMethod {
             // dropped, as the other methods do.
             self.file = Some(reader.into_inner().file);
         }
-        self.block = Vec::new();
+        self.block = Default::default();
         Ok(())
     }
 }

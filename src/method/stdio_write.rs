@@ -86,7 +86,7 @@ pub struct StdioWriteMethod {
     writer: Option<BufWriter<Counting>>,
     layout: Layout,
     capacity: usize,
-    block: Vec<u8>,
+    block: super::aligned::AlignedBuf,
     sync: SyncPolicy,
     sync_call: SyncCall,
     timer: Box<dyn SyncTimer>,
@@ -109,7 +109,7 @@ impl StdioWriteMethod {
             writer: None,
             layout,
             capacity: capacity.max(1) as usize,
-            block: Vec::new(),
+            block: Default::default(),
             sync,
             sync_call,
             timer,
@@ -204,7 +204,7 @@ impl Method for StdioWriteMethod {
             let (counting, _) = writer.into_parts();
             self.file = Some(counting.file);
         }
-        self.block = Vec::new();
+        self.block = Default::default();
         Ok(())
     }
 }

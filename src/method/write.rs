@@ -128,7 +128,7 @@ pub struct WriteMethod {
     sync: SyncPolicy,
     sync_call: SyncCall,
     timer: Box<dyn SyncTimer>,
-    buffer: Vec<u8>,
+    buffer: super::aligned::AlignedBuf,
     zeroed: bool,
 }
 
@@ -151,7 +151,7 @@ impl WriteMethod {
             sync,
             sync_call,
             timer,
-            buffer: Vec::new(),
+            buffer: Default::default(),
             zeroed: false,
         }
     }
@@ -242,7 +242,7 @@ impl Method for WriteMethod {
     fn setup(&mut self) -> Result<()> {
         let len = self.layout.block_size as usize;
         self.buffer = if self.zeroed {
-            vec![0u8; len]
+            super::zeroed_buffer(len)
         } else {
             prefaulted_buffer(len)
         };
@@ -305,7 +305,7 @@ impl Method for WriteMethod {
     }
 
     fn teardown(&mut self) -> Result<()> {
-        self.buffer = Vec::new();
+        self.buffer = Default::default();
         Ok(())
     }
 }
