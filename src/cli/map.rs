@@ -111,6 +111,9 @@ pub struct MapArgs {
     /// The answer only: no line per point, no table.
     #[arg(long, short)]
     pub quiet: bool,
+    /// How each point's trials are checked for interference (as `run`'s).
+    #[command(flatten)]
+    pub interference: super::interference_args::InterferenceArgs,
 }
 
 /// A usage error.
@@ -286,6 +289,7 @@ impl MapArgs {
             f.memory_budget = Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
         }
         let config = SessionConfig {
+            interference: self.interference.settings(),
             data_dir: session::data_dir(self.data_dir.clone()),
             seed: self.seed,
             quiet: self.quiet,
