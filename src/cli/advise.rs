@@ -349,7 +349,11 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
-    let maps = if args.memory_budget.is_some() { 2.0 } else { 1.0 };
+    let maps = if args.memory_budget.is_some() {
+        2.0
+    } else {
+        1.0
+    };
     let left = budget - started.elapsed().as_secs_f64();
     let high = (1u64 << 20).min(size / 4);
     match &pair {

@@ -61,11 +61,7 @@ fn lines_along(r: &Map2Results, along: Along) -> Vec<String> {
 /// X) and per column of two or more cells (along Y).
 pub fn words(r: &Map2Results) -> Vec<String> {
     let cells = crossover2d::cells(&map2_results::observations(&r.cells));
-    let mut sides: Vec<Side> = cells
-        .iter()
-        .map(|c| c.2)
-        .filter(|s| s.settled())
-        .collect();
+    let mut sides: Vec<Side> = cells.iter().map(|c| c.2).filter(|s| s.settled()).collect();
     sides.sort_by_key(|s| *s as u8);
     sides.dedup();
     let unsettled = cells.iter().filter(|c| !c.2.settled()).count();
@@ -74,11 +70,7 @@ pub fn words(r: &Map2Results) -> Vec<String> {
     } else {
         String::new()
     };
-    let plane = format!(
-        "{} × {}",
-        range(r, 0),
-        range(r, 1)
-    );
+    let plane = format!("{} × {}", range(r, 0), range(r, 1));
     let head = match (sides.as_slice(), r.boundary.len()) {
         _ if r.cells.is_empty() => "nothing measured".to_string(),
         ([], _) => format!(
@@ -94,7 +86,11 @@ pub fn words(r: &Map2Results) -> Vec<String> {
              verdicts are settled{note}"
         ),
         (_, n) => {
-            let along_x = r.boundary.iter().filter(|b| b.crossover.factor == r.factors[0].name).count();
+            let along_x = r
+                .boundary
+                .iter()
+                .filter(|b| b.crossover.factor == r.factors[0].name)
+                .count();
             format!(
                 "the winner changes on {plane}: {n} bracket(s), {along_x} along {} and {} along \
                  {}{note}",
@@ -136,10 +132,7 @@ fn range(r: &Map2Results, i: usize) -> String {
 
 /// One line per bracket of the boundary.
 pub fn boundary_lines(r: &Map2Results) -> Vec<String> {
-    r.boundary
-        .iter()
-        .map(|b| boundary_line(b, r))
-        .collect()
+    r.boundary.iter().map(|b| boundary_line(b, r)).collect()
 }
 
 fn boundary_line(b: &Boundary, r: &Map2Results) -> String {
@@ -566,9 +559,15 @@ mod tests {
     fn the_table_has_a_cell_per_pair_and_blanks_where_nothing_was_measured() {
         let r = two_by_two();
         let t = grid_table(&r);
-        assert_eq!(t.columns, ["size \\ block", "4 KiB", "64 KiB", "256 KiB", "1 MiB"]);
+        assert_eq!(
+            t.columns,
+            ["size \\ block", "4 KiB", "64 KiB", "256 KiB", "1 MiB"]
+        );
         assert_eq!(t.rows.len(), 2);
-        assert_eq!(t.rows[0], ["1 MiB", "mmap 1.42x", "mmap 1.42x", "? 1.42x", "read 1.42x"]);
+        assert_eq!(
+            t.rows[0],
+            ["1 MiB", "mmap 1.42x", "mmap 1.42x", "? 1.42x", "read 1.42x"]
+        );
         assert_eq!(t.rows[1][3], "", "256 KiB at 64 MiB was not measured");
         let cost = cost_line(&r);
         assert!(
@@ -576,7 +575,10 @@ mod tests {
             "{cost}"
         );
         // 26 blocks by 20 sizes at 1.25x.
-        assert!(cost.contains("would be 520 cells (about 3120 trials"), "{cost}");
+        assert!(
+            cost.contains("would be 520 cells (about 3120 trials"),
+            "{cost}"
+        );
     }
 
     #[test]
@@ -587,11 +589,17 @@ mod tests {
         assert!(page.contains("mmap faster") && page.contains("read faster"));
         // A cell per pair measured, labelled with its ratio.
         let plot = heat_map(&r);
-        assert_eq!(plot.svg.matches(">\n1.42\n<").count(), 6, "six settled cells");
+        assert_eq!(
+            plot.svg.matches(">\n1.42\n<").count(),
+            6,
+            "six settled cells"
+        );
         assert_eq!(plot.svg.matches(">\n?1.42\n<").count(), 1, "one unsettled");
         // The fills: mmap's hue and read's, never the same.
         assert_ne!(shade(B_HUE, 1.42), shade(A_HUE, 1.42));
-        assert!(shade(B_HUE, 4.0).2 < shade(B_HUE, 1.1).2 || shade(B_HUE, 4.0).0 < shade(B_HUE, 1.1).0);
+        assert!(
+            shade(B_HUE, 4.0).2 < shade(B_HUE, 1.1).2 || shade(B_HUE, 4.0).0 < shade(B_HUE, 1.1).0
+        );
     }
 
     #[test]

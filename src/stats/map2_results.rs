@@ -156,7 +156,8 @@ impl Map2Results {
             })
             .collect();
         let axis: Axis = *self.grid.axis(along);
-        let labels: Vec<(f64, String)> = points.iter().map(|p| (p.value, p.label.clone())).collect();
+        let labels: Vec<(f64, String)> =
+            points.iter().map(|p| (p.value, p.label.clone())).collect();
         let label = |x: f64| {
             labels
                 .iter()
@@ -172,7 +173,12 @@ impl Map2Results {
             unit: factor.unit.clone(),
             noun: factor.noun.clone(),
             methods: self.methods.clone(),
-            fixed: format!("{} {}, {}", other.name, self.fixed_label(along, at), self.fixed),
+            fixed: format!(
+                "{} {}, {}",
+                other.name,
+                self.fixed_label(along, at),
+                self.fixed
+            ),
             axis,
             margin: self.margin,
             crossovers: map_results::crossovers(&factor.name, &axis, &points, &label),
@@ -209,11 +215,15 @@ pub fn boundary(factors: &[PlaneFactor; 2], grid: &Grid, cells: &[Cell]) -> Vec<
     crossover2d::boundaries(grid, &obs)
         .into_iter()
         .map(|b| {
-            let (crossed, fixed, label_along, at_label): (&PlaneFactor, &PlaneFactor, &dyn Fn(f64) -> String, String) =
-                match b.along {
-                    Along::X => (&factors[0], &factors[1], &label_x, label_y(b.at)),
-                    Along::Y => (&factors[1], &factors[0], &label_y, label_x(b.at)),
-                };
+            let (crossed, fixed, label_along, at_label): (
+                &PlaneFactor,
+                &PlaneFactor,
+                &dyn Fn(f64) -> String,
+                String,
+            ) = match b.along {
+                Along::X => (&factors[0], &factors[1], &label_x, label_y(b.at)),
+                Along::Y => (&factors[1], &factors[0], &label_y, label_x(b.at)),
+            };
             Boundary {
                 at_factor: fixed.name.clone(),
                 at: b.at,

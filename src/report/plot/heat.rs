@@ -6,8 +6,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::chart::{
-    draw_header, font, header_height, Drawn, LegendEntry, Swatch, GRID, INK, MUTED, PAD,
-    TEXT_PX, TICK_PX, WIDTH,
+    draw_header, font, header_height, Drawn, LegendEntry, Swatch, GRID, INK, MUTED, PAD, TEXT_PX,
+    TICK_PX, WIDTH,
 };
 use super::font::{fit, text_width};
 
@@ -81,7 +81,11 @@ impl HeatChart {
             let top = draw_header(&root, title, &self.legend())? as i32;
             // The rows' factor, above the row labels.
             root.draw(&Text::new(
-                fit(&format!("rows: {}", self.y_label), TEXT_PX, (WIDTH - 2 * PAD) as f64),
+                fit(
+                    &format!("rows: {}", self.y_label),
+                    TEXT_PX,
+                    (WIDTH - 2 * PAD) as f64,
+                ),
                 (PAD as i32, top),
                 font(TEXT_PX).pos(Pos::new(HPos::Left, VPos::Top)),
             ))?;
@@ -114,8 +118,9 @@ impl HeatChart {
                     cell.fill.filled(),
                 ))?;
                 if text_width(&cell.text, TICK_PX) + 4.0 <= cell_w as f64 {
-                    let dark = u32::from(cell.fill.0) + u32::from(cell.fill.1) + u32::from(cell.fill.2)
-                        < 3 * 128;
+                    let dark =
+                        u32::from(cell.fill.0) + u32::from(cell.fill.1) + u32::from(cell.fill.2)
+                            < 3 * 128;
                     let ink = if dark { WHITE } else { INK };
                     root.draw(&Text::new(
                         cell.text.clone(),
@@ -155,7 +160,11 @@ impl HeatChart {
                 ))?;
             }
             root.draw(&Text::new(
-                fit(&format!("columns: {}", self.x_label), TEXT_PX, (WIDTH - 2 * PAD) as f64),
+                fit(
+                    &format!("columns: {}", self.x_label),
+                    TEXT_PX,
+                    (WIDTH - 2 * PAD) as f64,
+                ),
                 ((left + right) / 2, grid_bottom + 28),
                 font(TEXT_PX).pos(Pos::new(HPos::Center, VPos::Top)),
             ))?;
