@@ -673,3 +673,86 @@ fn a_map_over_two_factors_refines_along_the_boundary_and_draws_a_heat_map() {
     assert!(page.contains("id=\"plot-map-heat\""), "a heat map");
     assert!(page.contains("<svg"));
 }
+
+/// `advise` on a 4 MiB file with `extra` flags; its export.
+fn advise_json(scratch: &Scratch, extra: &[&str]) -> (Value, String) {
+    let file = scratch.path("plan-user.bin");
+    if !file.exists() {
+        std::fs::write(
+            &file,
+            (0..(4u32 << 20))
+                .map(|i| (i * 7) as u8)
+                .collect::<Vec<u8>>(),
+        )
+        .unwrap();
+    }
+    let json_path = scratch.path("plan-advise.json");
+    let _ = std::fs::remove_file(&json_path);
+    let out = succeeded(
+        faultline()
+            .args(["advise", "--runs", "2", "--file"])
+            .arg(&file)
+            .args(extra)
+            .arg("--data-dir")
+            .arg(scratch.data_dir())
+            .arg("--export-json")
+            .arg(&json_path),
+    );
+    (
+        read_json(&json_path),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn advise_takes_the_workload_from_a_run_plan() {
+    let scratch = Scratch::new();
+    let plan = scratch.path("seq64k.toml");
+    std::fs::write(
+        &plan,
+        "method = [\"read\", \"mmap\"]\npattern = \"seq\"\nblock = \"64k\"\ncache = \"warm\"\n",
+    )
+    .unwrap();
+    let plan_arg = plan.to_str().unwrap().to_string();
+    let (json, text) = advise_json(&scratch, &["--plan", &plan_arg, "--max-time", "20s"]);
+    assert!(text.contains("advise: seq 64 KiB reads of"), "{text}");
+    // Every candidate ran the plan's pattern and block.
+    for case in json["run"]["cases"].as_array().unwrap() {
+        assert_eq!(case["case"]["pattern"], "seq", "{}", case["case"]);
+        assert_eq!(case["case"]["block"], 65536, "{}", case["case"]);
+    }
+}
+
+#[test]
+#[ignore = "needs root"]
+fn advise_maps_the_file_size_against_a_memory_budget() {
+    let scratch = Scratch::new();
+    let (json, text) = advise_json(
+        &scratch,
+        &[
+            "--pattern",
+            "random",
+            "--memory-budget",
+            "16M",
+            "--max-time",
+            "60s",
+        ],
+    );
+    let map = &json["size_map"];
+    if map.is_null() {
+        // Too little time was left after the ranking: said so.
+        assert!(
+            text.contains("not mapped: file size against the memory available"),
+            "{text}"
+        );
+        return;
+    }
+    assert_eq!(map["factor"], "size");
+    assert_eq!(map["axis"]["low"].as_f64(), Some(4.0 * 1048576.0));
+    assert_eq!(map["axis"]["high"].as_f64(), Some(64.0 * 1048576.0));
+    assert!(!map["points"].as_array().unwrap().is_empty());
+    assert!(
+        text.contains("where it changes along the file size"),
+        "{text}"
+    );
+}

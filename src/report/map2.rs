@@ -204,16 +204,19 @@ fn cell_text(side: Side, c: &Cell, methods: &[String; 2]) -> String {
     }
 }
 
+/// Distinct values of a factor with their labels, in order.
+type Values = Vec<(f64, String)>;
+
 /// The sorted distinct X values and Y values measured.
-fn axes(r: &Map2Results) -> (Vec<(f64, String)>, Vec<(f64, String)>) {
-    let mut xs: Vec<(f64, String)> = r
+fn axes(r: &Map2Results) -> (Values, Values) {
+    let mut xs: Values = r
         .cells
         .iter()
         .map(|c| (c.point.value, c.point.label.clone()))
         .collect();
     xs.sort_by(|a, b| a.0.total_cmp(&b.0));
     xs.dedup_by(|a, b| a.0 == b.0);
-    let mut ys: Vec<(f64, String)> = r.cells.iter().map(|c| (c.y, c.y_label.clone())).collect();
+    let mut ys: Values = r.cells.iter().map(|c| (c.y, c.y_label.clone())).collect();
     ys.sort_by(|a, b| a.0.total_cmp(&b.0));
     ys.dedup_by(|a, b| a.0 == b.0);
     (xs, ys)

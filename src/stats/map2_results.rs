@@ -215,14 +215,13 @@ pub fn boundary(factors: &[PlaneFactor; 2], grid: &Grid, cells: &[Cell]) -> Vec<
     crossover2d::boundaries(grid, &obs)
         .into_iter()
         .map(|b| {
-            let (crossed, fixed, label_along, at_label): (
-                &PlaneFactor,
-                &PlaneFactor,
-                &dyn Fn(f64) -> String,
-                String,
-            ) = match b.along {
-                Along::X => (&factors[0], &factors[1], &label_x, label_y(b.at)),
-                Along::Y => (&factors[1], &factors[0], &label_y, label_x(b.at)),
+            let (crossed, fixed, at_label) = match b.along {
+                Along::X => (&factors[0], &factors[1], label_y(b.at)),
+                Along::Y => (&factors[1], &factors[0], label_x(b.at)),
+            };
+            let label_along = |v: f64| match b.along {
+                Along::X => label_x(v),
+                Along::Y => label_y(v),
             };
             Boundary {
                 at_factor: fixed.name.clone(),
