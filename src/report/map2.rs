@@ -189,18 +189,18 @@ fn latest(r: &Map2Results) -> Vec<(f64, f64, Side, &Cell)> {
         .collect()
 }
 
-/// A cell as the table shows it: the winner's name (or `=` for no
+/// A cell as the table shows it: the winner (`A` or `B`, `=` for no
 /// difference, `?` unsettled) and B / A.
-fn cell_text(side: Side, c: &Cell, methods: &[String; 2]) -> String {
+fn cell_text(side: Side, c: &Cell) -> String {
     let who = match side {
-        Side::AFaster => methods[0].clone(),
-        Side::BFaster => methods[1].clone(),
-        Side::NoDifference => "=".to_string(),
-        Side::Unsettled => "?".to_string(),
+        Side::AFaster => "A",
+        Side::BFaster => "B",
+        Side::NoDifference => "=",
+        Side::Unsettled => "?",
     };
     match &c.point.ratio {
         Some(e) => format!("{who} {}x", sig3(e.ratio)),
-        None => who,
+        None => who.to_string(),
     }
 }
 
@@ -236,7 +236,7 @@ pub fn grid_table(r: &Map2Results) -> Table {
                     cells
                         .iter()
                         .find(|c| c.0 == *x && c.1 == *y)
-                        .map_or_else(String::new, |c| cell_text(c.2, c.3, &r.methods)),
+                        .map_or_else(String::new, |c| cell_text(c.2, c.3)),
                 );
             }
             row
@@ -247,9 +247,9 @@ pub fn grid_table(r: &Map2Results) -> Table {
     columns.extend(xs.iter().map(|(_, l)| l.as_str()));
     Table::new(
         &format!(
-            "{} against {}, {}: the winner and {} / {} throughput per cell ('=' no difference, '?' \
-             unsettled, blank not measured)",
-            r.methods[1], r.methods[0], r.fixed, r.methods[1], r.methods[0]
+            "{} against {}, {}: per cell the winner (A {}, B {}, '=' no difference, '?' \
+             unsettled, blank not measured) and B / A throughput",
+            r.methods[1], r.methods[0], r.fixed, r.methods[0], r.methods[1]
         ),
         &columns,
         rows,
@@ -569,7 +569,7 @@ mod tests {
         assert_eq!(t.rows.len(), 2);
         assert_eq!(
             t.rows[0],
-            ["1 MiB", "mmap 1.42x", "mmap 1.42x", "? 1.42x", "read 1.42x"]
+            ["1 MiB", "B 1.42x", "B 1.42x", "? 1.42x", "A 1.42x"]
         );
         assert_eq!(t.rows[1][3], "", "256 KiB at 64 MiB was not measured");
         let cost = cost_line(&r);
@@ -602,6 +602,25 @@ mod tests {
         assert_ne!(shade(B_HUE, 1.42), shade(A_HUE, 1.42));
         assert!(
             shade(B_HUE, 4.0).2 < shade(B_HUE, 1.1).2 || shade(B_HUE, 4.0).0 < shade(B_HUE, 1.1).0
+        );
+    }
+
+    #[test]
+    fn a_column_the_refinement_made_is_said_over_its_own_range() {
+        // The 256 KiB column holds cells at 8 and 64 MiB only.
+        let r = results(&[
+            (4.0 * K, M, Side::BFaster),
+            (M, M, Side::BFaster),
+            (256.0 * K, 8.0 * M, Side::AFaster),
+            (256.0 * K, 64.0 * M, Side::AFaster),
+        ]);
+        let said = words(&r);
+        assert!(
+            said.contains(
+                &"at block 256 KiB: no crossover between 8 MiB and 64 MiB: read faster throughout"
+                    .to_string()
+            ),
+            "{said:?}"
         );
     }
 

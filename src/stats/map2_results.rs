@@ -155,7 +155,16 @@ impl Map2Results {
                 _ => None,
             })
             .collect();
-        let axis: Axis = *self.grid.axis(along);
+        // The line's own range: a column a row's refinement made starts
+        // and ends at its own cells, not at the plane's corners.
+        let mut axis: Axis = *self.grid.axis(along);
+        if let (Some(lo), Some(hi)) = (
+            points.iter().map(|p| p.value).min_by(f64::total_cmp),
+            points.iter().map(|p| p.value).max_by(f64::total_cmp),
+        ) {
+            axis.low = lo;
+            axis.high = hi;
+        }
         let labels: Vec<(f64, String)> =
             points.iter().map(|p| (p.value, p.label.clone())).collect();
         let label = |x: f64| {
