@@ -107,8 +107,45 @@ fn bad_map_and_advise_input_is_one_line_and_exit_2() {
                 "block=4k..1M",
                 "--over",
                 "size=1M..8M",
+                "--over",
+                "threads=1..4",
             ],
-            &["one factor at a time"],
+            &["at most two factors"],
+        ),
+        (
+            &[
+                "--method",
+                "read,mmap",
+                "--over",
+                "block=4k..1M",
+                "--over",
+                "block=8k..64k",
+            ],
+            &["the same factor twice"],
+        ),
+        (
+            &[
+                "--method",
+                "read,mmap",
+                "--over",
+                "zipf=0.5..1.5",
+                "--over",
+                "stride=1..64",
+            ],
+            &["both set the access pattern"],
+        ),
+        (
+            &[
+                "--method",
+                "read,mmap",
+                "--over",
+                "block=4k..1M",
+                "--over",
+                "size=1M..8M",
+                "--resolution",
+                "1.25,2,3",
+            ],
+            &["one per --over"],
         ),
         (
             &[
@@ -222,6 +259,33 @@ fn bad_map_and_advise_input_is_one_line_and_exit_2() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "a pattern and a trace");
+    // advise --plan: a plan with two patterns, with none, and one beside --pattern.
+    let plan = |name: &str, text: &str| {
+        let p = scratch.path(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let two = plan("two.toml", "pattern = [\"seq\", \"random\"]\n");
+    let none = plan("none.toml", "block = \"4k\"\n");
+    let cases: &[(&std::path::Path, &[&str], &[&str])] = &[
+        (&two, &[], &["advise takes one `pattern`", "gives 2"]),
+        (&none, &[], &["no `pattern` and no `trace`"]),
+        (&two, &["--pattern", "seq"], &["--pattern"]),
+    ];
+    for (p, extra, needles) in cases {
+        let out = faultline()
+            .arg("advise")
+            .arg("--plan")
+            .arg(p)
+            .arg("--file")
+            .arg(&file)
+            .args(*extra)
+            .arg("--data-dir")
+            .arg(scratch.data_dir())
+            .output()
+            .unwrap();
+        one_line(&out, 2, needles);
+    }
 }
 
 /// The side of a `run` comparison of B against A: `b`, `a` or `-` (within noise).
@@ -410,6 +474,287 @@ fn advise_ranks_the_candidates_it_measured_and_exports_them() {
     assert!(text.contains("  1. "), "{text}");
     assert!(
         text.contains("not mapped: file size against the memory available"),
+        "{text}"
+    );
+}
+
+/// read against stdio with a 16 MiB buffer along the block size, on a warm
+/// 16 MiB file: a buffered reader is several times faster for 64-byte
+/// blocks (one read() call per block against a copy), several times slower
+/// for 16 KiB ones (it faults in and fills its 16 MiB buffer, then copies
+/// again). Measured here by a full sweep (docs/map.md): the verdict changes
+/// between about 512 B and 1 KiB. The interference record is off, so the
+/// verdicts rest on every pair, loaded machine or not: the effects at the
+/// ends are 5x, which a loaded machine does not reverse.
+const CROSSING: &[&str] = &[
+    "--method",
+    "read,stdio",
+    "--stdio-buffer",
+    "16M",
+    "--pattern",
+    "seq",
+    "--size",
+    "16M",
+    "--runs",
+    "5",
+    "--min-effect",
+    "5%",
+    "--interference-threshold",
+    "off",
+];
+
+/// `run`'s verdict of stdio against read at `block`, with the map's flags:
+/// `b-faster`, `a-faster`, or `-` (within noise or unsettled).
+fn crossing_run_side(scratch: &Scratch, block: u64) -> String {
+    let json = scratch.path(&format!("crossing-run-{block}.json"));
+    succeeded(
+        scratch
+            .run(CROSSING)
+            .args(["--cache", "warm", "--precision", "3%", "--max-runs", "8"])
+            .arg("--block")
+            .arg(block.to_string())
+            .arg("--export-json")
+            .arg(&json),
+    );
+    let run = read_json(&json);
+    match run["comparisons"][0]["verdict"].as_str().unwrap() {
+        "faster" => "b-faster".into(),
+        "slower" => "a-faster".into(),
+        _ => "-".into(),
+    }
+}
+
+#[test]
+fn a_crossing_map_reports_agrees_with_run_at_both_ends_of_its_bracket() {
+    let scratch = Scratch::new();
+    let json_path = scratch.path("crossing.json");
+    succeeded(
+        map(&scratch, CROSSING)
+            .args([
+                "--over",
+                "block=64..16k",
+                "--max-runs",
+                "8",
+                "--max-time",
+                "120s",
+            ])
+            .arg("--export-json")
+            .arg(&json_path),
+    );
+    let json = read_json(&json_path);
+    let points = json["points"].as_array().unwrap();
+    let side_at = |x: f64| -> Vec<String> {
+        points
+            .iter()
+            .filter(|p| p["value"].as_f64() == Some(x))
+            .map(|p| p["side"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // The ends: stdio faster at 64 B, read at 16 KiB; a point may be
+    // unsettled, never reversed.
+    for (x, expected, reversed) in [
+        (64.0, "b-faster", "a-faster"),
+        (16384.0, "a-faster", "b-faster"),
+    ] {
+        let sides = side_at(x);
+        assert!(!sides.is_empty(), "{x} measured");
+        assert!(
+            !sides.iter().any(|s| s == reversed),
+            "{x}: {sides:?}, expected {expected} or unsettled"
+        );
+    }
+    let crossovers = json["crossovers"].as_array().unwrap();
+    // Settled opposite winners at the two ends make at least one bracket
+    // between them: the search splits until it holds one.
+    let settled_ends = side_at(64.0).iter().all(|s| s == "b-faster")
+        && side_at(16384.0).iter().all(|s| s == "a-faster");
+    if settled_ends {
+        assert!(!crossovers.is_empty(), "winners differ at the ends: {json}");
+    }
+    // `run` at each end of each bracket says what the map says there, or
+    // leaves it undecided (within noise, unsettled); never the other winner.
+    for c in crossovers {
+        for (end, side) in [("low", "below"), ("high", "above")] {
+            let block = c[end].as_f64().unwrap() as u64;
+            let map_says = c[side].as_str().unwrap();
+            let ran = crossing_run_side(&scratch, block);
+            assert!(
+                ran == map_says || ran == "-",
+                "block {block}: the map says {map_says} at the bracket's {end} end, run says {ran}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_map_over_two_factors_refines_along_the_boundary_and_draws_a_heat_map() {
+    let scratch = Scratch::new();
+    let json_path = scratch.path("plane.json");
+    let html = scratch.path("plane.html");
+    let out = succeeded(
+        map(
+            &scratch,
+            &[
+                "--method",
+                "read,stdio",
+                "--stdio-buffer",
+                "4M",
+                "--pattern",
+                "seq",
+                "--over",
+                "block=64..16k",
+                "--over",
+                "size=1M..4M",
+                "--resolution",
+                "4x",
+                "--runs",
+                "2",
+                "--max-runs",
+                "2",
+                "--interference-threshold",
+                "off",
+                "--max-time",
+                "120s",
+            ],
+        )
+        .arg("--export-json")
+        .arg(&json_path)
+        .arg("--report")
+        .arg(&html),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let json = read_json(&json_path);
+    assert_eq!(json["faultline_map"], 1);
+    assert_eq!(json["dimensions"], 2);
+    assert_eq!(json["factors"][0]["name"], "block");
+    assert_eq!(json["factors"][1]["name"], "size");
+    let cells = json["cells"].as_array().unwrap();
+    // The coarse grid: 5 blocks (64 B to 16 KiB by 4x) by 2 sizes; at 4x it
+    // is also the full grid, so nothing is added but repeats of lone verdicts.
+    assert_eq!(json["grid_points"], 10);
+    assert!(cells.len() >= 10, "{}", cells.len());
+    for c in cells {
+        let samples = c["baseline"]["samples"].as_array().unwrap().len()
+            + c["other"]["samples"].as_array().unwrap().len();
+        assert_eq!(c["trials"].as_u64().unwrap() as usize, samples, "{c}");
+        assert!(c["y"].as_f64().is_some() && c["value"].as_f64().is_some());
+    }
+    let boundary = json["boundary"].as_array().unwrap();
+    for b in boundary {
+        assert!(b["low"].as_f64() < b["high"].as_f64(), "{b}");
+        assert!(["block", "size"].contains(&b["factor"].as_str().unwrap()));
+        assert!(b["at_factor"] != b["factor"], "{b}");
+        // Each bracket's ends are measured cells with the sides it names.
+        let along_block = b["factor"] == "block";
+        for (end, side) in [("low", "below"), ("high", "above")] {
+            let v = b[end].as_f64().unwrap();
+            let at = b["at"].as_f64().unwrap();
+            let found = cells.iter().any(|c| {
+                let (x, y) = (c["value"].as_f64().unwrap(), c["y"].as_f64().unwrap());
+                let here = if along_block {
+                    x == v && y == at
+                } else {
+                    x == at && y == v
+                };
+                here && c["side"] == b[side]
+            });
+            assert!(found, "{b}: no cell at its {end} end with {}", b[side]);
+        }
+    }
+    // Words first (a line per row), the grid as a table, the cost.
+    assert!(text.contains("over block and size"), "{text}");
+    assert!(text.contains("at size 1 MiB: "), "{text}");
+    assert!(text.contains("size \\ block"), "{text}");
+    assert!(
+        text.contains("a full grid at 4x in block by 4x in size would be 10 cells"),
+        "{text}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("id=\"plot-map-heat\""), "a heat map");
+    assert!(page.contains("<svg"));
+}
+
+/// `advise` on a 4 MiB file with `extra` flags; its export.
+fn advise_json(scratch: &Scratch, extra: &[&str]) -> (Value, String) {
+    let file = scratch.path("plan-user.bin");
+    if !file.exists() {
+        std::fs::write(
+            &file,
+            (0..(4u32 << 20))
+                .map(|i| (i * 7) as u8)
+                .collect::<Vec<u8>>(),
+        )
+        .unwrap();
+    }
+    let json_path = scratch.path("plan-advise.json");
+    let _ = std::fs::remove_file(&json_path);
+    let out = succeeded(
+        faultline()
+            .args(["advise", "--runs", "2", "--file"])
+            .arg(&file)
+            .args(extra)
+            .arg("--data-dir")
+            .arg(scratch.data_dir())
+            .arg("--export-json")
+            .arg(&json_path),
+    );
+    (
+        read_json(&json_path),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+#[test]
+fn advise_takes_the_workload_from_a_run_plan() {
+    let scratch = Scratch::new();
+    let plan = scratch.path("seq64k.toml");
+    std::fs::write(
+        &plan,
+        "method = [\"read\", \"mmap\"]\npattern = \"seq\"\nblock = \"64k\"\ncache = \"warm\"\n",
+    )
+    .unwrap();
+    let plan_arg = plan.to_str().unwrap().to_string();
+    let (json, text) = advise_json(&scratch, &["--plan", &plan_arg, "--max-time", "20s"]);
+    assert!(text.contains("advise: seq 64 KiB reads of"), "{text}");
+    // Every candidate ran the plan's pattern and block.
+    let comparisons = json["run"]["comparisons"].as_array().unwrap();
+    assert!(!comparisons.is_empty());
+    for c in comparisons {
+        let group = c["group"].as_str().unwrap();
+        assert!(group.starts_with("seq 64 KiB"), "{group}");
+    }
+}
+
+#[test]
+#[ignore = "needs root"]
+fn advise_maps_the_file_size_against_a_memory_budget() {
+    let scratch = Scratch::new();
+    let (json, text) = advise_json(
+        &scratch,
+        &[
+            "--pattern",
+            "random",
+            "--memory-budget",
+            "16M",
+            "--max-time",
+            "60s",
+        ],
+    );
+    let map = &json["size_map"];
+    if map.is_null() {
+        // Too little time was left after the ranking: said so.
+        assert!(
+            text.contains("not mapped: file size against the memory available"),
+            "{text}"
+        );
+        return;
+    }
+    assert_eq!(map["factor"], "size");
+    assert_eq!(map["axis"]["low"].as_f64(), Some(4.0 * 1048576.0));
+    assert_eq!(map["axis"]["high"].as_f64(), Some(64.0 * 1048576.0));
+    assert!(!map["points"].as_array().unwrap().is_empty());
+    assert!(
+        text.contains("where it changes along the file size"),
         "{text}"
     );
 }

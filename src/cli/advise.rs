@@ -35,21 +35,30 @@ const CANDIDATES: [MethodKind; 6] = [
 /// Flags of `faultline advise`.
 #[derive(Debug, Args)]
 pub struct AdviseArgs {
-    /// Your file (only ever read).
-    #[arg(long, required = true)]
-    pub file: PathBuf,
+    /// Your file (only ever read) [default: the plan's `file`].
+    #[arg(long, required_unless_present = "plan")]
+    pub file: Option<PathBuf>,
     /// Your access pattern: seq, random, zipf:THETA, hotset:P/Q, ... (as `run --pattern`).
-    #[arg(long, required_unless_present = "trace", conflicts_with = "trace")]
+    #[arg(long, required_unless_present_any = ["trace", "plan"], conflicts_with_all = ["trace", "plan"])]
     pub pattern: Option<Pattern>,
     /// Your access pattern as recorded: a fio iolog, strace output or offset,length CSV.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "plan")]
     pub trace: Option<PathBuf>,
+    /// Your access pattern from a `faultline run` plan (TOML, as `run --plan`): its pattern or
+    /// trace, block size, cache state and file, one value each.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
     /// Block size of the pattern [default: 4 KiB, 16 KiB for seq].
-    #[arg(long, value_parser = clap_size, conflicts_with = "trace")]
+    #[arg(long, value_parser = clap_size, conflicts_with_all = ["trace", "plan"])]
     pub block: Option<u64>,
-    /// Page-cache state before each trial [default: warm].
-    #[arg(long, value_enum, default_value_t = CacheState::Warm)]
-    pub cache: CacheState,
+    /// Page-cache state before each trial [default: warm, or the plan's].
+    #[arg(long, value_enum)]
+    pub cache: Option<CacheState>,
+    /// Map where the answer changes along the file size against this much memory: generated
+    /// files from a quarter of SIZE to four times it, each trial in a memory cgroup limited to
+    /// SIZE (needs root).
+    #[arg(long, value_name = "SIZE", value_parser = clap_size)]
+    pub memory_budget: Option<u64>,
     /// Most time for everything (e.g. 90s, 5m): half for the ranking, the rest for the map
     /// [default: 3m].
     #[arg(long, value_name = "TIME", value_parser = super::precision_args::parse_duration_s)]
@@ -74,9 +83,98 @@ pub struct AdviseArgs {
     pub quiet: bool,
 }
 
+/// The user's workload: from the flags, or from a plan (`--plan`).
+struct Workload {
+    /// The file, only ever read.
+    file: PathBuf,
+    /// The access pattern, when not a trace.
+    pattern: Option<Pattern>,
+    /// The recorded accesses.
+    trace: Option<PathBuf>,
+    /// The block size of the pattern.
+    block: Option<u64>,
+    /// The cache state.
+    cache: CacheState,
+}
+
+/// A usage error.
+fn usage(message: String) -> anyhow::Error {
+    faultline::error::Error::Plan(message).into()
+}
+
+/// At most one value of a plan's list flag.
+fn one_of<T: Copy>(values: &[T], plan: &std::path::Path, key: &str) -> anyhow::Result<Option<T>> {
+    match values {
+        [] => Ok(None),
+        [v] => Ok(Some(*v)),
+        many => Err(usage(format!(
+            "--plan {}: advise takes one `{key}`, the plan gives {}; keep one (advise ranks read \
+             paths for one workload)",
+            plan.display(),
+            many.len()
+        ))),
+    }
+}
+
+impl AdviseArgs {
+    /// The workload, from the flags or the plan (the command line's
+    /// `--file` and `--cache` override the plan's).
+    fn workload(&self) -> anyhow::Result<Workload> {
+        let Some(path) = &self.plan else {
+            return Ok(Workload {
+                file: self
+                    .file
+                    .clone()
+                    .ok_or_else(|| usage("advise needs your file: --file FILE".into()))?,
+                pattern: self.pattern,
+                trace: self.trace.clone(),
+                block: self.block,
+                cache: self.cache.unwrap_or(CacheState::Warm),
+            });
+        };
+        let run = super::plan_file::run_args(path)?;
+        let pattern = one_of(&run.pattern, path, "pattern")?.filter(|p| *p != Pattern::Trace);
+        let trace = run.trace.clone();
+        if pattern.is_some() && trace.is_some() {
+            return Err(usage(format!(
+                "--plan {}: the plan gives both a `pattern` and a `trace`; keep one",
+                path.display()
+            )));
+        }
+        if pattern.is_none() && trace.is_none() {
+            return Err(usage(format!(
+                "--plan {}: the plan gives no `pattern` and no `trace`; advise needs your access \
+                 pattern",
+                path.display()
+            )));
+        }
+        let file = self.file.clone().or(run.file.clone()).ok_or_else(|| {
+            usage(format!(
+                "--plan {}: advise needs your file: --file FILE, or `file` in the plan",
+                path.display()
+            ))
+        })?;
+        Ok(Workload {
+            file,
+            pattern,
+            trace,
+            block: one_of(&run.block, path, "block")?,
+            cache: match self.cache {
+                Some(c) => c,
+                None => one_of(&run.cache, path, "cache")?.unwrap_or(CacheState::Warm),
+            },
+        })
+    }
+}
+
 /// Runs `faultline advise`.
 pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
+    let work = args.workload()?;
+    if let Some(limit) = args.memory_budget {
+        // Said before anything runs: the size map needs a memory cgroup.
+        faultline::plan::memory_budget::for_run(&faultline::plan::memory_budget::probe(), limit)?;
+    }
     let budget = args.max_time.unwrap_or(180.0);
     let margin = args.min_effect.unwrap_or(0.05);
     let runs = args.runs.unwrap_or(5);
@@ -92,7 +190,7 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
     };
     let mut config = RunSpec {
         data_dir: session::data_dir(args.data_dir.clone()),
-        file: Some(args.file.clone()),
+        file: Some(work.file.clone()),
         quiet: args.quiet,
         statistics: Some(statistics(budget / 2.0)),
         ..RunSpec::default()
@@ -106,8 +204,11 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
             dir.join(faultline::files::scratch::SUBDIR),
         ]);
         files.input("the data directory", dir)?;
-        files.input("--file", &args.file)?;
-        if let Some(t) = &args.trace {
+        files.input("--file", &work.file)?;
+        if let Some(p) = &args.plan {
+            files.input("--plan", p)?;
+        }
+        if let Some(t) = &work.trace {
             files.input("--trace", t)?;
         }
         if let Some(p) = &args.export_json {
@@ -115,13 +216,13 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let size = session::planned_file_sizes(&config, &[])?[0];
-    let pattern = args.pattern.unwrap_or(Pattern::Trace);
-    let block = args.block.unwrap_or(if pattern == Pattern::Seq {
+    let pattern = work.pattern.unwrap_or(Pattern::Trace);
+    let block = work.block.unwrap_or(if pattern == Pattern::Seq {
         16 << 10
     } else {
         4 << 10
     });
-    let trace = match &args.trace {
+    let trace = match &work.trace {
         Some(path) => {
             let options = TraceOptions {
                 format: None,
@@ -140,14 +241,14 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
     };
     let base = Factors {
         methods: vec![MethodKind::Read],
-        patterns: args.pattern.into_iter().collect(),
+        patterns: work.pattern.into_iter().collect(),
         blocks: if trace.is_some() {
             Vec::new()
         } else {
             vec![block]
         },
         user_file: true,
-        caches: vec![args.cache],
+        caches: vec![work.cache],
         runs: Some(runs),
         trace,
         populates: vec![Populate::None, Populate::Madvise],
@@ -163,7 +264,7 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         one.methods = vec![m];
         let checked = one
             .plan(&[size])
-            .and_then(|p| faultline::plan::preflight::check_plan(&p, &args.file));
+            .and_then(|p| faultline::plan::preflight::check_plan(&p, &work.file));
         match checked {
             Ok(()) => methods.push(m),
             Err(e) if m == MethodKind::Read => return Err(e.into()),
@@ -179,9 +280,9 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
             Some(t) => format!("the reads of {}", t.reference.describe()),
             None => format!("{pattern} {} reads", format_size(block)),
         },
-        args.file.display(),
+        work.file.display(),
         format_size(size),
-        args.cache
+        work.cache
     );
     let finished = Session::fresh(plan, &config)?.run()?;
     if !finished.journal_removed {
@@ -224,12 +325,9 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     };
-    let mut not_mapped = vec![format!(
-        "file size against the memory available: your file's size is fixed; map it on \
-         generated files with `faultline map --method A,B --over size=LOW..HIGH \
-         --memory-budget SIZE` (a memory cgroup: needs root)"
-    )];
+    let mut not_mapped = Vec::new();
     let mut block_map = None;
+    let mut size_map = None;
     // The winner against the fastest candidate of another method.
     let winner = ranking.first().and_then(|r| run.case(r.case));
     let rival = ranking
@@ -237,20 +335,9 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         .filter_map(|r| run.case(r.case))
         .find(|c| winner.is_some_and(|w| w.case.method != c.case.method));
     let top: Vec<&faultline::stats::CaseResult> = winner.into_iter().chain(rival).collect();
-    let left = budget - started.elapsed().as_secs_f64();
-    let high = (1u64 << 20).min(size / 4);
-    match top.as_slice() {
-        _ if factors.trace.is_some() => {
-            not_mapped.push("block size: a trace fixes its own offsets and lengths".to_string())
-        }
-        [_, _] if left < 10.0 => not_mapped.push(format!(
-            "block size: {:.0} s of --max-time left, too little to map",
-            left.max(0.0)
-        )),
-        [_, _] if high <= 4096 => not_mapped.push(format!(
-            "block size: the file ({}) is too small to map blocks from 4 KiB",
-            format_size(size)
-        )),
+    // The pair both maps compare: the rival as A, the winner as B, with
+    // the mmap candidate's options.
+    let pair = match top.as_slice() {
         [w, r] => {
             let mut f = base.clone();
             f.methods = vec![r.case.method, w.case.method];
@@ -258,7 +345,32 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
             let m = if mapped(w) { w } else { r };
             f.populates = vec![m.case.populate.unwrap_or(Populate::None)];
             f.advices = vec![m.case.advice.unwrap_or(Advice::Normal)];
-            config.statistics = Some(statistics(left));
+            Some(f)
+        }
+        _ => None,
+    };
+    let maps = if args.memory_budget.is_some() {
+        2.0
+    } else {
+        1.0
+    };
+    let left = budget - started.elapsed().as_secs_f64();
+    let high = (1u64 << 20).min(size / 4);
+    match &pair {
+        _ if factors.trace.is_some() => {
+            not_mapped.push("block size: a trace fixes its own offsets and lengths".to_string())
+        }
+        Some(_) if left < 10.0 => not_mapped.push(format!(
+            "block size: {:.0} s of --max-time left, too little to map",
+            left.max(0.0)
+        )),
+        Some(_) if high <= 4096 => not_mapped.push(format!(
+            "block size: the file ({}) is too small to map blocks from 4 KiB",
+            format_size(size)
+        )),
+        Some(f) => {
+            let share = left / maps;
+            config.statistics = Some(statistics(share));
             let factor = map_factors::find("block").expect("block is a map factor");
             let spec = MapSpec {
                 factor,
@@ -268,12 +380,12 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
                     scale: factor.scale,
                     resolution: factor.resolution,
                 },
-                factors: f,
+                factors: f.clone(),
                 size,
                 config: config.clone(),
-                budget_s: left,
+                budget_s: share,
                 margin,
-                fixed: format!("{pattern}, your file, {}", args.cache),
+                fixed: format!("{pattern}, your file, {}", work.cache),
                 export_json: None,
                 report: None,
                 quiet: args.quiet,
@@ -282,7 +394,66 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
             let outcome = spec.run()?;
             block_map = Some(outcome.results);
         }
-        _ => not_mapped.push("block size: fewer than two candidates measured".into()),
+        None => not_mapped.push("block size: fewer than two candidates measured".into()),
+    }
+    let interrupted = |m: &Option<faultline::stats::map_results::MapResults>| {
+        m.as_ref()
+            .is_some_and(|m| m.stopped == faultline::stats::map_results::Stopped::Interrupted)
+    };
+    let left = budget - started.elapsed().as_secs_f64();
+    match (&pair, args.memory_budget) {
+        (_, None) => not_mapped.push(
+            "file size against the memory available: give --memory-budget SIZE (a memory \
+             cgroup: needs root) to map it on generated files with your pattern"
+                .to_string(),
+        ),
+        _ if factors.trace.is_some() => not_mapped.push(
+            "file size against the memory available: a trace's offsets are your file's".to_string(),
+        ),
+        _ if interrupted(&block_map) => {}
+        (Some(_), Some(_)) if left < 10.0 => not_mapped.push(format!(
+            "file size against the memory available: {:.0} s of --max-time left, too little to \
+             map",
+            left.max(0.0)
+        )),
+        (Some(f), Some(limit)) => {
+            let mut f = f.clone();
+            f.user_file = false;
+            let probe = faultline::plan::memory_budget::probe();
+            f.memory_budget = Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
+            let mut generated = config.clone();
+            generated.file = None;
+            generated.statistics = statistics(left);
+            let factor = map_factors::find("size").expect("size is a map factor");
+            let spec = MapSpec {
+                factor,
+                axis: Axis {
+                    low: (limit / 4).max(4096) as f64,
+                    high: limit.saturating_mul(4) as f64,
+                    scale: factor.scale,
+                    resolution: factor.resolution,
+                },
+                factors: f,
+                size,
+                config: generated,
+                budget_s: left,
+                margin,
+                fixed: format!(
+                    "{pattern} {}, generated files, {}, memory budget {}",
+                    format_size(block),
+                    work.cache,
+                    format_size(limit)
+                ),
+                export_json: None,
+                report: None,
+                quiet: args.quiet,
+            };
+            spec.check()?;
+            size_map = Some(spec.run()?.results);
+        }
+        (None, Some(_)) => not_mapped.push(
+            "file size against the memory available: fewer than two candidates measured".into(),
+        ),
     }
     let results = AdviseResults {
         faultline_advise: faultline::stats::ranking::ADVISE_FORMAT,
@@ -293,17 +464,14 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         why,
         run,
         block_map,
+        size_map,
         not_mapped,
     };
     if let Some(p) = &args.export_json {
         faultline::report::advise::write_json(&results, p)?;
     }
     print!("{}", faultline::report::advise::render_text(&results));
-    let interrupted = results
-        .block_map
-        .as_ref()
-        .is_some_and(|m| m.stopped == faultline::stats::map_results::Stopped::Interrupted);
-    if interrupted {
+    if interrupted(&results.block_map) || interrupted(&results.size_map) {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)

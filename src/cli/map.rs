@@ -14,6 +14,7 @@ use faultline::plan::factors::Factors;
 use faultline::plan::precision::{Precision, Statistics};
 use faultline::plan::CacheState;
 use faultline::session::map::factors::{self, MapFactor};
+use faultline::session::map::plane::PlaneSpec;
 use faultline::session::map::MapSpec;
 use faultline::session::{self, RunSpec, EXIT_INTERRUPTED};
 use faultline::size::{clap_size, format_size};
@@ -67,6 +68,9 @@ pub struct MapArgs {
     /// mmap pre-faulting.
     #[arg(long, value_enum)]
     pub populate: Option<Populate>,
+    /// stdio's buffer, 1 byte to 64 MiB [default: 8 KiB].
+    #[arg(long, value_name = "SIZE", value_parser = clap_size)]
+    pub stdio_buffer: Option<u64>,
     /// madvise() hint for the mapping.
     #[arg(long, value_enum)]
     pub advice: Option<Advice>,
@@ -107,6 +111,9 @@ pub struct MapArgs {
     /// The answer only: no line per point, no table.
     #[arg(long, short)]
     pub quiet: bool,
+    /// How each point's trials are checked for interference (as `run`'s).
+    #[command(flatten)]
+    pub interference: super::interference_args::InterferenceArgs,
 }
 
 /// A usage error.
@@ -183,27 +190,70 @@ impl MapArgs {
                 "--method: map compares two different methods, e.g. --method read,mmap".into(),
             ));
         }
-        if self.over.len() > 1 {
+        if self.over.len() > 2 {
             return Err(usage(
-                "--over: one factor at a time (a map over two factors is not supported yet)".into(),
+                "--over: at most two factors (a map over one factor, or a plane over two)".into(),
             ));
         }
-        let (factor, low, high) = parse_over(&self.over[0])?;
-        let resolution = parse_resolution(self.resolution.as_deref(), factor)?;
-        let sets_pattern = matches!(factor.name, "working-set" | "stride" | "zipf" | "hot-share");
-        let clash = match factor.name {
-            "block" => self.block.is_some().then_some("--block"),
-            "size" => self.size.is_some().then_some("--size"),
-            "threads" => self.threads.is_some().then_some("--threads"),
-            "depth" => self.depth.is_some().then_some("--depth"),
-            _ => (sets_pattern && self.pattern.is_some()).then_some("--pattern"),
+        let overs = self
+            .over
+            .iter()
+            .map(|o| parse_over(o))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let resolutions: Vec<&str> = match self.resolution.as_deref() {
+            None => Vec::new(),
+            Some(r) if overs.len() == 2 && r.contains(',') => r.split(',').collect(),
+            Some(r) => vec![r; overs.len()],
         };
-        if let Some(flag) = clash {
+        if resolutions.len() > overs.len() {
             return Err(usage(format!(
-                "{flag} and --over {}: the factor swept takes its values from --over; leave {flag} out",
-                factor.name
+                "--resolution {}: give one value, or one per --over",
+                self.resolution.as_deref().unwrap_or_default()
             )));
         }
+        let resolutions = overs
+            .iter()
+            .enumerate()
+            .map(|(i, o)| parse_resolution(resolutions.get(i).copied(), o.0))
+            .collect::<anyhow::Result<Vec<f64>>>()?;
+        if let [a, b] = overs.as_slice() {
+            if a.0.name == b.0.name {
+                return Err(usage(format!(
+                    "--over {}: the same factor twice; give two different factors",
+                    a.0.name
+                )));
+            }
+        }
+        let set_pattern: Vec<&str> = overs
+            .iter()
+            .map(|o| o.0.name)
+            .filter(|n| sets_pattern(n))
+            .collect();
+        if set_pattern.len() > 1 {
+            return Err(usage(format!(
+                "--over {} and --over {}: both set the access pattern; map one of them against \
+                 another factor (block, size, threads, depth)",
+                set_pattern[0], set_pattern[1]
+            )));
+        }
+        for (factor, _, _) in &overs {
+            let clash = match factor.name {
+                "block" => self.block.is_some().then_some("--block"),
+                "size" => self.size.is_some().then_some("--size"),
+                "threads" => self.threads.is_some().then_some("--threads"),
+                "depth" => self.depth.is_some().then_some("--depth"),
+                _ => (sets_pattern(factor.name) && self.pattern.is_some()).then_some("--pattern"),
+            };
+            if let Some(flag) = clash {
+                return Err(usage(format!(
+                    "{flag} and --over {}: the factor swept takes its values from --over; leave {flag} out",
+                    factor.name
+                )));
+            }
+        }
+        let (factor, low, high) = overs[0];
+        let resolution = resolutions[0];
+        let swept = |name: &str| overs.iter().any(|o| o.0.name == name);
         let pattern = self.pattern.unwrap_or(Pattern::Random);
         let block = self.block.unwrap_or(if pattern == Pattern::Seq {
             16 << 10
@@ -229,6 +279,7 @@ impl MapArgs {
             depths: self.depth.into_iter().collect(),
             populates: vec![self.populate.unwrap_or(Populate::None)],
             advices: vec![self.advice.unwrap_or(Advice::Normal)],
+            stdio_buffers: self.stdio_buffer.into_iter().collect(),
             runs: Some(runs),
             seed: self.seed,
             ..Factors::default()
@@ -238,6 +289,7 @@ impl MapArgs {
             f.memory_budget = Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
         }
         let config = RunSpec {
+            interference: self.interference.settings(),
             data_dir: session::data_dir(self.data_dir.clone()),
             seed: self.seed,
             quiet: self.quiet,
@@ -254,10 +306,10 @@ impl MapArgs {
             ..RunSpec::default()
         };
         let mut fixed = vec![pattern.to_string()];
-        if sets_pattern {
+        if !set_pattern.is_empty() {
             fixed.clear();
         }
-        if factor.name != "block" {
+        if !swept("block") {
             fixed.push(format_size(block));
         }
         fixed.push(
@@ -265,7 +317,7 @@ impl MapArgs {
                 .map_or_else(|| "sum".to_string(), |w| w.to_string()),
         );
         fixed.push(self.cache.to_string());
-        if factor.name != "size" {
+        if !swept("size") {
             fixed.push(format!("{} file", format_size(size)));
         }
         if let Some(t) = self.threads {
@@ -292,10 +344,44 @@ impl MapArgs {
         spec.check()?;
         Ok(spec)
     }
+
+    /// The plane to map when `--over` is given twice (the first factor the
+    /// columns, the second the rows), checked; `None` with one `--over`.
+    pub fn plane(&self) -> anyhow::Result<Option<PlaneSpec>> {
+        let map = self.spec()?;
+        let Some(second) = self.over.get(1) else {
+            return Ok(None);
+        };
+        let (y, low, high) = parse_over(second)?;
+        let resolution = match self.resolution.as_deref() {
+            Some(r) if r.contains(',') => r.split(',').nth(1),
+            other => other,
+        };
+        let plane = PlaneSpec {
+            map,
+            y,
+            y_axis: Axis {
+                low,
+                high,
+                scale: y.scale,
+                resolution: parse_resolution(resolution, y)?,
+            },
+        };
+        plane.check()?;
+        Ok(Some(plane))
+    }
+}
+
+/// Whether sweeping the factor `name` sets the access pattern.
+fn sets_pattern(name: &str) -> bool {
+    matches!(name, "working-set" | "stride" | "zipf" | "hot-share")
 }
 
 /// Runs `faultline map`.
 pub fn execute(args: &MapArgs) -> anyhow::Result<ExitCode> {
+    if let Some(plane) = args.plane()? {
+        return execute_plane(args, &plane);
+    }
     let spec = args.spec()?;
     let outcome = spec.run()?;
     let r = &outcome.results;
@@ -318,6 +404,33 @@ pub fn execute(args: &MapArgs) -> anyhow::Result<ExitCode> {
         eprintln!(
             "interrupted: {} point(s) measured are in the exports; a map is not resumed, run it again",
             r.points.len()
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs a 2-D map and prints its answer.
+fn execute_plane(args: &MapArgs, plane: &PlaneSpec) -> anyhow::Result<ExitCode> {
+    use faultline::report::map2;
+    let r = plane.run()?;
+    if args.quiet {
+        for line in map2::words(&r) {
+            println!("{line}");
+        }
+        for line in map2::boundary_lines(&r) {
+            println!("  {line}");
+        }
+    } else {
+        print!("{}", map2::render_text(&r));
+    }
+    for w in &r.warnings {
+        faultline::console::warning(w);
+    }
+    if r.stopped == Stopped::Interrupted {
+        eprintln!(
+            "interrupted: {} cell(s) measured are in the exports; a map is not resumed, run it again",
+            r.cells.len()
         );
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }

@@ -295,6 +295,36 @@ pub fn per_run(path: &std::path::Path, name: &str) -> std::path::PathBuf {
     path.with_file_name(file)
 }
 
+/// The `faultline run` flags a plan file holds, parsed as `run --plan
+/// FILE` would parse them (for `advise --plan`, which takes its access
+/// pattern from them).
+pub fn run_args(path: &std::path::Path) -> Result<super::run::RunArgs, Error> {
+    use clap::FromArgMatches;
+    let argv: Vec<OsString> = vec![
+        "faultline".into(),
+        "run".into(),
+        "--plan".into(),
+        path.as_os_str().to_owned(),
+    ];
+    let bad = |why: String| Error::Plan(format!("--plan {}: {why}", path.display()));
+    let matches = super::command()
+        .try_get_matches_from(argv)
+        .map_err(|e| bad(e.kind().to_string()))?;
+    let matches = resolve(matches)?;
+    let run = matches
+        .subcommand_matches("run")
+        .ok_or_else(|| bad("not a run plan".into()))?;
+    super::run::RunArgs::from_arg_matches(run).map_err(|e| {
+        let rendered = e.render().to_string();
+        bad(rendered
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .trim_start_matches("error: ")
+            .to_string())
+    })
+}
+
 /// The TOML plan of `run`'s flags as given: one key per flag, the ones
 /// given set, the others commented out (with their default, if any), each
 /// after its help line.

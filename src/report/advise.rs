@@ -86,6 +86,19 @@ pub fn render_text(r: &AdviseResults) -> String {
         }
         out.push_str(&format!("  {}\n", super::map::cost_line(m)));
     }
+    if let Some(m) = &r.size_map {
+        out.push_str(&format!(
+            "where it changes along the file size ({} against {}, {}): {}\n",
+            m.methods[1],
+            m.methods[0],
+            m.fixed,
+            super::map::words(m)
+        ));
+        for line in super::map::crossover_lines(m) {
+            out.push_str(&format!("  {line}\n"));
+        }
+        out.push_str(&format!("  {}\n", super::map::cost_line(m)));
+    }
     for n in &r.not_mapped {
         out.push_str(&format!("not mapped: {n}\n"));
     }
@@ -118,6 +131,7 @@ mod tests {
             why: Some("sys 0.05 vs 0.31 ms/MiB".into()),
             run,
             block_map: None,
+            size_map: None,
             not_mapped: vec!["file size: needs root".into()],
         };
         let text = render_text(&r);

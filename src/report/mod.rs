@@ -26,6 +26,7 @@ pub mod html;
 pub mod html_fleet;
 pub mod json;
 pub mod map;
+pub mod map2;
 pub mod markdown;
 pub mod plot;
 pub mod precision;

@@ -48,10 +48,12 @@ use crate::stats::RunResults;
 use crate::stats::Verdict;
 
 pub use self::bars::{Bar, BarChart, BarGroup, BarPanel, Hue, Key, Segment};
+pub use self::heat::{HeatCell, HeatChart};
 
 mod bars;
 mod chart;
 mod font;
+mod heat;
 pub mod strip;
 
 /// A rendered plot.
@@ -310,6 +312,19 @@ pub fn bar_plot(name: &str, title: &str, caption: &str, chart: &BarChart) -> Plo
         ));
     }
     plot_of(name, title, caption, chart.height(), chart.render(title))
+}
+
+/// A heat map (see [`HeatChart`]): a grid of cells, each filled and
+/// labelled, for a map over two factors. `caption` says what the colours
+/// and labels are.
+pub fn heat_plot(name: &str, title: &str, caption: &str, chart: &HeatChart) -> Plot {
+    plot_of(
+        name,
+        title,
+        caption.to_string(),
+        chart.height(),
+        chart.render(title),
+    )
 }
 
 /// Mean throughput per case with its 95% CI; `None` when no case has a summary.

@@ -105,6 +105,10 @@ pub struct AdviseResults {
     /// Where the answer changes along the block size (winner against
     /// runner-up), when the pattern allows it and time was left.
     pub block_map: Option<super::map_results::MapResults>,
+    /// The map along the file size against the memory available
+    /// (`--memory-budget`), on generated files with the same pattern.
+    #[serde(default)]
+    pub size_map: Option<super::map_results::MapResults>,
     /// What was not mapped, and why.
     pub not_mapped: Vec<String>,
 }

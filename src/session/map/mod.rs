@@ -18,6 +18,7 @@ use crate::stats::crossover::{self, Axis};
 use crate::stats::map_results::{self, MapPoint, MapResults, Stopped};
 
 pub mod factors;
+pub mod plane;
 
 use factors::MapFactor;
 
@@ -57,15 +58,22 @@ pub struct MapOutcome {
 impl MapSpec {
     /// The plan of the point at `value`.
     pub fn plan_at(&self, value: f64) -> Result<Plan> {
+        self.plan_for(&[(self.factor, value)])
+    }
+
+    /// The plan of the point where each factor given takes its value.
+    pub fn plan_for(&self, values: &[(&MapFactor, f64)]) -> Result<Plan> {
         let mut factors = self.factors.clone();
         let mut size = self.size;
-        (self.factor.apply)(&mut factors, &mut size, value).map_err(|why| {
-            Error::Plan(format!(
-                "--over {}={}: {why}",
-                self.factor.name,
-                self.factor.unit.label(value)
-            ))
-        })?;
+        for &(factor, value) in values {
+            (factor.apply)(&mut factors, &mut size, value).map_err(|why| {
+                Error::Plan(format!(
+                    "--over {}={}: {why}",
+                    factor.name,
+                    factor.unit.label(value)
+                ))
+            })?;
+        }
         let sizes = super::planned_file_sizes(&self.config, &[size])?;
         let mut plan = factors.plan(&sizes)?;
         if let Some(ns) = self.config.statistics_or_default().min_trial_ns {
@@ -165,6 +173,27 @@ impl MapSpec {
         Ok(())
     }
 
+    /// Measures one point's plan as one session whose precision rule may
+    /// take at most `share` seconds, its warnings kept for the end and its
+    /// journal removed (a map has no --resume: what it measured is in its
+    /// exports).
+    pub(crate) fn measure(&self, plan: Plan, share: f64) -> Result<super::Finished> {
+        let mut config = self.config.clone();
+        if let Some(p) = config.statistics.get_or_insert_default().precision.as_mut() {
+            p.max_time_s = Some(p.max_time_s.map_or(share, |t| t.min(share)));
+        }
+        // Each point's warnings are said once, at the end, not per point.
+        let quiet = crate::console::quiet();
+        crate::console::set_quiet(true);
+        let finished = Session::fresh(plan, &config).and_then(Session::run);
+        crate::console::set_quiet(quiet);
+        let finished = finished?;
+        if !finished.journal_removed {
+            let _ = std::fs::remove_file(&finished.journal);
+        }
+        Ok(finished)
+    }
+
     /// Runs the search. Each point is one session; a signal stops the
     /// search after the point it interrupted (whose finished trials are
     /// kept when they make a comparison).
@@ -197,22 +226,9 @@ impl MapSpec {
                 // adds runs only within it.
                 let left = (self.budget_s - elapsed).max(0.001);
                 let share = left / (todo.len() - i) as f64;
-                let mut config = self.config.clone();
-                if let Some(p) = config.statistics.get_or_insert_default().precision.as_mut() {
-                    p.max_time_s = Some(p.max_time_s.map_or(share, |t| t.min(share)));
-                }
                 let plan = self.plan_at(value)?;
                 let point_started = Instant::now();
-                // Each point's warnings are said once, at the end, not per point.
-                let quiet = crate::console::quiet();
-                crate::console::set_quiet(true);
-                let finished = Session::fresh(plan, &config).and_then(Session::run);
-                crate::console::set_quiet(quiet);
-                let finished = finished?;
-                if !finished.journal_removed {
-                    // A map has no --resume: what it measured is in its exports.
-                    let _ = std::fs::remove_file(&finished.journal);
-                }
+                let finished = self.measure(plan, share)?;
                 environment.get_or_insert_with(|| finished.results.environment.clone());
                 for w in &finished.results.warnings {
                     if !warnings.contains(w) {
