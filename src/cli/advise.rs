@@ -423,7 +423,7 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
             f.memory_budget = Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
             let mut generated = config.clone();
             generated.file = None;
-            generated.statistics = statistics(left);
+            generated.statistics = Some(statistics(left));
             let factor = map_factors::find("size").expect("size is a map factor");
             let spec = MapSpec {
                 factor,

@@ -310,8 +310,18 @@ pub fn run_args(path: &std::path::Path) -> Result<super::run::RunArgs, Error> {
     let matches = super::command()
         .try_get_matches_from(argv)
         .map_err(|e| bad(e.kind().to_string()))?;
-    let matches = resolve(matches)?;
-    let run = matches
+    let mut runs = resolve(matches)?;
+    if runs.len() > 1 {
+        let names: Vec<&str> = runs.iter().filter_map(|r| r.name.as_deref()).collect();
+        return Err(bad(format!(
+            "it holds {} named runs ({}); advise takes a plan of one run",
+            runs.len(),
+            names.join(", ")
+        )));
+    }
+    let planned = runs.pop().ok_or_else(|| bad("not a run plan".into()))?;
+    let run = planned
+        .matches
         .subcommand_matches("run")
         .ok_or_else(|| bad("not a run plan".into()))?;
     super::run::RunArgs::from_arg_matches(run).map_err(|e| {
