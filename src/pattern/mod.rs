@@ -27,6 +27,7 @@ use rand_chacha::ChaCha8Rng;
 pub mod chase;
 pub mod distributions;
 mod footprint;
+mod mix;
 pub mod orders;
 mod spec;
 pub mod stream;
@@ -35,6 +36,7 @@ pub mod trace;
 use chase::{Chase, ChaseSpec};
 use distributions::Draw;
 pub use footprint::{footprint, footprint_of_blocks, Footprint, Tally};
+pub use mix::{Mix, MAX_READ_SHARE};
 pub use spec::{Pattern, PatternError, Real};
 
 /// How a file is cut into blocks: every block is `block_size` long except

@@ -125,6 +125,13 @@ pub struct Factors {
     pub rates: Vec<super::pace::Rate>,
     /// Think times after each operation, ns (`--think-time`; empty: none).
     pub think_ns: Vec<u64>,
+    /// Percent of operations that are reads in a mixed case (`--read-share`;
+    /// empty: reads only).
+    pub read_shares: Vec<u8>,
+    /// Many files read in each trial (`--files`, `--file-size`; `None`: one file).
+    pub file_set: Option<super::FileSet>,
+    /// `--file-size` was given.
+    pub file_size_given: bool,
 }
 
 impl Default for Factors {
@@ -173,6 +180,9 @@ impl Default for Factors {
             memory_budget: None,
             rates: Vec::new(),
             think_ns: Vec::new(),
+            read_shares: Vec::new(),
+            file_set: None,
+            file_size_given: false,
         }
     }
 }
@@ -306,6 +316,12 @@ impl Factors {
 
     /// Expands the factors into a plan over files of the given sizes.
     pub fn plan(&self, file_sizes: &[u64]) -> Result<Plan> {
+        if let Some(why) = super::mixed_files::files_refusal(self)
+            .or_else(|| super::mixed_files::read_share_refusal(self))
+        {
+            return Err(Error::Plan(why));
+        }
+        let file_sizes = &super::mixed_files::file_sizes(self, file_sizes)[..];
         self.check_size_of_product(file_sizes.len())?;
         self.check_combinations()?;
         self.check_scale(file_sizes)?;
@@ -379,6 +395,21 @@ impl Factors {
         );
         let paces = super::pace::choices(&self.rates, &self.think_ns);
         cases = multiply(cases, |_| paces.clone(), |c, p| c.pace = p);
+        // A mixed case writes: it works on the scratch directory's
+        // overwrite target, restored before each trial.
+        cases = multiply(
+            cases,
+            |c| {
+                let takes = c.method.takes(MethodOption::ReadShare);
+                when(takes && !self.read_shares.is_empty(), &self.read_shares)
+            },
+            |c, share| {
+                c.read_share = share;
+                if share.is_some() {
+                    c.target = Some(Target::Overwrite);
+                }
+            },
+        );
         cases = self.multiply_method_options(cases);
         let calloc = cases.iter().find(|c| {
             c.fill == Some(FillContent::Calloc) && !c.method.takes(MethodOption::CallocBuffer)
@@ -404,6 +435,7 @@ impl Factors {
             case.procs = self.procs.filter(|&n| n > 1);
             case.duration_s = self.duration_s;
             case.memory_budget = self.memory_budget;
+            case.files = super::mixed_files::set_of(self);
             if let Some(t) = &self.trace {
                 case.trace = Some(t.reference.clone());
                 case.block_size = match case.trace_ops() {
@@ -476,6 +508,7 @@ impl Factors {
             self.thread_modes.len(),
             self.rates.len(),
             self.think_ns.len(),
+            self.read_shares.len(),
         ];
         let product = lengths
             .iter()

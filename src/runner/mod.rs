@@ -89,6 +89,8 @@ pub struct RunnerOptions {
     /// `--max-time`: no round is added past it, so the time left counts on
     /// none past it either.
     pub time_budget: Option<Duration>,
+    /// The file sets the plan's `--files` cases read, generated.
+    pub file_sets: BTreeMap<crate::plan::FileSet, crate::files::file_set::GeneratedSet>,
 }
 
 /// What the session says of a group whose rounds so far are done.
@@ -521,17 +523,23 @@ pub fn run_trials(
             let message = progress_message(case, last_rate.get(&slot.case).copied());
             bar.set_message(crate::console::escape(&message, false).into_owned());
             let file = trial_file(case, slot.case, files, options)?;
-            let dataset = file.dataset();
-            let mut prepared_by = preparer.prepare(dataset, case.cache, case.warm_by)?;
-            let mut before = measure_residency(dataset)?;
+            let datasets = file.datasets();
+            let dataset = &datasets[0];
+            let mut prepared_by = prepare_all(&preparer, datasets, case)?;
+            let mut before = measure_residency(datasets)?;
             // Something else (page reclaim, DAMON) may undo part of the
             // preparation: top it up, at most twice, and say so.
             for _ in 0..TOP_UPS {
                 if reached(case.cache, before.fraction()) {
                     break;
                 }
-                prepared_by.push_str(&preparer.top_up(dataset, case.cache, case.warm_by)?);
-                before = measure_residency(dataset)?;
+                for d in datasets {
+                    let done = preparer.top_up(d, case.cache, case.warm_by)?;
+                    if d.path == dataset.path {
+                        prepared_by.push_str(&done);
+                    }
+                }
+                before = measure_residency(datasets)?;
             }
             let reached = reached(case.cache, before.fraction());
             if !reached {
@@ -563,7 +571,7 @@ pub fn run_trials(
                 Vec::new()
             };
             let spec = TrialSpec {
-                path: dataset.path.clone(),
+                path: file.path().to_path_buf(),
                 case: case.clone(),
                 keep_output: options.keep_output.clone(),
                 cgroup_usage: cgroup.as_ref().map(TrialCgroup::usage_file),
@@ -598,7 +606,7 @@ pub fn run_trials(
                 after_group(&raw);
                 return Ok(raw);
             }
-            let after = measure_residency(dataset)?;
+            let after = measure_residency(datasets)?;
             watch_others(&mut raw, case, slot.run, &seen);
             sequence += 1;
             progress.eta.record(slot.case, started.elapsed());
@@ -741,25 +749,61 @@ fn check_inputs(options: &RunnerOptions) -> Result<()> {
 enum TrialFile<'a> {
     /// A read method's dataset.
     Read(&'a Dataset),
-    /// A write method's scratch file (a fresh one is removed when this is dropped).
+    /// A write method's (or a mixed case's) scratch file (a fresh one is
+    /// removed when this is dropped).
     Write(TargetFile<'a>),
+    /// A file set (`--files`): its directory and its files.
+    Set(&'a crate::files::file_set::GeneratedSet),
 }
 
 impl TrialFile<'_> {
-    fn dataset(&self) -> &Dataset {
+    /// The files whose cache is prepared and measured (one, or a set's):
+    /// never empty.
+    fn datasets(&self) -> &[Dataset] {
         match self {
-            TrialFile::Read(d) => d,
-            TrialFile::Write(t) => t.dataset(),
+            TrialFile::Read(d) => std::slice::from_ref(*d),
+            TrialFile::Write(t) => std::slice::from_ref(t.dataset()),
+            TrialFile::Set(set) => &set.files,
+        }
+    }
+
+    /// The path the trial is given: the file, or the set's directory.
+    fn path(&self) -> &std::path::Path {
+        match self {
+            TrialFile::Set(set) => &set.dir,
+            _ => &self.datasets()[0].path,
         }
     }
 
     /// After a write trial, reads the file back and checks it (nothing for reads).
     fn verify(&self, case: &Case, checksum: u64) -> Result<()> {
         match self {
-            TrialFile::Read(_) => Ok(()),
+            TrialFile::Read(_) | TrialFile::Set(_) => Ok(()),
             TrialFile::Write(t) => t.verify(case, checksum),
         }
     }
+}
+
+/// Prepares every file of a trial (one, or a set's) for its case's cache
+/// state; says how (the first file's way: every file's is the same).
+fn prepare_all(preparer: &Preparer, datasets: &[Dataset], case: &Case) -> Result<String> {
+    if datasets.len() > 1 && case.cache == crate::plan::CacheState::Cold && preparer.drop_caches {
+        // One drop for the whole set, not one per file.
+        let how = preparer.prepare(&datasets[0], case.cache, case.warm_by)?;
+        for d in &datasets[1..] {
+            let file = File::open(&d.path).map_err(|e| Error::io("open", &d.path, e))?;
+            cache::evict(&file).map_err(|e| Error::io("evict", &d.path, e))?;
+        }
+        return Ok(how);
+    }
+    let mut how = String::new();
+    for (i, d) in datasets.iter().enumerate() {
+        let done = preparer.prepare(d, case.cache, case.warm_by)?;
+        if i == 0 {
+            how = done;
+        }
+    }
+    Ok(how)
 }
 
 /// The file for the next trial of case `id`: its dataset, or for a write
@@ -770,7 +814,14 @@ fn trial_file<'a>(
     files: &'a BTreeMap<u64, Dataset>,
     options: &'a RunnerOptions,
 ) -> Result<TrialFile<'a>> {
-    if case.method.writes() {
+    if let Some(set) = case.files {
+        return options
+            .file_sets
+            .get(&set)
+            .map(TrialFile::Set)
+            .ok_or_else(|| Error::Plan(format!("no generated set of {set}")));
+    }
+    if case.writes_file() {
         let scratch = options.scratch.as_deref().ok_or_else(|| {
             Error::Plan(format!(
                 "{} writes, and no scratch directory was prepared",
@@ -805,9 +856,24 @@ fn progress_message(case: &Case, last_rate: Option<f64>) -> String {
     }
 }
 
-fn measure_residency(dataset: &Dataset) -> Result<residency::Residency> {
-    let file = File::open(&dataset.path).map_err(|e| Error::io("open", &dataset.path, e))?;
-    residency::measure(&file).map_err(|e| Error::io("measure residency of", &dataset.path, e))
+/// The residency of a trial's files, summed over all of them (a set's
+/// pages counted together: the fraction is of every page of the set).
+fn measure_residency(datasets: &[Dataset]) -> Result<residency::Residency> {
+    let mut sum: Option<residency::Residency> = None;
+    for dataset in datasets {
+        let file = File::open(&dataset.path).map_err(|e| Error::io("open", &dataset.path, e))?;
+        let r = residency::measure(&file)
+            .map_err(|e| Error::io("measure residency of", &dataset.path, e))?;
+        sum = Some(match sum {
+            None => r,
+            Some(s) => residency::Residency {
+                resident_pages: s.resident_pages + r.resident_pages,
+                total_pages: s.total_pages + r.total_pages,
+                source: s.source,
+            },
+        });
+    }
+    sum.ok_or_else(|| Error::Plan("a trial with no file".into()))
 }
 
 /// Marks a trial that was stopped (Ctrl-Z, SIGSTOP) and continued while it

@@ -209,8 +209,13 @@ impl Session {
             kind,
             settle,
         } = self;
+        let file_sets = setup::generate_file_sets(&plan, &guard.dir)?;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
+            (None, _) if !file_sets.is_empty() => {
+                let first = file_sets.values().next().expect("not empty");
+                (first.dir.clone(), true)
+            }
             (None, Some(s)) => (s.dir().to_path_buf(), true),
             (None, None) => return Err(Error::Plan("nothing to measure".into())),
         };
@@ -294,6 +299,7 @@ impl Session {
             profile: profile.as_ref().map(|p| p.request),
             profile_control: profile.as_ref().map_or(0, |p| p.control_trials),
             fingerprints,
+            file_sets,
             time_budget: statistics
                 .precision
                 .and_then(|p| p.max_time_s)
