@@ -327,11 +327,7 @@ fn prepare_files(
     sizes.dedup();
     for size in sizes {
         let of_size = |c: &&crate::plan::Case| c.file_size == size && c.files.is_none();
-        let reads = plan
-            .cases
-            .iter()
-            .filter(of_size)
-            .any(|c| !c.method.writes());
+        let reads = plan.cases.iter().filter(of_size).any(|c| !c.writes_file());
         let scales = plan.cases.iter().filter(of_size).any(|c| c.scale.is_some());
         if scales {
             // A preset's scale cases read a generated PPM image of this length.
