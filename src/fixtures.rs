@@ -221,6 +221,8 @@ pub(crate) fn sample(case: usize, run: u32) -> Sample {
             vmstat,
             device: None,
             bytes: 1 << 30,
+            bytes_written: None,
+            files_opened: None,
             syscalls: 65_536,
             ops: 65_536,
             checksum: 0xdead_beef,

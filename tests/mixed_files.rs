@@ -377,3 +377,29 @@ fn bad_read_shares_and_file_sets_are_refused_in_one_line() {
     );
     assert_eq!(std::fs::read(&user).unwrap(), vec![7u8; 8192]);
 }
+
+#[test]
+fn a_file_set_over_its_bound_is_refused() {
+    let scratch = Scratch::new();
+    let line = scratch.refused(
+        ["--method", "read", "--files", "100000", "--file-size", "1G"],
+        &[
+            "--files 100000 of 1 GiB hold",
+            "more than the 64 GiB a set may hold",
+        ],
+    );
+    assert!(line.starts_with("error: "), "{line}");
+    // Nothing was generated.
+    let made = std::fs::read_dir(scratch.data_dir())
+        .map(|d| {
+            d.flatten()
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with("faultline-files-")
+                })
+                .count()
+        })
+        .unwrap_or(0);
+    assert_eq!(made, 0);
+}

@@ -193,72 +193,6 @@ fn open_sized(path: &Path, size: u64, what: &str) -> std::result::Result<File, O
     Ok(file)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::method::MethodKind;
-    use crate::workload::{FillContent, WorkloadKind};
-
-    fn case(method: MethodKind) -> Case {
-        let mut case = crate::fixtures::case(method);
-        (case.block_size, case.file_size) = (4096, 1 << 20);
-        case
-    }
-
-    fn written(content: FillContent, len: usize) -> (tempfile::NamedTempFile, Case, u64) {
-        let mut data = vec![0u8; len];
-        let sum = crate::workload::fill(content, 0, &mut data);
-        let file = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(file.path(), &data).unwrap();
-        let mut c = case(MethodKind::Pwrite);
-        c.workload = WorkloadKind::Fill;
-        c.fill = Some(content);
-        c.file_size = len as u64;
-        (file, c, sum)
-    }
-
-    #[test]
-    fn a_correct_file_passes_the_read_back() {
-        let (file, c, sum) = written(FillContent::Pattern, 3 << 20 | 5);
-        check_written(file.path(), &c, sum).unwrap();
-        let (file, c, sum) = written(FillContent::Zero, 1000);
-        assert_eq!(sum, 0);
-        check_written(file.path(), &c, sum).unwrap();
-    }
-
-    #[test]
-    fn the_read_back_names_the_first_wrong_byte() {
-        let (file, c, sum) = written(FillContent::Pattern, 2 << 20);
-        let mut data = std::fs::read(file.path()).unwrap();
-        let at = (1 << 20) + 17;
-        data[at] ^= 0xff;
-        std::fs::write(file.path(), &data).unwrap();
-        let err = check_written(file.path(), &c, sum).unwrap_err().to_string();
-        assert!(
-            err.starts_with("read-back after pwrite: byte 1048593 of "),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn the_read_back_checks_length_and_checksum() {
-        let (file, mut c, sum) = written(FillContent::Pattern, 4096);
-        let err = check_written(file.path(), &c, sum + 1)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("checksum"), "{err}");
-        c.file_size = 8192;
-        let err = check_written(file.path(), &c, sum).unwrap_err().to_string();
-        assert!(err.contains("is 4096 bytes, not the 8192"), "{err}");
-        // A block written at the wrong place: same sum, wrong bytes.
-        let (file, c, sum) = written(FillContent::Pattern, 8192);
-        let mut data = std::fs::read(file.path()).unwrap();
-        data.swap(0, 4096);
-        std::fs::write(file.path(), &data).unwrap();
-        assert!(check_written(file.path(), &c, sum).is_err());
-    }
-}
-
 /// The read-back of a mixed case (`--read-share`) over its overwrite target
 /// (generated from the case's seed), recomputed from the order and the mix
 /// alone: every block a write covered holds the fill pattern, every other
@@ -335,3 +269,70 @@ pub fn check_mixed(path: &Path, case: &Case, checksum: u64) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::method::MethodKind;
+    use crate::workload::{FillContent, WorkloadKind};
+
+    fn case(method: MethodKind) -> Case {
+        let mut case = crate::fixtures::case(method);
+        (case.block_size, case.file_size) = (4096, 1 << 20);
+        case
+    }
+
+    fn written(content: FillContent, len: usize) -> (tempfile::NamedTempFile, Case, u64) {
+        let mut data = vec![0u8; len];
+        let sum = crate::workload::fill(content, 0, &mut data);
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &data).unwrap();
+        let mut c = case(MethodKind::Pwrite);
+        c.workload = WorkloadKind::Fill;
+        c.fill = Some(content);
+        c.file_size = len as u64;
+        (file, c, sum)
+    }
+
+    #[test]
+    fn a_correct_file_passes_the_read_back() {
+        let (file, c, sum) = written(FillContent::Pattern, 3 << 20 | 5);
+        check_written(file.path(), &c, sum).unwrap();
+        let (file, c, sum) = written(FillContent::Zero, 1000);
+        assert_eq!(sum, 0);
+        check_written(file.path(), &c, sum).unwrap();
+    }
+
+    #[test]
+    fn the_read_back_names_the_first_wrong_byte() {
+        let (file, c, sum) = written(FillContent::Pattern, 2 << 20);
+        let mut data = std::fs::read(file.path()).unwrap();
+        let at = (1 << 20) + 17;
+        data[at] ^= 0xff;
+        std::fs::write(file.path(), &data).unwrap();
+        let err = check_written(file.path(), &c, sum).unwrap_err().to_string();
+        assert!(
+            err.starts_with("read-back after pwrite: byte 1048593 of "),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn the_read_back_checks_length_and_checksum() {
+        let (file, mut c, sum) = written(FillContent::Pattern, 4096);
+        let err = check_written(file.path(), &c, sum + 1)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("checksum"), "{err}");
+        c.file_size = 8192;
+        let err = check_written(file.path(), &c, sum).unwrap_err().to_string();
+        assert!(err.contains("is 4096 bytes, not the 8192"), "{err}");
+        // A block written at the wrong place: same sum, wrong bytes.
+        let (file, c, sum) = written(FillContent::Pattern, 8192);
+        let mut data = std::fs::read(file.path()).unwrap();
+        data.swap(0, 4096);
+        std::fs::write(file.path(), &data).unwrap();
+        assert!(check_written(file.path(), &c, sum).is_err());
+    }
+}
+

@@ -221,7 +221,6 @@ impl Method for MixedMethod {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workload::Workload as _;
 
     /// A file of `len` bytes, each its offset modulo 251.
     fn file(len: usize) -> (tempfile::NamedTempFile, Vec<u8>) {

@@ -45,7 +45,7 @@ pub(super) fn read_share_refusal(f: &Factors) -> Option<String> {
                 .into(),
         );
     }
-    if f.patterns.iter().any(|&p| p == Pattern::Chase) || f.trace.is_some() {
+    if f.patterns.contains(&Pattern::Chase) || f.trace.is_some() {
         return Some(
             "--read-share mixes writes into a generated order: not with --pattern chase or --trace"
                 .into(),
