@@ -142,7 +142,13 @@ pub fn ensure_generated_set(
 
 /// Writes every member into the new directory `tmp`, then syncs its file system once.
 fn write_set(tmp: &Path, files: &[Dataset]) -> Result<()> {
-    fs::create_dir(tmp).map_err(|e| Error::io("create directory", tmp, e))?;
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(tmp)
+            .map_err(|e| Error::io("create directory", tmp, e))?;
+    }
     for d in files {
         if crate::system::stop_requested() {
             return Err(Error::io(
@@ -195,5 +201,8 @@ mod tests {
         // Nothing but the set is left in the data directory.
         let names: Vec<_> = fs::read_dir(data.path()).unwrap().flatten().collect();
         assert_eq!(names.len(), 1);
+        use std::os::unix::fs::PermissionsExt;
+        let mode = names[0].metadata().unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700, "private, as the data directory");
     }
 }

@@ -335,4 +335,3 @@ mod tests {
         assert!(check_written(file.path(), &c, sum).is_err());
     }
 }
-

@@ -525,7 +525,12 @@ pub fn run_trials(
             let file = trial_file(case, slot.case, files, options)?;
             let datasets = file.datasets();
             let dataset = &datasets[0];
-            let mut prepared_by = prepare_all(&preparer, datasets, case)?;
+            let set = datasets.len() > 1;
+            let mut prepared_by = if set {
+                preparer.prepare_set(datasets, case.cache, case.warm_by)?
+            } else {
+                preparer.prepare(dataset, case.cache, case.warm_by)?
+            };
             let mut before = measure_residency(datasets)?;
             // Something else (page reclaim, DAMON) may undo part of the
             // preparation: top it up, at most twice, and say so.
@@ -533,11 +538,12 @@ pub fn run_trials(
                 if reached(case.cache, before.fraction()) {
                     break;
                 }
-                for d in datasets {
-                    let done = preparer.top_up(d, case.cache, case.warm_by)?;
-                    if d.path == dataset.path {
-                        prepared_by.push_str(&done);
-                    }
+                if set {
+                    // Prepared again, whole: a set's top-up is its preparation.
+                    preparer.prepare_set(datasets, case.cache, case.warm_by)?;
+                    prepared_by.push_str("+top-up");
+                } else {
+                    prepared_by.push_str(&preparer.top_up(dataset, case.cache, case.warm_by)?);
                 }
                 before = measure_residency(datasets)?;
             }
@@ -782,28 +788,6 @@ impl TrialFile<'_> {
             TrialFile::Write(t) => t.verify(case, checksum),
         }
     }
-}
-
-/// Prepares every file of a trial (one, or a set's) for its case's cache
-/// state; says how (the first file's way: every file's is the same).
-fn prepare_all(preparer: &Preparer, datasets: &[Dataset], case: &Case) -> Result<String> {
-    if datasets.len() > 1 && case.cache == crate::plan::CacheState::Cold && preparer.drop_caches {
-        // One drop for the whole set, not one per file.
-        let how = preparer.prepare(&datasets[0], case.cache, case.warm_by)?;
-        for d in &datasets[1..] {
-            let file = File::open(&d.path).map_err(|e| Error::io("open", &d.path, e))?;
-            cache::evict(&file).map_err(|e| Error::io("evict", &d.path, e))?;
-        }
-        return Ok(how);
-    }
-    let mut how = String::new();
-    for (i, d) in datasets.iter().enumerate() {
-        let done = preparer.prepare(d, case.cache, case.warm_by)?;
-        if i == 0 {
-            how = done;
-        }
-    }
-    Ok(how)
 }
 
 /// The file for the next trial of case `id`: its dataset, or for a write

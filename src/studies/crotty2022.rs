@@ -469,7 +469,7 @@ fn evidence_table(results: &RunResults, s: &Setup) -> Table {
     .collect();
     Table::new(
         &format!(
-            "Measured: what this machine cannot reproduce; pages scanned for reclaim per trial (system-wide /proc/vmstat deltas, mean over the trials) by kswapd (the study's collapse: global eviction) and by direct reclaim (the readers themselves, as a cgroup budget makes them), and TLB shootdowns/s on this machine's {cpus} CPU(s) (the study: ~1.2 M/s with 100 threads on 64 cores)"
+            "Measured: what this machine cannot reproduce; pages scanned for reclaim per trial (system-wide /proc/vmstat deltas, mean over the trials) by kswapd (the study's collapse: global eviction) and by global direct reclaim; the trial cgroup's own reclaim, which evicted the pages under a cgroup budget, is counted in neither, so 0 kswapd scans means kswapd did no eviction during the trial; and TLB shootdowns/s on this machine's {cpus} CPU(s) (the study: ~1.2 M/s with 100 threads on 64 cores)"
         ),
         &[
             "way",
@@ -674,7 +674,7 @@ impl Preset for Crotty2022 {
             "Each trial starts from a cold cache, so the timeline shows the budget filling (the measured table's \"filled at\" column gives when) against ~27 s in the study.".into(),
             "Claims compare mean throughput over the whole trial (time per read, paired by run), which includes the seconds before the budget filled.".into(),
             format!("The sequential scan is scaled to this machine: the study's {SCAN_THREADS} threads each took the next {} chunk of a 2 TiB device; here the same threads as the random run (--threads) scan the same file, each its own contiguous share of it (file size / threads, the study's chunk scaled down with the file: quick and full sizes set the file), from its start and wrapping, in 1 MiB reads (touching one byte per page, as the random run). fio's libaio at depth is replaced by O_DIRECT pread, one 1 MiB read in flight per thread.", crate::size::format_size(SCAN_CHUNK)),
-            "What a small machine cannot show, with this run's evidence in the measured table \"what this machine cannot reproduce\": the collapse the study saw when memory filled was kswapd's single-threaded global eviction falling behind 100 faulting threads; under a per-trial cgroup the readers reclaim for themselves (direct reclaim), so the table gives the pages each mmap trial had scanned by kswapd against by direct reclaim (system-wide /proc/vmstat deltas over the trial). The TLB-shootdown cost scales with the CPUs that run a thread of the mapping; the table gives the peak shootdowns/s measured with this machine's CPUs.".into(),
+            "What a small machine cannot show, with this run's evidence in the measured table \"what this machine cannot reproduce\": the collapse the study saw when memory filled was kswapd's single-threaded global eviction falling behind 100 faulting threads; under a per-trial cgroup the readers reclaim for themselves (the cgroup's reclaim), so the table gives the pages kswapd and global direct reclaim scanned during each trial (system-wide /proc/vmstat deltas; the cgroup's own reclaim is in neither). The TLB-shootdown cost scales with the CPUs that run a thread of the mapping; the table gives the peak shootdowns/s measured with this machine's CPUs.".into(),
         ]);
         notes
     }
