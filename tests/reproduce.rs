@@ -634,14 +634,18 @@ fn crotty2022_records_one_timeline_point_per_second_under_a_recorded_budget() {
     );
     let results = read_json(&json);
     let samples = samples(&results);
-    // 6 methods, 2 planned runs each; settling may add pairs to a claim's
-    // cases (never fewer).
+    // 6 random ways and 3 scan ways, 2 planned runs each; settling may add
+    // pairs to a claim's cases (never fewer).
     assert!(
-        samples.len() >= 6 * 2,
-        "6 methods, at least 2 runs: {}",
+        samples.len() >= 9 * 2,
+        "9 cases, at least 2 runs: {}",
         samples.len()
     );
-    assert_eq!(common::cases(&results).len(), 6, "6 methods");
+    assert_eq!(
+        common::cases(&results).len(),
+        9,
+        "6 random ways, 3 scan ways"
+    );
     for (case, sample) in &samples {
         assert_eq!(case["duration_s"], 3);
         let kind = case["memory_budget"]["kind"].as_str().unwrap();
@@ -683,6 +687,8 @@ fn crotty2022_records_one_timeline_point_per_second_under_a_recorded_budget() {
         "major faults/s",
         "Timeline: ",
         "100 threads, EPYC 7713",
+        "sequential scan",
+        "pgscan_kswapd",
     ] {
         assert!(section.contains(text), "crotty2022: {text}");
     }
@@ -690,7 +696,7 @@ fn crotty2022_records_one_timeline_point_per_second_under_a_recorded_budget() {
         .lines()
         .filter(|l| l.trim_start().starts_with("crotty2022: "))
         .collect();
-    assert_eq!(verdicts.len(), 3, "{stdout}");
+    assert_eq!(verdicts.len(), 4, "{stdout}");
     for line in verdicts {
         let rest = line.trim_start().split_once(": ").unwrap().1;
         assert!(WORDS.iter().any(|w| rest.starts_with(w)), "{line}");

@@ -171,6 +171,20 @@ pub struct RunArgs {
     /// mmap-write(sync=end), never with an unsynced write.
     #[arg(long)]
     pub pair_across_sync: bool,
+    /// Mixed read/write (fio's rwmixread): this percent of the operations read, the others
+    /// write to the same file (read+write, pread+pwrite, or loads and stores through one
+    /// MAP_SHARED mapping), 0 to 100, each value a case; for read, pread and mmap.
+    #[arg(long, value_name = "PERCENT", value_delimiter = ',', value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub read_share: Vec<u8>,
+    /// Many files (fio's nrfiles): read N generated files in each trial, each opened (mapped),
+    /// read whole and closed (unmapped) inside the main loop, 1 to 100000; for read, pread,
+    /// mmap and mmap-copy.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=faultline::plan::file_set::MAX_FILES as i64))]
+    pub files: Option<u32>,
+    /// With --files: each file's size, or a range its sizes are drawn from (4k, 4k..64k)
+    /// [default: 4k].
+    #[arg(long, value_name = "SIZE[..SIZE]", value_parser = faultline::plan::file_set::parse_file_size)]
+    pub file_size: Option<(u64, u64)>,
     /// Run each trial in a memory cgroup that limits its page cache to SIZE (needs root).
     #[arg(long, value_name = "SIZE", value_parser = clap_size)]
     pub memory_budget: Option<u64>,
@@ -210,7 +224,7 @@ pub struct RunArgs {
         "advice", "share", "open_sync", "msync", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
         "factor", "enlarge", "scale_unit", "image", "threads", "thread_mode", "procs",
         "trace", "fadvise", "duration", "memory_budget", "precision", "min_trial_time",
-        "rate", "think_time", "pair_across_sync",
+        "rate", "think_time", "pair_across_sync", "read_share", "files", "file_size",
     ])]
     pub resume: Option<PathBuf>,
     /// Where to write the journal [default: beside the JSON export, else <data-dir>/runs/].
@@ -288,6 +302,19 @@ impl RunArgs {
                 .map(|d| d.as_nanos() as u64)
                 .collect(),
             pair_across_sync: self.pair_across_sync,
+            read_shares: self.read_share.clone(),
+            file_set: self.files.map(|count| {
+                let (min_size, max_size) = self.file_size.unwrap_or((
+                    faultline::plan::file_set::DEFAULT_FILE_SIZE,
+                    faultline::plan::file_set::DEFAULT_FILE_SIZE,
+                ));
+                faultline::plan::FileSet {
+                    count,
+                    min_size,
+                    max_size,
+                }
+            }),
+            file_size_given: self.file_size.is_some(),
         }
     }
 

@@ -9,6 +9,7 @@ pub mod atomic;
 pub mod clean;
 pub mod dataset;
 pub mod disk_space;
+pub mod file_set;
 pub mod fingerprint;
 pub mod image;
 pub mod locks;

@@ -19,6 +19,9 @@ use crate::plan::Case;
 /// file are the bytes produced. A replayed trace's writes are checked by
 /// [`check_trace_written`] instead.
 pub fn check_written(path: &Path, case: &Case, checksum: u64) -> Result<()> {
+    if case.read_share.is_some() {
+        return check_mixed(path, case, checksum);
+    }
     if case.trace.is_some() {
         return check_trace_written(path, case, checksum);
     }
@@ -188,6 +191,83 @@ fn open_sized(path: &Path, size: u64, what: &str) -> std::result::Result<File, O
         )));
     }
     Ok(file)
+}
+
+/// The read-back of a mixed case (`--read-share`) over its overwrite target
+/// (generated from the case's seed), recomputed from the order and the mix
+/// alone: every block a write covered holds the fill pattern, every other
+/// block still the generated content; and the trial's `checksum` is the
+/// read workload's over the bytes each read should have seen (a block read
+/// after a write of it sees the write), so a read that missed a write of
+/// the same trial fails here.
+pub fn check_mixed(path: &Path, case: &Case, checksum: u64) -> Result<()> {
+    let fail = |detail: String| Error::ReadBack {
+        method: case.method_label(),
+        detail,
+    };
+    let Some(mix) = case.mix() else {
+        return check_written(path, case, checksum);
+    };
+    let layout = case.layout();
+    let order = case.block_order()?;
+    let mut written = vec![false; layout.blocks() as usize];
+    let mut content = crate::files::dataset::GeneratedContent::new(case.seed);
+    let mut workload = case.build_workload(crate::system::page_size());
+    let mut expected = vec![0u8; layout.block_size as usize];
+    let mut k = 0u64;
+    order.for_each_read(layout, |offset, len| {
+        let block = (offset / layout.block_size) as usize;
+        if mix.is_read(k) {
+            let bytes = &mut expected[..len];
+            if written[block] {
+                crate::workload::fill_pattern(offset, bytes);
+            } else {
+                content.read(offset, bytes);
+            }
+            workload.consume(offset, bytes);
+        } else {
+            written[block] = true;
+        }
+        k += 1;
+        Ok::<u64, Error>(0)
+    })?;
+    if workload.checksum() != checksum {
+        return Err(fail(format!(
+            "the trial's checksum is {checksum:#018x}, but the bytes its reads should have seen give {:#018x} ({})",
+            workload.checksum(),
+            case.group_label()
+        )));
+    }
+    let mut file = open_sized(path, case.file_size, "that were written").map_err(|e| e.or(fail))?;
+    let mut found = vec![0u8; layout.block_size as usize];
+    for (block, &was_written) in written.iter().enumerate() {
+        let (offset, len) = layout.block(block as u64);
+        file.read_exact(&mut found[..len])
+            .map_err(|e| Error::io("read back", path, e))?;
+        let want = &mut expected[..len];
+        if was_written {
+            crate::workload::fill_pattern(offset, want);
+        } else {
+            content.read(offset, want);
+        }
+        if found[..len] != *want {
+            let i = (0..len).find(|&i| found[i] != want[i]).unwrap_or(0);
+            return Err(fail(format!(
+                "byte {} of {} is {:#04x}, not the {:#04x} {} ({})",
+                offset + i as u64,
+                path.display(),
+                found[i],
+                want[i],
+                if was_written {
+                    "its writes stored there"
+                } else {
+                    "it was generated with (no write covered it)"
+                },
+                case.group_label()
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -43,11 +43,14 @@ impl Needs {
     /// What the write cases of `cases` need.
     pub fn of(cases: &[Case]) -> Needs {
         use crate::method::MethodKind;
+        let mixed = |c: &&Case| c.read_share.is_some();
         Needs {
             write: cases
                 .iter()
-                .any(|c| c.method.writes() && c.method != MethodKind::MmapWrite),
-            mmap_write: cases.iter().any(|c| c.method == MethodKind::MmapWrite),
+                .any(|c| c.method.writes() && c.method != MethodKind::MmapWrite)
+                || cases.iter().filter(mixed).any(|c| !c.method.maps_file()),
+            mmap_write: cases.iter().any(|c| c.method == MethodKind::MmapWrite)
+                || cases.iter().filter(mixed).any(|c| c.method.maps_file()),
             direct_write: cases.iter().any(|c| c.method.direct_write()),
         }
     }

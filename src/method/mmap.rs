@@ -119,12 +119,29 @@ pub(super) const MMAP: Spec = Spec {
         MethodOption::Populate,
         MethodOption::Advice,
         MethodOption::Share,
+        MethodOption::ReadShare,
+        MethodOption::Files,
     ],
-    build: |file, layout, config, _| Box::new(MmapMethod::new(file, layout, config.mmap, false)),
+    build: |file, layout, config, _| match config.mix {
+        Some(mix) => Box::new(super::mixed::MixedMethod::new(
+            file,
+            layout,
+            super::mixed::Path::Mapped,
+            mix,
+            config.mmap,
+        )),
+        None => Box::new(MmapMethod::new(file, layout, config.mmap, false)),
+    },
 };
 
 /// `mmap-copy`: each block is copied out of the mapping first.
 pub(super) const MMAP_COPY: Spec = Spec {
+    options: &[
+        MethodOption::Populate,
+        MethodOption::Advice,
+        MethodOption::Share,
+        MethodOption::Files,
+    ],
     build: |file, layout, config, _| Box::new(MmapMethod::new(file, layout, config.mmap, true)),
     ..MMAP
 };
@@ -231,7 +248,7 @@ fn refused(what: &str, e: std::io::Error) -> Error {
 
 impl Method for MmapMethod {
     fn setup(&mut self) -> Result<()> {
-        if self.copy {
+        if self.copy && self.buffer.len() < self.layout.block_size as usize {
             self.buffer = prefaulted_buffer(self.layout.block_size as usize);
         }
         if self.borrowed {
@@ -282,7 +299,11 @@ impl Method for MmapMethod {
             (true, false) => run_mapped::<true, false>(map, buffer, order, layout, workload),
             (true, true) => run_mapped::<true, true>(map, buffer, order, layout, workload),
         }?;
-        Ok(LoopCounts { syscalls: 0, bytes })
+        Ok(LoopCounts {
+            syscalls: 0,
+            bytes,
+            written: 0,
+        })
     }
 
     /// madvise(MADV_DONTNEED) on the whole mapping, then munmap: always, for
@@ -313,6 +334,18 @@ impl Method for MmapMethod {
         self.map = None; // munmap, once the last sharer lets go
         self.buffer = Default::default();
         Ok(())
+    }
+
+    fn next_file(&mut self, file: File, layout: Layout) -> Result<()> {
+        if self.borrowed {
+            return Err(Error::Trial(
+                "a shared mapping cannot move to another file".into(),
+            ));
+        }
+        self.map = None; // munmap, as a program done with the file does
+        self.file = file; // the old descriptor closed
+        self.layout = layout;
+        self.setup() // map the next one (mmap-copy keeps its buffer)
     }
 }
 

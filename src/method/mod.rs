@@ -23,6 +23,7 @@ pub mod direct;
 mod direct_write;
 mod durability;
 mod fadvise;
+mod mixed;
 mod mmap;
 mod mmap_write;
 mod options;
@@ -49,8 +50,12 @@ pub struct LoopCounts {
     /// I/O system calls issued in the main loop (read, pread, write, pwrite,
     /// lseek, and the syncs of `--sync each`); 0 for plain access through a mapping.
     pub syscalls: u64,
-    /// Bytes delivered to the workload (read methods) or written (write methods).
+    /// Bytes delivered to the workload (read methods) or written (write
+    /// methods); for a mixed case (`--read-share`), both together.
     pub bytes: u64,
+    /// Of `bytes`, those written by a mixed case's writes (0 for every other case).
+    #[serde(default)]
+    pub written: u64,
 }
 
 /// Runs the sync calls a write method makes inside its main loop, timing
@@ -103,6 +108,15 @@ pub trait Method {
     }
     /// Releases what setup acquired (munmap, free). Timed apart from the main loop.
     fn teardown(&mut self) -> Result<()>;
+    /// Many files (`--files`): leaves the file it works on (a mapping is
+    /// unmapped, the descriptor closed) and takes `file`, of `layout`, as a
+    /// program that reads many files would, keeping what does not depend on
+    /// the file (a buffer). Only the methods that declare
+    /// [`MethodOption::Files`] implement it.
+    fn next_file(&mut self, file: File, layout: Layout) -> Result<()> {
+        let _ = (file, layout);
+        Err(Error::Trial("this method reads one file only".into()))
+    }
 }
 
 /// An option that applies to some methods only: each option list multiplies
@@ -135,6 +149,12 @@ pub enum MethodOption {
     Registered,
     /// `--fadvise`: posix_fadvise() on the file in setup.
     Fadvise,
+    /// `--read-share`: a share of the operations are writes, to the same
+    /// file (read+write, pread+pwrite, loads and stores through one mapping).
+    ReadShare,
+    /// `--files`: many files, each opened (mapped), read and closed
+    /// (unmapped) in the main loop ([`Method::next_file`]).
+    Files,
 }
 
 /// The options a trial builds its method with.
@@ -146,6 +166,8 @@ pub struct MethodConfig<'a> {
     pub write: WriteOptions,
     /// Options of the stdio, preadv and io_uring methods.
     pub io: &'a IoOptions,
+    /// A mixed case's read/write mix (`--read-share`); `None`: the method only reads (or writes).
+    pub mix: Option<crate::pattern::Mix>,
 }
 
 /// Builds a method for one trial over an open file (opened for writing when

@@ -26,16 +26,34 @@ pub(super) const READ: Spec = Spec {
     maps_file: false,
     direct: false,
     uses_uring: false,
-    options: &[MethodOption::Fadvise],
-    build: |file, layout, config, _| {
-        Box::new(ReadMethod::new(file, layout, Call::Read).fadvise(config.io.fadvise))
+    options: &[
+        MethodOption::Fadvise,
+        MethodOption::ReadShare,
+        MethodOption::Files,
+    ],
+    build: |file, layout, config, _| match config.mix {
+        Some(mix) => Box::new(super::mixed::MixedMethod::new(
+            file,
+            layout,
+            super::mixed::Path::Cursor,
+            mix,
+            config.mmap,
+        )),
+        None => Box::new(ReadMethod::new(file, layout, Call::Read).fadvise(config.io.fadvise)),
     },
 };
 
 /// `pread`: pread() at each block's offset.
 pub(super) const PREAD: Spec = Spec {
-    build: |file, layout, config, _| {
-        Box::new(ReadMethod::new(file, layout, Call::Pread).fadvise(config.io.fadvise))
+    build: |file, layout, config, _| match config.mix {
+        Some(mix) => Box::new(super::mixed::MixedMethod::new(
+            file,
+            layout,
+            super::mixed::Path::Positional,
+            mix,
+            config.mmap,
+        )),
+        None => Box::new(ReadMethod::new(file, layout, Call::Pread).fadvise(config.io.fadvise)),
     },
     ..READ
 };
@@ -86,6 +104,18 @@ impl Method for ReadMethod {
         super::fadvise::apply(&self.file, self.fadvise)?;
         self.buffer = prefaulted_buffer(self.layout.block_size as usize);
         Ok(())
+    }
+
+    fn next_file(&mut self, file: File, layout: Layout) -> Result<()> {
+        // The old descriptor is closed here; the buffer is kept (it is
+        // never smaller than a block: every file has the case's block size).
+        self.file = file;
+        self.layout = layout;
+        self.cursor = 0;
+        if self.buffer.len() < layout.block_size as usize {
+            self.buffer = prefaulted_buffer(layout.block_size as usize);
+        }
+        super::fadvise::apply(&self.file, self.fadvise)
     }
 
     fn run(&mut self, order: &BlockOrder, workload: &mut dyn Workload) -> Result<LoopCounts> {

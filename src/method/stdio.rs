@@ -156,6 +156,7 @@ impl Method for StdioMethod {
         Ok(LoopCounts {
             syscalls: reader.get_ref().calls - calls_before,
             bytes,
+            written: 0,
         })
     }
 

@@ -27,6 +27,7 @@ use rand_chacha::ChaCha8Rng;
 pub mod chase;
 pub mod distributions;
 mod footprint;
+mod mix;
 pub mod orders;
 #[macro_use]
 mod spec;
@@ -71,6 +72,7 @@ patterns! {
         Trace => trace::TRACE,
     }
 }
+pub use mix::{Mix, MAX_READ_SHARE};
 
 /// How a file is cut into blocks: every block is `block_size` long except
 /// perhaps the last.

@@ -98,6 +98,14 @@ pub struct Case {
     /// (setup, loop, teardown) until they add up to this; absent: one pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_trial_ns: Option<u64>,
+    /// Percent of the operations that are reads, the others writes to the
+    /// same file (`--read-share`, read, pread and mmap); absent: reads only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_share: Option<u8>,
+    /// Many files read in one trial (`--files`, [`crate::plan::file_set`]);
+    /// `file_size` is then their total. Absent: one file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<super::FileSet>,
     /// Which copy of an otherwise identical case this is (`faultline
     /// calibrate` runs A and A′); absent for every other run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -150,6 +158,7 @@ impl Case {
             mmap: self.mmap_options(),
             write: self.write_options(),
             io: &self.io,
+            mix: self.mix(),
         };
         self.method.build(file, layout, &config, timer)
     }
@@ -202,6 +211,20 @@ impl Case {
             scale: self.scale,
             unit: self.scale_unit,
         })
+    }
+
+    /// The read/write mix of a mixed case (`--read-share`), drawn from its seed.
+    pub fn mix(&self) -> Option<crate::pattern::Mix> {
+        self.read_share.map(|read_share| crate::pattern::Mix {
+            read_share,
+            seed: self.seed,
+        })
+    }
+
+    /// Whether the trial writes to its file: a write method, or a mixed
+    /// read/write case (which works on a scratch file, as writes do).
+    pub fn writes_file(&self) -> bool {
+        self.method.writes() || self.read_share.is_some()
     }
 
     /// The mmap options, defaulted for methods that do not map.
@@ -278,6 +301,8 @@ impl Case {
             && self.duration_s.is_none()
             && self.pace.is_none()
             && self.scale.is_none()
+            && self.read_share.is_none()
+            && self.files.is_none()
     }
 
     /// The case with `--min-trial-time` left out: the same measurement,
@@ -327,7 +352,7 @@ impl Case {
             self.warm_by,
             self.seed,
             self.scale.map(|s| (s, self.scale_unit.unwrap_or_default())),
-            (self.threads, self.pace),
+            (self.threads, self.pace, self.read_share, self.files),
             self.procs,
         )
     }
@@ -378,6 +403,12 @@ impl Case {
         if let Some(b) = self.memory_budget {
             workload.push_str(&format!(", {b}"));
         }
+        if let Some(share) = self.read_share {
+            workload.push_str(&format!(", {share}% reads"));
+        }
+        if let Some(set) = self.files {
+            workload.push_str(&format!(", {set}"));
+        }
         format!(
             "{} {} {}, {}",
             self.pattern_label(),
@@ -402,8 +433,9 @@ impl Case {
 }
 
 /// What [`Case::group_key`] returns: pattern with its trace, block size,
-/// file size, workload, fill content with the sync level, target, cache state, warm-by, seed,
-/// scale factor with its unit, threads with the pace, and processes.
+/// file size, workload, fill content with the sync level, target, cache
+/// state, warm-by, seed, scale factor with its unit, threads with the pace,
+/// the read share and the file set, and processes.
 pub type GroupKey = (
     (Pattern, Option<crate::pattern::trace::TraceRef>),
     u64,
@@ -415,6 +447,11 @@ pub type GroupKey = (
     WarmBy,
     u64,
     Option<(ScaleFactor, ScaleUnit)>,
-    (Option<Threads>, Option<crate::plan::pace::Pace>),
+    (
+        Option<Threads>,
+        Option<crate::plan::pace::Pace>,
+        Option<u8>,
+        Option<super::FileSet>,
+    ),
     Option<u32>,
 );

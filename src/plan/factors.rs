@@ -128,6 +128,13 @@ pub struct Factors {
     /// Compare write cases that sync differently with each other
     /// (`--pair-across-sync`; [`Case::sync_level`]).
     pub pair_across_sync: bool,
+    /// Percent of operations that are reads in a mixed case (`--read-share`;
+    /// empty: reads only).
+    pub read_shares: Vec<u8>,
+    /// Many files read in each trial (`--files`, `--file-size`; `None`: one file).
+    pub file_set: Option<super::FileSet>,
+    /// `--file-size` was given.
+    pub file_size_given: bool,
 }
 
 impl Default for Factors {
@@ -177,6 +184,9 @@ impl Default for Factors {
             rates: Vec::new(),
             think_ns: Vec::new(),
             pair_across_sync: false,
+            read_shares: Vec::new(),
+            file_set: None,
+            file_size_given: false,
         }
     }
 }
@@ -310,6 +320,12 @@ impl Factors {
 
     /// Expands the factors into a plan over files of the given sizes.
     pub fn plan(&self, file_sizes: &[u64]) -> Result<Plan> {
+        if let Some(why) = super::mixed_files::files_refusal(self)
+            .or_else(|| super::mixed_files::read_share_refusal(self))
+        {
+            return Err(Error::Plan(why));
+        }
+        let file_sizes = &super::mixed_files::file_sizes(self, file_sizes)[..];
         self.check_size_of_product(file_sizes.len())?;
         self.check_combinations()?;
         self.check_scale(file_sizes)?;
@@ -383,6 +399,21 @@ impl Factors {
         );
         let paces = super::pace::choices(&self.rates, &self.think_ns);
         cases = multiply(cases, |_| paces.clone(), |c, p| c.pace = p);
+        // A mixed case writes: it works on the scratch directory's
+        // overwrite target, restored before each trial.
+        cases = multiply(
+            cases,
+            |c| {
+                let takes = c.method.takes(MethodOption::ReadShare);
+                when(takes && !self.read_shares.is_empty(), &self.read_shares)
+            },
+            |c, share| {
+                c.read_share = share;
+                if share.is_some() {
+                    c.target = Some(Target::Overwrite);
+                }
+            },
+        );
         cases = self.multiply_method_options(cases);
         let calloc = cases.iter().find(|c| {
             c.fill == Some(FillContent::Calloc) && !c.method.takes(MethodOption::CallocBuffer)
@@ -409,6 +440,7 @@ impl Factors {
             case.duration_s = self.duration_s;
             case.memory_budget = self.memory_budget;
             case.pair_across_sync = self.pair_across_sync && case.method.writes();
+            case.files = super::mixed_files::set_of(self);
             if let Some(t) = &self.trace {
                 case.trace = Some(t.reference.clone());
                 case.block_size = match case.trace_ops() {
@@ -481,6 +513,7 @@ impl Factors {
             self.thread_modes.len(),
             self.rates.len(),
             self.think_ns.len(),
+            self.read_shares.len(),
         ];
         let product = lengths
             .iter()

@@ -13,7 +13,9 @@ pub mod cache;
 mod case;
 pub mod duration;
 pub mod factors;
+pub mod file_set;
 pub mod memory_budget;
+mod mixed_files;
 pub mod notes;
 pub mod pace;
 pub mod precision;
@@ -25,6 +27,7 @@ pub mod threads;
 
 pub use cache::{CacheState, WarmBy};
 pub use case::{Case, GroupKey};
+pub use file_set::FileSet;
 pub use target::Target;
 pub use threads::{ThreadMode, Threads};
 

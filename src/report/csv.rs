@@ -20,7 +20,7 @@ use crate::stats::stopping::GroupPrecision;
 use crate::stats::{CaseResult, ComparisonResult, RunResults};
 
 /// The header row, in column order.
-pub const COLUMNS: [&str; 103] = [
+pub const COLUMNS: [&str; 109] = [
     "case_id",
     "method_label",
     "method",
@@ -124,6 +124,12 @@ pub const COLUMNS: [&str; 103] = [
     "msync",
     "rate",
     "think_ns",
+    "read_share",
+    "files",
+    "file_size_min",
+    "file_size_max",
+    "bytes_written",
+    "files_opened",
 ];
 
 /// The vmstat deltas exported, in column order (before the interference record's).
@@ -196,6 +202,7 @@ pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
                 let mut row = record(case, sample);
                 row.extend(statistics.iter().cloned());
                 row.extend(later.iter().cloned());
+                row.extend(later_sample_columns(sample));
                 out.row(row)?;
             }
         }
@@ -204,8 +211,9 @@ pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
 }
 
 /// The case's columns added after the statistics (columns are only ever
-/// added at the end): `open_sync`, `msync`, `rate`, `think_ns`.
-fn later_case_columns(c: &crate::plan::Case) -> [String; 4] {
+/// added at the end): `open_sync`, `msync`, `rate`, `think_ns`,
+/// `read_share`, `files`, `file_size_min`, `file_size_max`.
+fn later_case_columns(c: &crate::plan::Case) -> [String; 8] {
     fn opt<T: ToString>(x: Option<T>) -> String {
         x.map(|x| x.to_string()).unwrap_or_default()
     }
@@ -214,7 +222,18 @@ fn later_case_columns(c: &crate::plan::Case) -> [String; 4] {
         opt(c.msync),
         opt(c.pace.and_then(|p| p.rate)),
         opt(c.pace.and_then(|p| p.think_ns)),
+        opt(c.read_share),
+        opt(c.files.map(|f| f.count)),
+        opt(c.files.map(|f| f.min_size)),
+        opt(c.files.map(|f| f.max_size)),
     ]
+}
+
+/// The sample's columns added after the case's later ones:
+/// `bytes_written` (a mixed case's) and `files_opened` (a file set's).
+fn later_sample_columns(s: &Sample) -> [String; 2] {
+    let opt = |x: Option<u64>| x.map(|x| x.to_string()).unwrap_or_default();
+    [opt(s.child.bytes_written), opt(s.child.files_opened)]
 }
 
 /// A value's name as the JSON export spells it (`bh`, `within-noise`, `max-runs`).

@@ -39,8 +39,18 @@ pub struct ChildReport {
     /// teardown (device-wide); `None` when the file has no block device.
     #[serde(default)]
     pub device: Option<crate::measure::device::DeviceDelta>,
-    /// Bytes delivered to the workload (read methods) or written (write methods).
+    /// Bytes delivered to the workload (read methods) or written (write
+    /// methods); for a mixed case (`--read-share`) both, `bytes_written` of
+    /// them written.
     pub bytes: u64,
+    /// A mixed case's bytes written (its bytes read are `bytes` less these);
+    /// absent for every other case.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_written: Option<u64>,
+    /// Many files (`--files`): the files opened and closed (or mapped and
+    /// unmapped) in the main loop; absent for one file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_opened: Option<u64>,
     /// I/O system calls the method issued in the main loop.
     pub syscalls: u64,
     /// Operations delivered to the workload: blocks, or a trace's

@@ -18,10 +18,11 @@ type Key = (
     Option<FillContent>,
     u64,
     Option<(crate::workload::ScaleFactor, crate::workload::ScaleUnit)>,
+    (Option<u8>, Option<crate::plan::FileSet>),
 );
 
 /// The first checksum seen for each (pattern, block, file, workload, fill,
-/// seed, scale factor with its unit). Threads are not in the key: a threaded trial's
+/// seed, scale factor with its unit, read share and file set). Threads are not in the key: a threaded trial's
 /// checksum equals the one-thread checksum ([`crate::trial::threads`]), so it is
 /// checked against it.
 /// Write methods meet each other here (their workload is `fill`), never read
@@ -49,6 +50,7 @@ impl ChecksumBook {
             case.fill,
             case.seed,
             case.scale.map(|s| (s, case.scale_unit.unwrap_or_default())),
+            (case.read_share, case.files),
         );
         let label = case.method_label();
         match self.seen.get(&key) {

@@ -169,9 +169,16 @@ impl<'a> Executor<'a> {
         let message = progress_message(case, self.last_rate.get(&slot.case).copied());
         self.bar
             .set_message(crate::console::escape(&message, false).into_owned());
-        let file = trial_file(case, slot.case, files, self.rig.scratch.as_deref())?;
-        let dataset = file.dataset();
-        let prepared = self.prepare_cache(case, slot.run, dataset, warnings)?;
+        let file = trial_file(
+            case,
+            slot.case,
+            files,
+            self.rig.scratch.as_deref(),
+            &self.rig.file_sets,
+        )?;
+        let datasets = file.datasets();
+        let dataset = &datasets[0];
+        let prepared = self.prepare_cache(case, slot.run, datasets, warnings)?;
         // A case with a memory budget runs its child alone in a cgroup of
         // its own, removed when this trial ends (dropped).
         let cgroup = match case.memory_budget.as_ref().map(TrialCgroup::create) {
@@ -184,12 +191,12 @@ impl<'a> Executor<'a> {
             Some(Ok(cgroup)) => cgroup,
             None => None,
         };
-        let ran = self.spawn(slot, case, dataset, cgroup.as_ref());
+        let ran = self.spawn(slot, case, file.path(), dataset.seed, cgroup.as_ref());
         drop(cgroup);
         if self.spawner.stop.load(Ordering::SeqCst) {
             return Ok(Outcome::Stopped);
         }
-        let after = measure_residency(dataset)?;
+        let after = measure_residency(datasets)?;
         self.watch_others(warnings, case, slot.run, &ran.seen);
         self.sequence += 1;
         let around = Around {
@@ -211,26 +218,38 @@ impl<'a> Executor<'a> {
         Ok(())
     }
 
-    /// Prepares `case`'s cache state on `dataset` and measures it.
-    /// Something else (page reclaim, DAMON) may undo part of the
-    /// preparation: it is topped up, at most [`TOP_UPS`] times, and a state
-    /// still not reached is said.
+    /// Prepares `case`'s cache state on `datasets` (one file, or a set's
+    /// files) and measures it. Something else (page reclaim, DAMON) may
+    /// undo part of the preparation: it is topped up, at most [`TOP_UPS`]
+    /// times, and a state still not reached is said.
     fn prepare_cache(
         &self,
         case: &Case,
         run: u32,
-        dataset: &Dataset,
+        datasets: &[Dataset],
         warnings: &mut Vec<String>,
     ) -> Result<Prepared> {
         let preparer = &self.preparer;
-        let mut by = preparer.prepare(dataset, case.cache, case.warm_by)?;
-        let mut before = measure_residency(dataset)?;
+        let dataset = &datasets[0];
+        let set = datasets.len() > 1;
+        let mut by = if set {
+            preparer.prepare_set(datasets, case.cache, case.warm_by)?
+        } else {
+            preparer.prepare(dataset, case.cache, case.warm_by)?
+        };
+        let mut before = measure_residency(datasets)?;
         for _ in 0..TOP_UPS {
             if reached(case.cache, before.fraction()) {
                 break;
             }
-            by.push_str(&preparer.top_up(dataset, case.cache, case.warm_by)?);
-            before = measure_residency(dataset)?;
+            if set {
+                // Prepared again, whole: a set's top-up is its preparation.
+                preparer.prepare_set(datasets, case.cache, case.warm_by)?;
+                by.push_str("+top-up");
+            } else {
+                by.push_str(&preparer.top_up(dataset, case.cache, case.warm_by)?);
+            }
+            before = measure_residency(datasets)?;
         }
         let reached = reached(case.cache, before.fraction());
         if !reached {
@@ -259,18 +278,19 @@ impl<'a> Executor<'a> {
         &self,
         slot: Slot,
         case: &Case,
-        dataset: &Dataset,
+        path: &std::path::Path,
+        content_seed: Option<u64>,
         cgroup: Option<&TrialCgroup>,
     ) -> Ran {
         let probe = self
             .rule
-            .map(|_| Probe::new(&dataset.path, self.rig.active_runs.clone()));
+            .map(|_| Probe::new(path, self.rig.active_runs.clone()));
         let spec = TrialSpec {
-            path: dataset.path.clone(),
+            path: path.to_path_buf(),
             case: case.clone(),
             keep_output: self.spec.keep_output.clone(),
             cgroup_usage: cgroup.map(TrialCgroup::usage_file),
-            content_seed: dataset.seed,
+            content_seed,
             // A control trial is the same trial, unprofiled.
             profile: if slot.control {
                 None
@@ -471,22 +491,36 @@ fn trial_threads(case: &Case) -> u32 {
 enum TrialFile<'a> {
     /// A read method's dataset.
     Read(&'a Dataset),
-    /// A write method's scratch file (a fresh one is removed when this is dropped).
+    /// A write method's (or a mixed case's) scratch file (a fresh one is
+    /// removed when this is dropped).
     Write(TargetFile<'a>),
+    /// A file set (`--files`): its directory and its files.
+    Set(&'a crate::files::file_set::GeneratedSet),
 }
 
 impl TrialFile<'_> {
-    fn dataset(&self) -> &Dataset {
+    /// The files whose cache is prepared and measured (one, or a set's):
+    /// never empty.
+    fn datasets(&self) -> &[Dataset] {
         match self {
-            TrialFile::Read(d) => d,
-            TrialFile::Write(t) => t.dataset(),
+            TrialFile::Read(d) => std::slice::from_ref(*d),
+            TrialFile::Write(t) => std::slice::from_ref(t.dataset()),
+            TrialFile::Set(set) => &set.files,
+        }
+    }
+
+    /// The path the trial is given: the file, or the set's directory.
+    fn path(&self) -> &std::path::Path {
+        match self {
+            TrialFile::Set(set) => &set.dir,
+            _ => &self.datasets()[0].path,
         }
     }
 
     /// After a write trial, reads the file back and checks it (nothing for reads).
     fn verify(&self, case: &Case, checksum: u64) -> Result<()> {
         match self {
-            TrialFile::Read(_) => Ok(()),
+            TrialFile::Read(_) | TrialFile::Set(_) => Ok(()),
             TrialFile::Write(t) => t.verify(case, checksum),
         }
     }
@@ -499,8 +533,15 @@ fn trial_file<'a>(
     id: usize,
     files: &'a BTreeMap<u64, Dataset>,
     scratch: Option<&'a Scratch>,
+    file_sets: &'a BTreeMap<crate::plan::FileSet, crate::files::file_set::GeneratedSet>,
 ) -> Result<TrialFile<'a>> {
-    if case.method.writes() {
+    if let Some(set) = case.files {
+        return file_sets
+            .get(&set)
+            .map(TrialFile::Set)
+            .ok_or_else(|| Error::Plan(format!("no generated set of {set}")));
+    }
+    if case.writes_file() {
         let scratch = scratch.ok_or_else(|| {
             Error::Plan(format!(
                 "{} writes, and no scratch directory was prepared",
@@ -529,9 +570,24 @@ fn progress_message(case: &Case, last_rate: Option<f64>) -> String {
     }
 }
 
-fn measure_residency(dataset: &Dataset) -> Result<Residency> {
-    let file = File::open(&dataset.path).map_err(|e| Error::io("open", &dataset.path, e))?;
-    residency::measure(&file).map_err(|e| Error::io("measure residency of", &dataset.path, e))
+/// The residency of a trial's files, summed over all of them (a set's
+/// pages counted together: the fraction is of every page of the set).
+fn measure_residency(datasets: &[Dataset]) -> Result<Residency> {
+    let mut sum: Option<Residency> = None;
+    for dataset in datasets {
+        let file = File::open(&dataset.path).map_err(|e| Error::io("open", &dataset.path, e))?;
+        let r = residency::measure(&file)
+            .map_err(|e| Error::io("measure residency of", &dataset.path, e))?;
+        sum = Some(match sum {
+            None => r,
+            Some(s) => Residency {
+                resident_pages: s.resident_pages + r.resident_pages,
+                total_pages: s.total_pages + r.total_pages,
+                source: s.source,
+            },
+        });
+    }
+    sum.ok_or_else(|| Error::Plan("a trial with no file".into()))
 }
 
 /// Marks a trial that was stopped (Ctrl-Z, SIGSTOP) and continued while it

@@ -69,6 +69,8 @@ pub struct Rig {
     /// checked after every group; `true` for a user's file (whose times
     /// count too).
     pub fingerprints: Vec<(PathBuf, Fingerprint, bool)>,
+    /// The file sets the plan's `--files` cases read, generated.
+    pub file_sets: BTreeMap<crate::plan::FileSet, crate::files::file_set::GeneratedSet>,
 }
 
 /// What an earlier, interrupted run of the same plan already did.

@@ -48,7 +48,7 @@ impl DiskNeed {
         let mut sizes: Vec<u64> = plan
             .cases
             .iter()
-            .filter(|c| !c.method.writes() || c.scale.is_some())
+            .filter(|c| !c.writes_file() || c.scale.is_some())
             .filter(|_| config.file.is_none())
             .map(|c| c.file_size)
             .collect();
@@ -66,7 +66,7 @@ impl DiskNeed {
         let largest_write = plan
             .cases
             .iter()
-            .filter(|c| c.method.writes())
+            .filter(|c| c.writes_file())
             .map(|c| c.file_size)
             .max()
             .unwrap_or(0);

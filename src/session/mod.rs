@@ -149,8 +149,13 @@ impl Session {
             warnings: setup_warnings,
             settle,
         } = self;
+        let file_sets = setup::generate_file_sets(&spec.plan, &guard.dir)?;
         let (measured, generated) = match (files.values().next(), &scratch) {
             (Some(first), _) => (first.path.clone(), first.generated()),
+            (None, _) if !file_sets.is_empty() => {
+                let first = file_sets.values().next().expect("not empty");
+                (first.dir.clone(), true)
+            }
             (None, Some(s)) => (s.dir().to_path_buf(), true),
             (None, None) => return Err(Error::Plan("nothing to measure".into())),
         };
@@ -177,6 +182,7 @@ impl Session {
             scratch: scratch.clone(),
             active_runs: register_run(&guard.dir, &mut warnings),
             fingerprints,
+            file_sets,
         };
         let plan = &spec.plan;
         let exports = exports_of(&spec);

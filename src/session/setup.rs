@@ -292,16 +292,18 @@ fn prepare_files(
         files.insert(image.size, image);
         return Ok(files);
     }
-    let mut sizes: Vec<u64> = plan.cases.iter().map(|c| c.file_size).collect();
+    // A file set's cases read the set's own files (generate_file_sets).
+    let mut sizes: Vec<u64> = plan
+        .cases
+        .iter()
+        .filter(|c| c.files.is_none())
+        .map(|c| c.file_size)
+        .collect();
     sizes.sort_unstable();
     sizes.dedup();
     for size in sizes {
-        let of_size = |c: &&crate::plan::Case| c.file_size == size;
-        let reads = plan
-            .cases
-            .iter()
-            .filter(of_size)
-            .any(|c| !c.method.writes());
+        let of_size = |c: &&crate::plan::Case| c.file_size == size && c.files.is_none();
+        let reads = plan.cases.iter().filter(of_size).any(|c| !c.writes_file());
         let scales = plan.cases.iter().filter(of_size).any(|c| c.scale.is_some());
         if scales {
             // A preset's scale cases read a generated PPM image of this length.
@@ -667,7 +669,7 @@ fn prepare_scratch(
     plan: &Plan,
     data_dir: &Path,
 ) -> Result<Option<Arc<Scratch>>> {
-    if !plan.cases.iter().any(|c| c.method.writes()) {
+    if !plan.cases.iter().any(|c| c.writes_file()) {
         return Ok(None);
     }
     let needs = Needs::of(&plan.cases);
@@ -686,4 +688,25 @@ pub(super) fn finish_scratch(scratch: Option<&Scratch>) {
     } else if let Err(e) = scratch.cleanup() {
         eprintln!("warning: could not remove the scratch files: {e}");
     }
+}
+
+/// The file sets the plan's `--files` cases read, generated in the data
+/// directory (or found there whole).
+pub(super) fn generate_file_sets(
+    plan: &Plan,
+    data_dir: &Path,
+) -> Result<BTreeMap<crate::plan::FileSet, crate::files::file_set::GeneratedSet>> {
+    let mut sets = BTreeMap::new();
+    for case in &plan.cases {
+        let Some(set) = case.files else { continue };
+        if sets.contains_key(&set) {
+            continue;
+        }
+        let announce = |p: &Path| eprintln!("generating the file set {} ...", p.display());
+        let generated =
+            crate::files::file_set::ensure_generated_set(data_dir, &set, case.seed, announce)
+                .context("preparing the file set")?;
+        sets.insert(set, generated);
+    }
+    Ok(sets)
 }

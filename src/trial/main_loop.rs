@@ -135,6 +135,13 @@ impl Workload for Timed<'_> {
         self.inner.produce(offset, out);
     }
 
+    #[inline]
+    fn wrote(&mut self, offset: u64, len: usize) {
+        self.inner.wrote(offset, len);
+        let ended = self.end();
+        self.start(ended);
+    }
+
     fn checksum(&self) -> u64 {
         self.inner.checksum()
     }
@@ -188,6 +195,7 @@ mod tests {
             Ok(LoopCounts {
                 syscalls: 0,
                 bytes: 9,
+                written: 0,
             })
         }
         fn teardown(&mut self) -> Result<()> {
@@ -232,6 +240,7 @@ mod tests {
             Ok(LoopCounts {
                 syscalls: self.0,
                 bytes: 8 * self.0,
+                written: 0,
             })
         }
         fn teardown(&mut self) -> Result<()> {

@@ -10,6 +10,7 @@
 //! and timed trials, from the workers' release to their end), and finished
 //! after the counters: it samples the main loop and nothing else.
 pub mod main_loop;
+pub mod many_files;
 pub mod procs;
 pub mod threads;
 pub mod timed;
@@ -74,7 +75,7 @@ pub struct TrialSpec {
 
 /// Opens the trial's profiler when it asked for one: before its counters are
 /// read, so that opening it is in no number.
-fn open_profiler(spec: &TrialSpec) -> Result<Option<Profiler>> {
+pub(crate) fn open_profiler(spec: &TrialSpec) -> Result<Option<Profiler>> {
     spec.profile
         .as_ref()
         .map(Profiler::open)
@@ -91,7 +92,7 @@ pub fn switch_profiler(profiler: Option<&Profiler>, on: bool) -> Result<()> {
 
 /// Finishes the profiler, if any, after every clock and counter: what the
 /// child sends the parent.
-fn finish_profiler(
+pub(crate) fn finish_profiler(
     profiler: Option<Profiler>,
 ) -> Result<Option<crate::measure::profile::RawProfile>> {
     profiler
@@ -149,7 +150,10 @@ fn open_for_writing(path: &Path, open_sync: Option<crate::method::OpenSync>) -> 
 /// Runs one trial in this process.
 pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
     let case = &spec.case;
-    let writes = case.method.writes();
+    if case.files.is_some() {
+        return crate::trial::many_files::run(spec);
+    }
+    let writes = case.writes_file();
     let file = if writes {
         open_for_writing(&spec.path, case.open_sync)?
     } else {
@@ -191,7 +195,9 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         drop(file);
         return run_threaded_trial(spec);
     }
-    if case.method == crate::method::MethodKind::MmapWrite {
+    if case.method == crate::method::MethodKind::MmapWrite
+        || (case.read_share.is_some() && case.method.maps_file())
+    {
         disk_full_on_sigbus(&spec.path);
     }
     let (layout, order) = (case.layout(), case.block_order()?);
@@ -295,6 +301,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
         sync_ns: (t3 - t2).as_nanos() as u64 + in_loop_sync_ns,
         teardown_ns: (t4 - teardown_start).as_nanos() as u64 + more.teardown_ns,
         bytes: counts.bytes + more.bytes,
+        bytes_written: case.read_share.map(|_| counts.written),
         syscalls: counts.syscalls + more.syscalls,
         checksum,
         latency: latency.and_then(|r| r.percentiles()),

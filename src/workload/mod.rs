@@ -35,6 +35,14 @@ pub trait Workload {
         let _ = (offset, out);
         unreachable!("a read workload was asked to produce bytes for a write method")
     }
+    /// Says that a mixed case's write of `len` bytes at `offset` has ended
+    /// (`--read-share`): the bytes a write stores are the method's, not the
+    /// workload's, so nothing is folded into the checksum; the latency
+    /// wrapper ends the operation here.
+    #[inline]
+    fn wrote(&mut self, offset: u64, len: usize) {
+        let _ = (offset, len);
+    }
     /// The checksum of everything consumed so far.
     fn checksum(&self) -> u64;
     /// The first error the workload met, as one line (the trial then
