@@ -28,14 +28,17 @@ fn main() -> ExitCode {
     // is reported, instead of killing faultline with SIGXFSZ.
     // SAFETY: setting a signal to SIG_IGN has no preconditions.
     unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
-    let command = match cli::parse() {
-        Ok(cli) => cli.command,
+    let (command, named_runs) = match cli::parse() {
+        Ok(cli) => (cli.command, cli.named_runs),
         Err(code) => return code,
     };
     // `--quiet`: results only (and errors), no warnings or notes.
     faultline::console::set_quiet(cli::quiet(&command));
     let result = match command {
         Command::Trial => return ExitCode::from(faultline::trial::child_main() as u8),
+        Command::Run(args) if !named_runs.is_empty() => {
+            cli::plan_runs::execute(&named_runs, args.plan.dry_run)
+        }
         Command::Run(args) => cli::run::execute(&args),
         Command::Env(args) => cli::env::execute(&args),
         Command::Clean(args) => cli::clean::execute(&args),

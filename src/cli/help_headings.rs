@@ -34,6 +34,7 @@ pub const HEADINGS: &[(&str, &str)] = &[
     ("sync-call", "Write options"),
     ("open-sync", "Write options"),
     ("msync", "Write options"),
+    ("pair-across-sync", "Write options"),
     ("target", "Write options"),
     ("size-with", "Write options"),
     ("dir", "Write options"),

@@ -49,6 +49,10 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// The runs of a plan with several named runs, each with its flags
+    /// (filled in after parsing; empty for one run).
+    #[arg(skip)]
+    pub named_runs: Vec<plan_runs::NamedRun>,
 }
 
 /// The subcommands.
@@ -209,7 +213,7 @@ fn signed_values(command: clap::Command) -> clap::Command {
 
 /// Parses the command line, with `run --plan FILE` read into the flags it
 /// holds ([`plan_file`]). A plan of several named runs gives the command
-/// line's own `run` with each run's flags in its `plan.named`
+/// line's own `run` with each run's flags in `named_runs`
 /// ([`plan_runs`]). A failure has been printed; its exit code is returned.
 pub fn parse() -> Result<Cli, ExitCode> {
     let matches = command().try_get_matches().map_err(|e| report_clap(&e))?;

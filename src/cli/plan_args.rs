@@ -39,19 +39,6 @@ pub struct PlanArgs {
     /// The name of the plan's `[run.NAME]` this run is (filled in after parsing).
     #[arg(skip)]
     pub run_name: Option<String>,
-    /// The runs of a plan with several named runs, each with its flags
-    /// (filled in after parsing; empty for one run).
-    #[arg(skip)]
-    pub named: Vec<NamedRun>,
-}
-
-/// One of the runs of a plan with several, ready to run.
-#[derive(Debug)]
-pub struct NamedRun {
-    /// Its `[run.NAME]`.
-    pub name: String,
-    /// Its flags: the plan's shared keys, its own, the command line's.
-    pub args: Box<super::run::RunArgs>,
 }
 
 /// `run --dry-run` (and `calibrate --dry-run`): what the plan would run and need, and its cases; nothing

@@ -14,9 +14,17 @@ use faultline::error::Error;
 use faultline::files::outputs::Files;
 use faultline::session::{dry_run, Session, EXIT_INTERRUPTED};
 
-use super::plan_args::NamedRun;
 use super::plan_file::{per_run, PlannedRun, OUTPUT_KEYS};
 use super::{Cli, Command};
+
+/// One of the runs of a plan with several, ready to run.
+#[derive(Debug)]
+pub struct NamedRun {
+    /// Its `[run.NAME]`.
+    pub name: String,
+    /// Its flags: the plan's shared keys, its own, the command line's.
+    pub args: Box<super::run::RunArgs>,
+}
 
 /// The command line's own `run` (as typed, the plan not read in), with the
 /// plan's runs in its `plan.named`, each with its flags and its outputs
@@ -44,6 +52,7 @@ pub fn parse(matches: &ArgMatches, planned: Vec<PlannedRun>) -> anyhow::Result<C
         ))
         .into());
     }
+    let mut named = Vec::new();
     for run in planned {
         let name = run.name.clone().expect("a plan's runs are named");
         let Command::Run(mut args) = parsed(&run.matches)?.command else {
@@ -64,8 +73,9 @@ pub fn parse(matches: &ArgMatches, planned: Vec<PlannedRun>) -> anyhow::Result<C
         rename(&mut args.exports.export_markdown, "export-markdown");
         rename(&mut args.journal, "journal");
         rename(&mut args.keep_output, "keep-output");
-        outer.plan.named.push(NamedRun { name, args });
+        named.push(NamedRun { name, args });
     }
+    cli.named_runs = named;
     Ok(cli)
 }
 

@@ -403,14 +403,11 @@ impl RunArgs {
 }
 
 /// Runs `faultline run`: a fresh plan from the flags, the rest of one from
-/// its journal, or each of a plan's named runs ([`super::plan_runs`]).
+/// its journal (a plan's named runs go to `plan_runs`).
 pub fn execute(args: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(toml) = &args.plan.printed {
         print!("{toml}");
         return Ok(ExitCode::SUCCESS);
-    }
-    if !args.plan.named.is_empty() {
-        return super::plan_runs::execute(&args.plan.named, args.plan.dry_run);
     }
     if let Some(journal) = &args.resume {
         let baseline = baseline(args)?;
@@ -681,7 +678,11 @@ mod tests {
                 argv.push(value);
             }
             argv.extend(loose);
-            if let Ok(Cli { command: Command::Run(args) }) = Cli::try_parse_from(argv) {
+            if let Ok(Cli {
+                command: Command::Run(args),
+                ..
+            }) = Cli::try_parse_from(argv)
+            {
                 let config = args.session_config();
                 let _ = args.sizes();
                 if let Ok(plan) = args.factors().plan(&[size]) {

@@ -25,6 +25,7 @@ mod durability;
 mod fadvise;
 mod mixed;
 mod mmap;
+mod mmap_options;
 mod mmap_write;
 mod options;
 mod preadv;
@@ -37,7 +38,8 @@ mod write;
 
 pub use durability::{Msync, OpenSync};
 pub use fadvise::Fadvise;
-pub use mmap::{Advice, MmapMethod, MmapOptions, Populate, Share};
+pub use mmap::MmapMethod;
+pub use mmap_options::{Advice, MmapOptions, Populate, Share};
 pub use mmap_write::SizeWith;
 pub use options::{IoOptions, Switch, DEFAULT_STDIO_BUFFER};
 pub use preadv::{DEFAULT_IOV, MAX_IOV};

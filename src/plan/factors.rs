@@ -320,12 +320,10 @@ impl Factors {
 
     /// Expands the factors into a plan over files of the given sizes.
     pub fn plan(&self, file_sizes: &[u64]) -> Result<Plan> {
-        if let Some(why) = super::mixed_files::files_refusal(self)
-            .or_else(|| super::mixed_files::read_share_refusal(self))
-        {
+        if let Some(why) = self.files_refusal().or_else(|| self.read_share_refusal()) {
             return Err(Error::Plan(why));
         }
-        let file_sizes = &super::mixed_files::file_sizes(self, file_sizes)[..];
+        let file_sizes = &self.file_sizes(file_sizes)[..];
         self.check_size_of_product(file_sizes.len())?;
         self.check_combinations()?;
         self.check_scale(file_sizes)?;
@@ -440,7 +438,7 @@ impl Factors {
             case.duration_s = self.duration_s;
             case.memory_budget = self.memory_budget;
             case.pair_across_sync = self.pair_across_sync && case.method.writes();
-            case.files = super::mixed_files::set_of(self);
+            case.files = self.set_of();
             if let Some(t) = &self.trace {
                 case.trace = Some(t.reference.clone());
                 case.block_size = match case.trace_ops() {

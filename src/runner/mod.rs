@@ -32,6 +32,7 @@ pub mod checksums;
 pub mod eta;
 pub mod executor;
 pub mod journal;
+pub mod journal_kind;
 pub mod procs;
 pub mod progress;
 pub mod rounds;

@@ -19,7 +19,7 @@ use crate::measure::profile::ProfileRequest;
 use crate::plan::precision::{Adjustment, Statistics};
 use crate::plan::Plan;
 use crate::results::{InterferenceSettings, ProfileSettings, Reproduction, Settings};
-use crate::runner::journal::{JournalFile, JournalKind};
+use crate::runner::journal_kind::{JournalFile, JournalKind};
 
 /// The plan and every run-wide choice; what a journal starts with.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

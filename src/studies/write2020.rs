@@ -80,10 +80,16 @@ fn cases_at(size: u64, faithful: bool) -> Cases {
     if faithful {
         mmap.size_with = Some(SizeWith::SeekWrite);
     }
+    // The post compares a write that never syncs with an mmap that msyncs,
+    // on purpose: its cases are compared across sync levels.
+    let across = |mut c: Case| {
+        c.pair_across_sync = true;
+        c
+    };
     Cases {
-        write: write(FillContent::Calloc),
-        mmap,
-        prefaulted: write(FillContent::Zero),
+        write: across(write(FillContent::Calloc)),
+        mmap: across(mmap),
+        prefaulted: across(write(FillContent::Zero)),
     }
 }
 
