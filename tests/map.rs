@@ -267,8 +267,17 @@ fn bad_map_and_advise_input_is_one_line_and_exit_2() {
     };
     let two = plan("two.toml", "pattern = [\"seq\", \"random\"]\n");
     let none = plan("none.toml", "block = \"4k\"\n");
+    let runs = plan(
+        "runs.toml",
+        "[run.seq]\npattern = \"seq\"\n[run.rand]\npattern = \"random\"\n",
+    );
     let cases: &[(&std::path::Path, &[&str], &[&str])] = &[
         (&two, &[], &["advise takes one `pattern`", "gives 2"]),
+        (
+            &runs,
+            &[],
+            &["2 named runs", "seq, rand", "a plan of one run"],
+        ),
         (&none, &[], &["no `pattern` and no `trace`"]),
         (&two, &["--pattern", "seq"], &["--pattern"]),
     ];
