@@ -357,15 +357,22 @@ pub fn render_html(r: &MapResults) -> String {
     out.push_str("</section>\n<section><h2>Points</h2>\n");
     push_text_table(&mut out, &points_table(r));
     out.push_str("</section>\n");
-    if !r.warnings.is_empty() {
-        out.push_str("<section><h2>Warnings</h2><ul>\n");
-        for w in &r.warnings {
-            out.push_str(&format!("<li>{}</li>\n", escape(w)));
-        }
-        out.push_str("</ul></section>\n");
-    }
+    push_warnings(&mut out, &r.warnings);
     page_end(&mut out);
     out
+}
+
+/// The page's warnings section, when there are warnings (the 1-D and 2-D
+/// map pages share it).
+pub(super) fn push_warnings(out: &mut String, warnings: &[String]) {
+    if warnings.is_empty() {
+        return;
+    }
+    out.push_str("<section><h2>Warnings</h2><ul>\n");
+    for w in warnings {
+        out.push_str(&format!("<li>{}</li>\n", escape(w)));
+    }
+    out.push_str("</ul></section>\n");
 }
 
 /// Writes the HTML page atomically.

@@ -427,13 +427,7 @@ pub fn render_html(r: &Map2Results) -> String {
     out.push_str("</section>\n<section><h2>Cells</h2>\n");
     push_text_table(&mut out, &grid_table(r));
     out.push_str("</section>\n");
-    if !r.warnings.is_empty() {
-        out.push_str("<section><h2>Warnings</h2><ul>\n");
-        for w in &r.warnings {
-            out.push_str(&format!("<li>{}</li>\n", escape(w)));
-        }
-        out.push_str("</ul></section>\n");
-    }
+    one::push_warnings(&mut out, &r.warnings);
     page_end(&mut out);
     out
 }
