@@ -124,6 +124,40 @@ fn warm_sequential_read_spends_most_copying_to_user() {
     assert_eq!(results["settings"]["profile"]["mode"], "kernel+user");
 }
 
+/// A `--min-trial-time` trial repeats its pass, and the profile covers every
+/// pass's main loop, not only the first: the samples follow the trial's CPU
+/// time (both are CPU time, so a loaded machine lowers them together).
+#[test]
+#[ignore = "needs root"]
+fn every_pass_of_a_min_trial_time_trial_is_profiled() {
+    require_root("kernel samples (kernel.perf_event_paranoid is above 1 here)");
+    let scratch = Scratch::new();
+    let flags = Flags::new()
+        .size("4M")
+        .method("pread")
+        .pattern("seq")
+        .block("16k")
+        .cache("warm")
+        .workload("touch")
+        .runs(2)
+        .switch("--profile")
+        .flag("--profile-hz", "4000")
+        .flag("--min-trial-time", "200ms");
+    let results = scratch.run_json(flags);
+    assert_no_failures(&results);
+    for (_, s) in profiled_samples(&results) {
+        let passes = s["passes"].as_u64().expect("passes");
+        assert!(passes >= 5, "a 4 MiB warm pass is short: {passes} passes");
+        let cpu_s = (s["user_ns"].as_u64().unwrap() + s["sys_ns"].as_u64().unwrap()) as f64 / 1e9;
+        let samples = s["profile"]["samples"].as_u64().unwrap() as f64;
+        // Only the first pass sampled would give about 1/passes of this.
+        assert!(
+            samples >= 0.4 * 4000.0 * cpu_s,
+            "{samples} samples for {cpu_s:.3} s of CPU over {passes} passes"
+        );
+    }
+}
+
 /// mmap-copy: the copies are user-space memcpy, and the first touch of each
 /// page range faults (fault-around maps its neighbours).
 #[test]

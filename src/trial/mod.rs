@@ -271,6 +271,7 @@ pub fn run_trial(spec: &TrialSpec) -> Result<ChildReport> {
             ),
             min,
             workload.checksum(),
+            profiler.as_ref(),
         )?,
         None => Passes::default(),
     };
@@ -340,6 +341,7 @@ fn more_passes(
     (mut loop_ns, mut elapsed_ns): (u64, u64),
     min_ns: u64,
     checksum: u64,
+    profiler: Option<&Profiler>,
 ) -> Result<Passes> {
     let case = &spec.case;
     let mut passes = Passes::default();
@@ -353,6 +355,8 @@ fn more_passes(
         method.setup().map_err(|e| on_filesystem(e, &spec.path))?;
         let t1 = Instant::now();
         let after_setup = crate::measure::rusage::snapshot();
+        // The profile covers every pass's main loop, as the first pass's.
+        switch_profiler(profiler, true)?;
         let loop_start = Instant::now();
         let counts = crate::trial::main_loop::run_main_loop(
             method.as_mut(),
@@ -362,6 +366,7 @@ fn more_passes(
             None,
         )?;
         let t2 = Instant::now();
+        switch_profiler(profiler, false)?;
         method.teardown()?;
         let t3 = Instant::now();
         let pass_checksum = std::hint::black_box(workload.checksum());
