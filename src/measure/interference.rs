@@ -48,6 +48,7 @@ use serde::{Deserialize, Serialize};
 use super::active_runs::{self, OtherRun, Registration};
 use super::procio::{self, Usage};
 use super::psi::{self, StallDelta};
+use super::run_delay::CpuWait;
 use super::{blockdev, procstat};
 
 /// The runner's counters at one instant. Fields are public so that tests
@@ -180,6 +181,10 @@ pub struct Interference {
     /// CPU pressure (`full` only on Linux 5.13+).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub psi_cpu: Option<StallDelta>,
+    /// How long the trial's own thread waited for a CPU (one-thread trials,
+    /// [`super::run_delay`]); judged instead of `psi_cpu` when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_cpu_wait: Option<CpuWait>,
     /// I/O pressure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub psi_io: Option<StallDelta>,
@@ -283,6 +288,7 @@ pub fn measure(
     after: &Snapshot,
     rule: &Rule,
     trial_threads: u32,
+    own_cpu_wait: Option<CpuWait>,
 ) -> Interference {
     let window_ns = after.at.saturating_duration_since(before.at).as_nanos() as u64;
     let own = after.own.since(&before.own);
@@ -312,6 +318,7 @@ pub fn measure(
         other_cpu_cores: other_cpu_ns.map(per_window),
         steal_ns: cpu.map(|d| d.steal_ns),
         psi_cpu: psi::delta(before.pressure.cpu, after.pressure.cpu),
+        own_cpu_wait,
         psi_io: psi::delta(before.pressure.io, after.pressure.io),
         psi_memory: psi::delta(before.pressure.memory, after.pressure.memory),
         own_read_bytes: own.read_bytes,
@@ -349,7 +356,15 @@ pub fn judge(rec: &Interference, rule: &Rule, trial_threads: u32, runs: &[String
         ));
     }
     if trial_threads < rec.cores {
-        if let Some(p) = rec.psi_cpu {
+        if let Some(w) = rec.own_cpu_wait {
+            if w.share() > t {
+                reasons.push(format!(
+                    "the trial waited for a CPU {} of its time (limit {})",
+                    pct(w.share()),
+                    pct(t)
+                ));
+            }
+        } else if let Some(p) = rec.psi_cpu {
             let share = p.some_us as f64 * 1000.0 / rec.window_ns.max(1) as f64;
             if share > t {
                 reasons.push(format!(
@@ -444,7 +459,7 @@ mod tests {
     #[test]
     fn fixture_window_is_measured_and_judged() {
         let (b, a) = fixture_pair(270);
-        let rec = measure(&b, &a, &Rule::default(), 1);
+        let rec = measure(&b, &a, &Rule::default(), 1, None);
         // busy = 2 × 270 − (160 idle + 20 steal) = 360 ms; own 200 ms.
         assert_eq!(rec.other_cpu_ns, Some(160_000_000));
         assert!((rec.other_cpu_cores.unwrap() - 160.0 / 270.0).abs() < 1e-9);
@@ -491,6 +506,53 @@ mod tests {
         assert_eq!(serde_json::from_str::<Interference>(&json).unwrap(), rec);
     }
 
+    /// A one-thread trial is judged by its own thread's wait for a CPU, not
+    /// by the machine-wide pressure (which any kernel worker's queueing
+    /// raises): 30% of the window in `cpu some` with 2% of the trial's own
+    /// time waited is no CPU interference; 20% of its own time is.
+    #[test]
+    fn a_one_thread_trial_is_judged_by_its_own_wait_for_a_cpu() {
+        let (mut b, a) = fixture_pair(270);
+        // No other CPU, no disk: only the CPU pressure is left to judge.
+        b.cpu = a.cpu;
+        b.disk = a.disk;
+        let own = |waited_ms: u64| CpuWait {
+            waited_ns: waited_ms * 1_000_000,
+            span_ns: 250_000_000,
+        };
+        let pressure_only = measure(&b, &a, &Rule::default(), 1, None);
+        assert!(
+            pressure_only
+                .reasons
+                .iter()
+                .any(|r| r.contains("tasks waited for a CPU")),
+            "{:?}",
+            pressure_only.reasons
+        );
+        let calm = measure(&b, &a, &Rule::default(), 1, Some(own(5)));
+        assert!(
+            !calm.reasons.iter().any(|r| r.contains("waited for a CPU")),
+            "{:?}",
+            calm.reasons
+        );
+        let waited = measure(&b, &a, &Rule::default(), 1, Some(own(50)));
+        assert!(
+            waited
+                .reasons
+                .iter()
+                .any(|r| r.starts_with("the trial waited for a CPU 20% of its time (limit 10%)")),
+            "{:?}",
+            waited.reasons
+        );
+        // A trial with a thread per CPU is judged on neither.
+        assert!(!measure(&b, &a, &Rule::default(), 2, Some(own(50)))
+            .reasons
+            .iter()
+            .any(|r| r.contains("waited for a CPU")));
+        let json = serde_json::to_string(&waited).unwrap();
+        assert_eq!(serde_json::from_str::<Interference>(&json).unwrap(), waited);
+    }
+
     #[test]
     fn other_runs_and_missing_sources() {
         let (mut b, mut a) = fixture_pair(1000);
@@ -502,7 +564,7 @@ mod tests {
         };
         b.other_runs = vec![run("7-1", "pid=7")];
         a.other_runs = vec![run("7-1", "pid=7"), run("8-2", "pid=8")];
-        let rec = measure(&b, &a, &Rule::default(), 1);
+        let rec = measure(&b, &a, &Rule::default(), 1, None);
         assert_eq!(rec.other_runs, 2);
         assert!(rec
             .reasons
@@ -516,7 +578,7 @@ mod tests {
             s.pressure = psi::Pressure::default();
             s.other_runs.clear();
         }
-        let rec = measure(&b, &a, &Rule::default(), 1);
+        let rec = measure(&b, &a, &Rule::default(), 1, None);
         assert_eq!(
             (rec.other_cpu_ns, rec.steal_ns, rec.other_device_read_bytes),
             (None, None, None)
@@ -539,7 +601,7 @@ mod tests {
         let b = me.before();
         let other = Registration::register(&runs, None).unwrap();
         let a = mine_too.after();
-        let rec = measure(&b, &a, &Rule::default(), 1);
+        let rec = measure(&b, &a, &Rule::default(), 1, None);
         assert_eq!(rec.other_runs, 1, "{rec:?}");
         assert!(
             rec.reasons
@@ -548,7 +610,7 @@ mod tests {
             "{rec:?}"
         );
         drop(other);
-        let rec = measure(&me.before(), &me.after(), &Rule::default(), 1);
+        let rec = measure(&me.before(), &me.after(), &Rule::default(), 1, None);
         assert_eq!(rec.other_runs, 0);
     }
 
@@ -601,7 +663,7 @@ mod tests {
             .expect("timeout(1)");
         child.wait().unwrap();
         let after = probe.after();
-        measure(&before, &after, &Rule::default(), 1)
+        measure(&before, &after, &Rule::default(), 1, None)
     }
 
     #[test]
@@ -665,7 +727,7 @@ mod tests {
         assert!(status.success());
         let after = probe.after();
         drop(reader);
-        let rec = measure(&before, &after, &Rule::default(), 1);
+        let rec = measure(&before, &after, &Rule::default(), 1, None);
         eprintln!("{rec:?}");
         // A few KiB may come from loading `sh`/`cat` themselves; the 160 MiB
         // the trial delivered came from the cache.

@@ -18,6 +18,7 @@ pub mod procstat;
 pub mod profile;
 pub mod psi;
 pub mod residency;
+pub mod run_delay;
 pub mod rusage;
 pub mod timeline;
 pub mod vmstat;

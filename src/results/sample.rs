@@ -87,6 +87,10 @@ pub struct ChildReport {
     /// clocks, bytes and syscalls are those of all of them. Absent: one pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passes: Option<u32>,
+    /// How long the trial's thread waited for a CPU over the trial (one-thread
+    /// trials; the interference rule judges them by it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait: Option<crate::measure::run_delay::CpuWait>,
     /// Where the main loop's CPU time went (`--profile`), named by the parent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::measure::profile::TrialProfile>,

@@ -311,7 +311,14 @@ impl<'a> Executor<'a> {
         let window_end = probe.as_ref().map(Probe::after);
         let interference = match (&window_start, &window_end, &self.rule) {
             (Some(start), Some(end), Some(rule)) => {
-                Some(interference::measure(start, end, rule, trial_threads(case)))
+                let own_wait = report.as_ref().ok().and_then(|r| r.cpu_wait);
+                Some(interference::measure(
+                    start,
+                    end,
+                    rule,
+                    trial_threads(case),
+                    own_wait,
+                ))
             }
             _ => None,
         };

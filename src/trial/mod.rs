@@ -568,7 +568,16 @@ pub fn child_main() -> i32 {
             serde_json::from_slice::<TrialSpec>(&input)
                 .map_err(|e| Error::Trial(format!("bad trial spec: {e}")))
         })
-        .and_then(|spec| run_trial(&spec))
+        .and_then(|spec| {
+            // One thread's wait speaks for the trial only when the loop runs
+            // on this one thread.
+            let clock = (spec.case.threads.is_none())
+                .then(crate::measure::run_delay::WaitClock::start)
+                .flatten();
+            let mut report = run_trial(&spec)?;
+            report.cpu_wait = clock.and_then(|c| c.stop());
+            Ok(report)
+        })
         .map(|mut report| {
             // Stopped (Ctrl-Z, SIGSTOP) and continued while it ran: its
             // times hold the pause.
