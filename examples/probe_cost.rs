@@ -39,7 +39,7 @@ fn main() {
         for _ in 0..n {
             let before = probe.before();
             let after = probe.after();
-            interfered += u32::from(measure(&before, &after, &rule, 1).interfered);
+            interfered += u32::from(measure(&before, &after, &rule, 1, None).interfered);
         }
         let wall = t0.elapsed().as_nanos() as f64 / f64::from(n);
         let cpu = (getrusage(libc::RUSAGE_SELF).cpu_ns - cpu0) as f64 / f64::from(n);
