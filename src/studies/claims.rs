@@ -376,9 +376,22 @@ fn judge_effects(
         .iter()
         .map(|j| j.0.input.interfered_share)
         .fold(0.0, f64::max);
+    // A claim whose comparisons can no longer give it the quorum it needs
+    // does not hold, whatever the undecided ones say: "not similar" when
+    // every comparison against it is (a "similar" claim refuted by points
+    // clearly outside its band), else "mixed", with the counts.
+    let holds_possible = count(ClaimVerdict::Holds) + u >= need;
+    let against: Vec<ClaimVerdict> = order[1..]
+        .iter()
+        .copied()
+        .filter(|&v| count(v) > 0)
+        .collect();
     let (verdict, unsettled) = match reached {
         Some(v) => (v, None),
-        None if !could => (ClaimVerdict::Mixed, None),
+        None if !holds_possible && against == [ClaimVerdict::NotSimilar] => {
+            (ClaimVerdict::NotSimilar, None)
+        }
+        None if !could || !holds_possible => (ClaimVerdict::Mixed, None),
         None => (
             ClaimVerdict::Unsettled,
             Some(unsettled_by(&undecided, busy_share)),
@@ -953,6 +966,21 @@ mod tests {
                 .count(),
             3
         );
+        // 9 of 12 must be similar: four clearly outside refute it while
+        // three are still undecided (liege2018's sequential claim).
+        let mut pairs = vec![ci90(0.9, 1.1); 5];
+        pairs.extend(vec![ci90(0.1, 0.3); 4]);
+        pairs.extend(vec![ci90(0.5, 0.9); 3]);
+        let o = judge("similar", &Expect::Effect(p), 0.75, "similar", &pairs);
+        assert_eq!(o.verdict, NotSimilar, "{}", o.explanation);
+        assert!(o.unsettled.is_none());
+        // Three outside and three undecided: the undecided could still make
+        // it hold (9 of 12), so it is not decided yet.
+        let mut pairs = vec![ci90(0.9, 1.1); 6];
+        pairs.extend(vec![ci90(0.1, 0.3); 3]);
+        pairs.extend(vec![ci90(0.5, 0.9); 3]);
+        let o = judge("similar", &Expect::Effect(p), 0.75, "similar", &pairs);
+        assert_eq!(o.verdict, Unsettled, "{}", o.explanation);
     }
 
     #[test]
@@ -1023,8 +1051,14 @@ mod tests {
         let pairs = [inside.clone(), inside.clone(), open.clone(), small.clone()];
         assert_eq!(run(0.75, &pairs).verdict, Unsettled);
         // One that could no longer change it: decided.
-        let pairs = [inside.clone(), inside.clone(), inside, open];
+        let pairs = [inside.clone(), inside.clone(), inside.clone(), open.clone()];
         assert_eq!(run(0.75, &pairs).verdict, Holds);
+        // Two against a claim that needs 3 of 4: it cannot hold whatever the
+        // undecided one says, and no verdict has a quorum: mixed, decided.
+        let pairs = [inside.clone(), small.clone(), back.clone(), open];
+        let o = run(0.75, &pairs);
+        assert_eq!(o.verdict, Mixed, "{}", o.explanation);
+        assert!(o.unsettled.is_none());
         // Without samples, nothing is decided, and it says so.
         let none = judge("x", &Expect::Effect(p), 1.0, "", &[pair(&[1.0], &[1.0])]);
         assert_eq!(none.verdict, Unsettled);
