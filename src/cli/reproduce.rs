@@ -79,7 +79,8 @@ pub struct ReproduceArgs {
     #[arg(long, value_name = "P|off", value_parser = parse_precision_or_off)]
     pub precision: Option<PrecisionChoice>,
     /// Most time for one preset's trials, the planned runs included, before no more pairs are
-    /// added to settle its claims (e.g. 90s, 5m) [default: 40s with --quick, 10m with --full].
+    /// added to settle its claims (e.g. 90s, 5m) [default: 90s with --quick, the presets of
+    /// `reproduce all --quick` sharing 180s; 10m with --full].
     #[arg(long, value_name = "TIME", value_parser = super::precision_args::parse_duration_s)]
     pub max_time: Option<f64>,
     /// Most paired runs of any case while settling claims [default: 40 with --quick, 5 times the
@@ -150,7 +151,14 @@ pub const PRESET_PROFILE_HZ: u32 = 499;
 
 /// Seconds of one preset's trials, the planned runs included, after which
 /// no pair is added to settle its claims.
-pub const QUICK_MAX_TIME_S: f64 = 40.0;
+pub const QUICK_MAX_TIME_S: f64 = 90.0;
+/// Seconds the presets of one quick `reproduce all` share (see
+/// [`preset_budget`]): within the 240 s the whole replay is meant to take,
+/// with the files' preparation and the reports beside it.
+pub const QUICK_ALL_TIME_S: f64 = 180.0;
+/// Seconds kept back for each preset still to come when an earlier one's
+/// budget is set from the shared total.
+pub const QUICK_RESERVE_S: f64 = 20.0;
 /// The same with --full.
 pub const FULL_MAX_TIME_S: f64 = 600.0;
 /// Most paired runs of a case while settling, at quick scope.
@@ -160,7 +168,11 @@ pub const QUICK_MAX_RUNS: u32 = 40;
 /// only when asked for (`--precision P`), for as many runs as settling
 /// allows; none for time-bounded trials, whose rounds would each take the
 /// trials' whole duration.
-fn preset_statistics(args: &ReproduceArgs, plan: &faultline::plan::Plan) -> Statistics {
+fn preset_statistics(
+    args: &ReproduceArgs,
+    plan: &faultline::plan::Plan,
+    budget_s: f64,
+) -> Statistics {
     let target = match args.precision {
         Some(PrecisionChoice::Target(p)) => Some(p),
         Some(PrecisionChoice::Off) | None => None,
@@ -170,12 +182,30 @@ fn preset_statistics(args: &ReproduceArgs, plan: &faultline::plan::Plan) -> Stat
         precision: target.filter(|_| !timed).map(|target| Precision {
             target,
             max_runs: max_runs(args, plan),
-            max_time_s: Some(max_time(args)),
+            max_time_s: Some(budget_s),
         }),
         min_trial_ns: min_trial_s(args).map(|s| (s * 1e9) as u64),
         adjustment: super::precision_args::DEFAULT_ADJUSTMENT,
         ..Statistics::default()
     }
+}
+
+/// The settling budget of the next preset, `still` presets (this one
+/// included) of `presets` being left and `spent_s` seconds spent on the
+/// earlier ones: `--max-time` or the scope's default per preset; at quick
+/// scope, several presets without `--max-time` share [`QUICK_ALL_TIME_S`],
+/// and each gets what is left of it after [`QUICK_RESERVE_S`] is kept for
+/// every preset after it (never less than that reserve, never more than its
+/// own default). A preset that settles early leaves its time to the next.
+pub fn preset_budget(args: &ReproduceArgs, presets: usize, still: usize, spent_s: f64) -> f64 {
+    let own = max_time(args);
+    if args.max_time.is_some() || args.full || presets <= 1 {
+        return own;
+    }
+    let kept = still.saturating_sub(1) as f64 * QUICK_RESERVE_S;
+    (QUICK_ALL_TIME_S - spent_s - kept)
+        .max(QUICK_RESERVE_S)
+        .min(own)
 }
 
 /// `--max-time` or its default for the scope.
@@ -232,11 +262,12 @@ fn settle_rule(
     args: &ReproduceArgs,
     preset: &dyn Preset,
     plan: &faultline::plan::Plan,
+    budget_s: f64,
 ) -> faultline::session::Settle {
     let rule = faultline::studies::settle::ClaimRule::new(
         faultline::studies::find(preset.name()).expect("a registered preset"),
         plan,
-        max_time(args),
+        budget_s,
         max_runs(args, plan) as usize,
     );
     faultline::session::Settle(std::sync::Arc::new(rule))
@@ -249,13 +280,23 @@ fn power_plan_lines(
     preset: &dyn Preset,
     plan: &faultline::plan::Plan,
     noise: &(f64, String),
+    presets: usize,
 ) -> Vec<String> {
     let cap = max_runs(args, plan) as usize;
+    let shared = presets > 1 && args.max_time.is_none() && !args.full;
+    let budget = if shared {
+        format!(
+            "at most {} of trials, from {} shared by the {presets} presets",
+            dry_run::format_duration(max_time(args)),
+            dry_run::format_duration(QUICK_ALL_TIME_S)
+        )
+    } else {
+        format!("{} of trials", dry_run::format_duration(max_time(args)))
+    };
     let mut lines = vec![format!(
-        "  power plan (noise per pair ±{:.1}%, {}; claims judged on 90% CIs; at most {cap} runs a case, {} of trials):",
+        "  power plan (noise per pair ±{:.1}%, {}; claims judged on 90% CIs; at most {cap} runs a case, {budget}):",
         noise.0 * 100.0,
         noise.1,
-        dry_run::format_duration(max_time(args))
     )];
     for p in faultline::studies::settle::power_plan(&preset.claims(plan), noise.0, cap) {
         lines.push(format!(
@@ -337,7 +378,10 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     let mut outcomes = Vec::new();
     let mut code = ExitCode::SUCCESS;
     let mut dry_plans = Vec::new();
-    for preset in &mut chosen {
+    let started = std::time::Instant::now();
+    let presets = chosen.len();
+    for (k, preset) in chosen.iter_mut().enumerate() {
+        let budget_s = preset_budget(args, presets, presets - k, started.elapsed().as_secs_f64());
         let reproduction = Reproduction {
             preset: preset.name().to_string(),
             faithful: args.faithful,
@@ -353,8 +397,8 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
             Some(path) => {
                 check_resumable(path, &reproduction)?;
                 let plan = faultline::runner::journal::read(path)?.header.spec.plan;
-                config.statistics = Some(preset_statistics(args, &plan));
-                let settle = settle_rule(args, preset.as_ref(), &plan);
+                config.statistics = Some(preset_statistics(args, &plan, budget_s));
+                let settle = settle_rule(args, preset.as_ref(), &plan, budget_s);
                 announce(preset.as_ref(), &reproduction);
                 Session::resume(path, &config)?.settled_by(settle)
             }
@@ -363,15 +407,16 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                     faultline::console::info(&line);
                 }
                 let plan = with_min_trial(args, preset.as_ref(), preset.plan(scope));
-                config.statistics = Some(preset_statistics(args, &plan));
-                let settle = settle_rule(args, preset.as_ref(), &plan);
+                config.statistics = Some(preset_statistics(args, &plan, budget_s));
+                let settle = settle_rule(args, preset.as_ref(), &plan, budget_s);
                 if args.dry_run {
                     // The same refusals as the run's, before anything is said.
                     Session::check(&plan, &config)?;
                     let text = dry_run::describe(preset.name(), &plan, &config);
                     let width = faultline::console::width_of_terminal();
                     print!("{}\n", faultline::console::wrap_lines(&text, width));
-                    let power = power_plan_lines(args, preset.as_ref(), &plan, &noise).join("\n");
+                    let power =
+                        power_plan_lines(args, preset.as_ref(), &plan, &noise, presets).join("\n");
                     print!("{}\n", faultline::console::wrap_lines(&power, width));
                     dry_plans.push(plan);
                     continue;
@@ -676,4 +721,49 @@ fn per_preset(path: &Path, preset: &str) -> PathBuf {
         None => format!("{stem}-{preset}"),
     };
     path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Line {
+        #[command(flatten)]
+        args: ReproduceArgs,
+    }
+
+    fn args(flags: &[&str]) -> ReproduceArgs {
+        let mut line = vec!["reproduce", "all"];
+        line.extend_from_slice(flags);
+        Line::try_parse_from(line).expect("flags parse").args
+    }
+
+    #[test]
+    fn the_presets_of_a_quick_replay_share_one_budget() {
+        let quick = args(&[]);
+        // One preset: its own default.
+        assert_eq!(preset_budget(&quick, 1, 1, 0.0), QUICK_MAX_TIME_S);
+        // The first of five: 180 s less 4 × 20 s kept for the rest.
+        assert_eq!(
+            preset_budget(&quick, 5, 5, 0.0),
+            100.0f64.min(QUICK_MAX_TIME_S)
+        );
+        // The third after the first two spent 60 s: 180 − 60 − 2 × 20.
+        assert_eq!(preset_budget(&quick, 5, 3, 60.0), 80.0);
+        // The last, with 150 s spent: what is left.
+        assert_eq!(preset_budget(&quick, 5, 1, 150.0), 30.0);
+        // Over the total already: the reserve, never nothing.
+        assert_eq!(preset_budget(&quick, 5, 2, 500.0), QUICK_RESERVE_S);
+        // The user's --max-time, and --full, are each preset's own.
+        assert_eq!(
+            preset_budget(&args(&["--max-time", "30s"]), 5, 5, 170.0),
+            30.0
+        );
+        assert_eq!(
+            preset_budget(&args(&["--full"]), 5, 1, 170.0),
+            FULL_MAX_TIME_S
+        );
+    }
 }
