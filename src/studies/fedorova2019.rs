@@ -18,7 +18,7 @@ use crate::stats::effect::{Published, Size, CLAIM_LEVEL};
 use crate::stats::RunResults;
 use crate::studies::claims::{Claim, Expect};
 use crate::studies::claims::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};
-use crate::studies::profile_claims::judge_share;
+use crate::studies::profile_claims::{clean_profile, judge_clean_share, CleanProfile};
 use crate::workload::WorkloadKind;
 
 /// The preset.
@@ -394,16 +394,24 @@ impl Preset for Fedorova2019 {
     fn profile_claims(&self, results: &RunResults) -> Vec<ClaimOutcome> {
         let cases: Vec<Case> = results.cases.iter().map(|c| c.case.clone()).collect();
         let (read, mmap) = profiled_pair(size_of(&cases));
-        let (read_profile, mmap_profile) = (profile_of(results, &read), profile_of(results, &mmap));
+        let clean = |case: &Case| {
+            crate::studies::find_case(results, case)
+                .map(|c| clean_profile(&c.samples))
+                .unwrap_or(CleanProfile {
+                    profile: None,
+                    interfered_share: 0.0,
+                })
+        };
+        let (read_profile, mmap_profile) = (clean(&read), clean(&mmap));
         SHARE_CLAIMS
             .iter()
             .map(|c| {
                 let profile = if c.version == "pread" {
-                    read_profile
+                    &read_profile
                 } else {
-                    mmap_profile
+                    &mmap_profile
                 };
-                judge_share(
+                judge_clean_share(
                     c.id,
                     &format!(
                         "profile (sequential, warm, 16 KiB): {} is about {} of {}'s main loop ({})",

@@ -188,6 +188,99 @@ pub fn judge_share(
     outcome
 }
 
+/// A profiled case's trials as a share claim may judge them: the profile
+/// of the clean trials when any profiled trial was interfered with (the
+/// rule every claim follows, [`crate::stats::busy`]), with the share that
+/// was.
+#[derive(Clone, Debug)]
+pub struct CleanProfile {
+    /// The profile of the trials the claim is judged on.
+    pub profile: Option<ProfileSummary>,
+    /// The share of the profiled trials that were interfered with.
+    pub interfered_share: f64,
+}
+
+/// The profile of `samples` (one case's) from its clean trials only, when
+/// any profiled trial was interfered with.
+pub fn clean_profile(samples: &[crate::results::Sample]) -> CleanProfile {
+    let profiled: Vec<&crate::results::Sample> = samples
+        .iter()
+        .filter(|s| s.child.profile.is_some() && !s.profile_control)
+        .collect();
+    let interfered = profiled.iter().filter(|s| s.interfered()).count();
+    let interfered_share = interfered as f64 / profiled.len().max(1) as f64;
+    let kept: Vec<crate::results::Sample> = profiled
+        .into_iter()
+        .filter(|s| interfered == 0 || !s.interfered())
+        .cloned()
+        .collect();
+    CleanProfile {
+        profile: crate::stats::profile::summarize_profile(&kept),
+        interfered_share,
+    }
+}
+
+/// [`judge_share`] on the clean trials of `clean`: unsettled, *machine
+/// busy*, when interfered trials leave fewer than two clean ones.
+pub fn judge_clean_share(
+    id: &str,
+    claim: &str,
+    (label, category, clean): (&str, Category, &CleanProfile),
+    band: (f64, f64),
+    published: &str,
+) -> ClaimOutcome {
+    let busy = clean.interfered_share > 0.0;
+    let too_few = clean.profile.as_ref().is_none_or(|p| p.trials < 2);
+    if busy && too_few {
+        return ClaimOutcome {
+            id: id.to_string(),
+            claim: claim.to_string(),
+            verdict: ClaimVerdict::Unsettled,
+            unsettled: Some(Unsettled {
+                reason: Reason::MachineBusy,
+                settle: format!(
+                    "{:.0}% of {label}'s profiled trials were interfered with and fewer than two \
+                     clean ones are left; quiet the machine (stop other jobs) and run it again, \
+                     or add --retry-interfered 3",
+                    clean.interfered_share * 100.0
+                ),
+                more_runs: None,
+            }),
+            explanation: format!(
+                "{label}'s profile: {:.0}% of its trials were interfered with",
+                clean.interfered_share * 100.0
+            ),
+            published: format!(
+                "{published} (judged as {:.0}–{:.0}%)",
+                band.0 * 100.0,
+                band.1 * 100.0
+            ),
+            kind: "share".to_string(),
+            level: CLAIM_LEVEL,
+            interfered_share: clean.interfered_share,
+            ..Default::default()
+        };
+    }
+    let mut outcome = judge_share(
+        id,
+        claim,
+        (label, category, clean.profile.as_ref()),
+        band,
+        published,
+    );
+    if busy {
+        outcome.explanation.push_str(&format!(
+            " (clean trials only: {:.0}% of the profiled trials were interfered with)",
+            clean.interfered_share * 100.0
+        ));
+        outcome.interfered_share = clean.interfered_share;
+        for row in &mut outcome.pairs {
+            row.interfered_share = clean.interfered_share;
+        }
+    }
+    outcome
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,6 +313,65 @@ mod tests {
         // A category with no sample has share 0: smaller.
         let o = judged(&[(CopyToUser, 0.9)], PageFault, about(0.36));
         assert_eq!(o.verdict, ClaimVerdict::Smaller);
+    }
+
+    /// A profiled trial with `copy` of 100 samples copying to user,
+    /// interfered with or not.
+    fn trial(copy: u64, interfered: bool) -> crate::results::Sample {
+        let mut s = crate::fixtures::sample(0, 0);
+        s.child.profile = Some(crate::measure::profile::TrialProfile {
+            mode: ProfileMode::KernelUser,
+            frequency_hz: 1000,
+            samples: 100,
+            threads: 1,
+            categories: [(CopyToUser, copy), (Syscall, 100 - copy)]
+                .into_iter()
+                .collect(),
+            ..Default::default()
+        });
+        s.interference = Some(crate::measure::interference::Interference {
+            interfered,
+            reasons: if interfered {
+                vec!["a hog".into()]
+            } else {
+                Vec::new()
+            },
+            ..Default::default()
+        });
+        s
+    }
+
+    #[test]
+    fn a_share_is_judged_on_clean_trials_or_is_unsettled_by_a_busy_machine() {
+        let band = about(0.60);
+        let judge = |trials: &[crate::results::Sample]| {
+            let clean = clean_profile(trials);
+            judge_clean_share("id", "c", ("pread", CopyToUser, &clean), band, "~60%")
+        };
+        // Clean 60% trials decide it; interfered 95% ones beside them are
+        // left out, and the explanation says so.
+        let mixed = [
+            trial(60, false),
+            trial(61, false),
+            trial(59, false),
+            trial(95, true),
+        ];
+        let o = judge(&mixed);
+        assert_eq!(o.verdict, ClaimVerdict::Holds, "{}", o.explanation);
+        assert!((o.interfered_share - 0.25).abs() < 1e-12);
+        assert!(
+            o.explanation.contains("clean trials only: 25%"),
+            "{}",
+            o.explanation
+        );
+        // With every trial in it, the interfered one would have moved it.
+        let all = clean_profile(&[trial(60, false), trial(61, false), trial(59, false)]);
+        assert_eq!(all.interfered_share, 0.0);
+        // One clean trial left: machine busy, not a verdict from the busy ones.
+        let busy = [trial(60, false), trial(95, true), trial(96, true)];
+        let o = judge(&busy);
+        assert_eq!(o.verdict, ClaimVerdict::Unsettled);
+        assert_eq!(o.unsettled.unwrap().reason, Reason::MachineBusy);
     }
 
     #[test]
