@@ -44,10 +44,25 @@ pub fn read(dir: &Path) -> Option<Noise> {
     (noise.pair_sd.is_finite() && noise.pair_sd > 0.0 && noise.pair_sd < 10.0).then_some(noise)
 }
 
-/// Records `noise` in `dir`, replacing the last record.
+/// The record as written: the format key first, so that the next
+/// `calibrate` knows the file as faultline's own ([`super::made`]) and
+/// replaces it.
+#[derive(Serialize)]
+struct Record<'a> {
+    faultline_noise: u32,
+    #[serde(flatten)]
+    noise: &'a Noise,
+}
+
+/// Records `noise` in `dir`, replacing the last record (only a record
+/// faultline wrote: anything else there is refused, as for every output).
 pub fn write(dir: &Path, noise: &Noise) -> Result<()> {
+    let record = Record {
+        faultline_noise: 1,
+        noise,
+    };
     write_atomically(&path(dir), SHARED_MODE, |w| {
-        serde_json::to_writer_pretty(&mut *w, noise).map_err(std::io::Error::from)?;
+        serde_json::to_writer_pretty(&mut *w, &record).map_err(std::io::Error::from)?;
         w.write_all(b"\n")
     })
 }
@@ -66,7 +81,17 @@ mod tests {
             what: "read".into(),
         };
         write(dir.path(), &n).unwrap();
-        assert_eq!(read(dir.path()), Some(n));
+        assert_eq!(read(dir.path()), Some(n.clone()));
+        // The next calibration replaces its own record.
+        let m = Noise {
+            pair_sd: 0.2,
+            ..n.clone()
+        };
+        write(dir.path(), &m).unwrap();
+        assert_eq!(read(dir.path()), Some(m));
+        // Never a file it did not write.
+        std::fs::write(path(dir.path()), "{\"pair_sd\": 0.1}").unwrap();
+        assert!(write(dir.path(), &n).is_err());
         std::fs::write(
             path(dir.path()),
             "{\"pair_sd\": -1, \"when\": \"\", \"what\": \"\"}",
