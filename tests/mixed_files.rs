@@ -8,7 +8,7 @@ mod common;
 
 use std::collections::{HashMap, HashSet};
 
-use common::{assert_no_failures, samples, Flags, Scratch};
+use common::{assert_no_failures, samples, succeeded, Flags, Scratch};
 
 /// The CSV's rows as maps from column to value.
 fn csv_rows(path: &std::path::Path) -> Vec<HashMap<String, String>> {
@@ -402,4 +402,157 @@ fn a_file_set_over_its_bound_is_refused() {
         })
         .unwrap_or(0);
     assert_eq!(made, 0);
+}
+
+/// The dry run's line of test files.
+fn test_files_line(scratch: &Scratch, flags: &[&str]) -> String {
+    let out = scratch
+        .run(["--dry-run"].iter().chain(flags))
+        .env("COLUMNS", "400")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.lines()
+        .find(|l| l.trim_start().starts_with("test files:"))
+        .unwrap_or_else(|| panic!("{text}"))
+        .trim()
+        .to_string()
+}
+
+#[test]
+fn a_file_set_is_named_for_what_it_is_and_the_dry_run_counts_it_once_made() {
+    let scratch = Scratch::new();
+    let set = [
+        "--method",
+        "read,mmap",
+        "--pattern",
+        "seq",
+        "--cache",
+        "warm",
+        "--files",
+        "50",
+        "--file-size",
+        "4k",
+    ];
+    let data = scratch.data_dir().display().to_string();
+    assert_eq!(
+        test_files_line(&scratch, &set),
+        format!("test files: 50 files of 4 KiB, 200 KiB in all (200 KiB to generate in {data})")
+    );
+    let md = scratch.path("r.md");
+    let json = scratch.path("r.json");
+    let out = succeeded(
+        scratch
+            .run(set)
+            .args(["--runs", "1", "--export-markdown"])
+            .arg(&md)
+            .arg("--export-json")
+            .arg(&json),
+    );
+    let heading = "seq 16 KiB sum, 50 files of 4 KiB, warm; 200 KiB in all";
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains(heading), "{stdout}");
+    assert!(!stdout.contains("KiB file"), "{stdout}");
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains(&format!("### {heading}\n")), "{markdown}");
+    let html_path = scratch.path("r.html");
+    succeeded(
+        common::faultline()
+            .arg("report")
+            .arg(&json)
+            .arg("-o")
+            .arg(&html_path),
+    );
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(html.contains(heading), "the group headings");
+    assert!(
+        html.contains(&format!(
+            "file set {data}/faultline-files-50-4096-4096-0000000000000001 (generated: 50 files of 4 KiB, 200 KiB in all)"
+        )),
+        "the line under the title"
+    );
+    // Made, the set is found and reused: nothing to generate.
+    assert_eq!(
+        test_files_line(&scratch, &set),
+        format!("test files: 50 files of 4 KiB, 200 KiB in all (0 B to generate in {data})")
+    );
+    // Not whole, it would be generated again; another seed is another set.
+    let dir = scratch
+        .data_dir()
+        .join("faultline-files-50-4096-4096-0000000000000001");
+    std::fs::remove_file(dir.join("faultline-000049.data")).unwrap();
+    assert!(test_files_line(&scratch, &set).contains("(200 KiB to generate in"));
+    let seed2: Vec<&str> = set.iter().copied().chain(["--seed", "2"]).collect();
+    assert!(test_files_line(&scratch, &seed2).contains("(200 KiB to generate in"));
+}
+
+#[test]
+fn clean_removes_the_file_sets_it_made_and_nothing_else() {
+    let scratch = Scratch::new();
+    let run = |seed: &str| {
+        succeeded(&mut scratch.run([
+            "--method",
+            "read",
+            "--pattern",
+            "seq",
+            "--cache",
+            "warm",
+            "--files",
+            "50",
+            "--file-size",
+            "4k",
+            "--runs",
+            "1",
+            "--seed",
+            seed,
+        ]));
+    };
+    run("1");
+    run("2");
+    let data = scratch.data_dir();
+    let one = data.join("faultline-files-50-4096-4096-0000000000000001");
+    let two = data.join("faultline-files-50-4096-4096-0000000000000002");
+    // The user's files: one in the data directory, one put in a set's.
+    std::fs::write(data.join("notes.txt"), b"mine").unwrap();
+    std::fs::write(two.join("mine.txt"), b"mine too").unwrap();
+    let out = succeeded(
+        common::faultline()
+            .arg("clean")
+            .arg("--data-dir")
+            .arg(&data),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "removed the file set {} (50 file(s))",
+            one.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "removed 50 file(s) of the file set {}; kept the directory: it holds files faultline did not make",
+            two.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.trim_end().ends_with(&format!(
+            "100 file(s) removed from {} (100 of them in 2 file set(s)), 400 KiB freed",
+            data.display()
+        )),
+        "{stdout}"
+    );
+    assert!(!one.exists());
+    let left: Vec<String> = std::fs::read_dir(&two)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, ["mine.txt"]);
+    assert_eq!(std::fs::read(data.join("notes.txt")).unwrap(), b"mine");
 }

@@ -533,3 +533,141 @@ fn no_doc_link_placeholder_leaks_into_any_help_or_man_page() {
         }
     }
 }
+
+/// Runs `cmd` with its standard error on a pseudo-terminal `columns` wide
+/// (standard output on a pipe), as a user's terminal would be: returns
+/// what was drawn on the terminal, escape sequences removed and split into
+/// the lines and redraws (`\r`) a user saw, and the process's output.
+fn on_a_terminal(mut cmd: Command, columns: u16) -> (Vec<String>, std::process::Output) {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    // SAFETY: plain libc calls on descriptors this test opens and owns.
+    let (master, slave) = unsafe {
+        let master = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(master >= 0, "posix_openpt");
+        assert_eq!(libc::grantpt(master), 0);
+        assert_eq!(libc::unlockpt(master), 0);
+        let mut name = [0 as libc::c_char; 128];
+        assert_eq!(libc::ptsname_r(master, name.as_mut_ptr(), name.len()), 0);
+        let size = libc::winsize {
+            ws_row: 40,
+            ws_col: columns,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        assert_eq!(libc::ioctl(master, libc::TIOCSWINSZ, &size), 0);
+        let slave = libc::open(name.as_ptr(), libc::O_RDWR | libc::O_NOCTTY);
+        assert!(slave >= 0, "open the terminal's other end");
+        (
+            std::fs::File::from_raw_fd(master),
+            std::fs::File::from_raw_fd(slave),
+        )
+    };
+    let child = cmd
+        .env("TERM", "xterm")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(slave))
+        .spawn()
+        .expect("faultline runs");
+    // The command holds this process's copy of the terminal's other end:
+    // dropped, only faultline's stay open, and the reader ends with them.
+    drop(cmd);
+    // The terminal is read until its other end is closed (EIO).
+    let reader = std::thread::spawn(move || {
+        let mut master = master;
+        let mut bytes = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while let Ok(n) = master.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            bytes.extend_from_slice(&chunk[..n]);
+        }
+        bytes
+    });
+    let output = child.wait_with_output().unwrap();
+    let drawn = String::from_utf8_lossy(&reader.join().unwrap()).into_owned();
+    // Escape sequences (CSI: ESC [ parameters, a final letter) removed.
+    let mut text = String::new();
+    let mut chars = drawn.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            text.push(c);
+        }
+    }
+    let lines = text
+        .split(['\r', '\n'])
+        .filter(|l| !l.trim().is_empty())
+        .map(str::to_string)
+        .collect();
+    (lines, output)
+}
+
+#[test]
+fn the_progress_line_shows_the_running_trial_s_measured_rate_within_the_width() {
+    let scratch = Scratch::new();
+    // Trials of 3 s: read's rate is measured while it runs; mmap's cannot be
+    // (its loads make no system call), so it shows none.
+    let flags = Flags::new()
+        .size("8M")
+        .method("read,mmap")
+        .pattern("random")
+        .cache("warm")
+        .flag("--duration", "3")
+        .runs(1);
+    let (lines, out) = on_a_terminal(scratch.run(flags.clone()), 100);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let all = lines.join("\n");
+    for line in &lines {
+        assert!(
+            line.chars().count() <= 100,
+            "a line of {} > 100 columns:\n{line}\n\n{all}",
+            line.chars().count()
+        );
+    }
+    let progress: Vec<&String> = lines.iter().filter(|l| l.contains(" trials, ")).collect();
+    assert!(!progress.is_empty(), "no progress line drawn:\n{all}");
+    let live: Vec<&&String> = progress
+        .iter()
+        .filter(|l| l.contains("B/s now (rchar)"))
+        .collect();
+    assert!(
+        live.iter().any(|l| l.contains(" read · ")),
+        "read's trial shows its rate:\n{all}"
+    );
+    for l in &progress {
+        if l.contains(" mmap · ") {
+            assert!(!l.contains(" now ("), "mmap has no live rate: {l}");
+        }
+    }
+    // The rate is a number with a unit: `1.23 GiB/s now (rchar)`.
+    let rate = live[0].split(" · ").nth(1).unwrap_or_default();
+    let number = rate.split(' ').next().unwrap_or_default();
+    assert!(number.parse::<f64>().is_ok(), "{rate}");
+    // --quiet draws no progress line, on a terminal too.
+    let (lines, out) = on_a_terminal(
+        scratch.run(
+            Flags::new()
+                .size("1M")
+                .method("read")
+                .cache("warm")
+                .runs(1)
+                .switch("--quiet"),
+        ),
+        100,
+    );
+    assert!(out.status.success());
+    assert!(!lines.iter().any(|l| l.contains(" trials, ")), "{lines:?}");
+}

@@ -31,8 +31,8 @@ fn bytes_under(dir: &std::path::Path) -> u64 {
         .sum()
 }
 
-/// Removes the generated files, stale journals (those no running faultline
-/// holds) and scratch files of the data directory, and the cgroups a killed faultline left behind.
+/// Removes the generated files and file sets, stale journals (those no
+/// running faultline holds) and scratch files of the data directory, and the cgroups a killed faultline left behind.
 pub fn execute(args: &CleanArgs) -> anyhow::Result<ExitCode> {
     let dir = session::data_dir(args.data_dir.clone());
     if std::fs::symlink_metadata(&dir).is_err() {
@@ -51,12 +51,34 @@ pub fn execute(args: &CleanArgs) -> anyhow::Result<ExitCode> {
     let before = bytes_under(&dir);
     let removed = clean(&dir, &|path| journal::read(path).is_ok())?;
     let freed = before.saturating_sub(bytes_under(&dir));
-    for path in &removed {
+    for path in &removed.files {
         println!("removed {}", path.display());
     }
+    for set in &removed.sets {
+        if set.dir_removed {
+            println!(
+                "removed the file set {} ({} file(s))",
+                set.dir.display(),
+                set.files
+            );
+        } else {
+            println!(
+                "removed {} file(s) of the file set {}; kept the directory: it holds files faultline did not make",
+                set.files,
+                set.dir.display()
+            );
+        }
+    }
+    let in_sets = match removed.sets.len() {
+        0 => String::new(),
+        n => format!(
+            " ({} of them in {n} file set(s))",
+            removed.file_count() - removed.files.len()
+        ),
+    };
     println!(
-        "{} file(s) removed from {}, {} freed",
-        removed.len(),
+        "{} file(s) removed from {}{in_sets}, {} freed",
+        removed.file_count(),
         dir.display(),
         faultline::size::format_size(freed)
     );

@@ -28,7 +28,7 @@ pub struct GeneratedSet {
 }
 
 /// The set's files as they should be in `dir`.
-fn members(dir: &Path, set: &FileSet, seed: u64) -> Vec<Dataset> {
+pub(super) fn members(dir: &Path, set: &FileSet, seed: u64) -> Vec<Dataset> {
     set.sizes(seed)
         .into_iter()
         .enumerate()
@@ -51,6 +51,13 @@ fn whole(files: &[Dataset]) -> bool {
             .into_iter()
             .flatten()
             .all(|d| dataset::content_matches(&d.path, d.size, d.seed.expect("generated")))
+}
+
+/// Whether the set of `seed` is in `data_dir` whole (as a run would find
+/// it and reuse it, not generate it again).
+pub fn is_whole(data_dir: &Path, set: &FileSet, seed: u64) -> bool {
+    let dir = data_dir.join(set.dir_name(seed));
+    fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) && whole(&members(&dir, set, seed))
 }
 
 /// Whether process `pid` is alive.
@@ -194,7 +201,13 @@ mod tests {
         }
         let b = ensure_generated_set(data.path(), &set, 3, |_| generated += 1).unwrap();
         assert_eq!((a, generated), (b.clone(), 1));
+        assert!(is_whole(data.path(), &set, 3));
+        assert!(
+            !is_whole(data.path(), &set, 4),
+            "another seed's set is not there"
+        );
         fs::remove_file(&b.files[7].path).unwrap();
+        assert!(!is_whole(data.path(), &set, 3));
         ensure_generated_set(data.path(), &set, 3, |_| generated += 1).unwrap();
         assert_eq!(generated, 2);
         assert!(whole(&b.files));

@@ -204,7 +204,7 @@ mod tests {
         let name = a.path.file_name().unwrap().to_str().unwrap().to_string();
         assert!(is_generated_image(&a.path, &name));
         let removed = super::super::clean::clean(dir.path(), &|_| false).unwrap();
-        assert_eq!(removed, vec![a.path.clone()], "clean removes it");
+        assert_eq!(removed.files, vec![a.path.clone()], "clean removes it");
         ensure_image(dir.path(), 37, 23, 5, |_| generated += 1).unwrap();
         assert_eq!(generated, 2);
         fs::write(&a.path, b"P6 1 1 255\n...").unwrap();

@@ -28,7 +28,7 @@ fn owner_pid(name: &str) -> Option<i32> {
 }
 
 /// Whether process `pid` is another process's that is gone.
-fn is_killed(pid: i32) -> bool {
+pub(super) fn is_killed(pid: i32) -> bool {
     pid != std::process::id() as i32 && is_gone(pid)
 }
 

@@ -117,6 +117,18 @@ pub struct Case {
     pub pair_across_sync: bool,
 }
 
+/// The size part of a group's heading, after its label: `1 GiB file`
+/// for one file; for a file set (`set`), whose label already names its
+/// files (`100 files of 4 KiB`), their total, `400 KiB in all`.
+pub fn size_heading(file_size: u64, set: bool) -> String {
+    let size = crate::size::format_size(file_size);
+    if set {
+        format!("{size} in all")
+    } else {
+        format!("{size} file")
+    }
+}
+
 impl Case {
     /// A case of `method` over a file of `file_size` bytes in `block_size`
     /// blocks visited in `pattern` order, doing `workload`, starting from
@@ -355,6 +367,12 @@ impl Case {
             (self.threads, self.pace, self.read_share, self.files),
             self.procs,
         )
+    }
+
+    /// The size part of the group's heading ([`size_heading`]): `1 GiB
+    /// file`, or `400 KiB in all` for a file set.
+    pub fn size_heading(&self) -> String {
+        size_heading(self.file_size, self.files.is_some())
     }
 
     /// A short description of the group, e.g. `seq 16 KiB sum, warm`,

@@ -88,6 +88,43 @@ impl FileSet {
         )
     }
 
+    /// The set and seed a directory name made by [`FileSet::dir_name`]
+    /// stands for; `None` for any other name (one out of a set's bounds
+    /// included).
+    pub fn parse_dir_name(name: &str) -> Option<(FileSet, u64)> {
+        let rest = name.strip_prefix("faultline-files-")?;
+        let mut parts = rest.split('-');
+        let count: u32 = parts.next()?.parse().ok()?;
+        let min_size: u64 = parts.next()?.parse().ok()?;
+        let max_size: u64 = parts.next()?.parse().ok()?;
+        let seed = parts.next()?;
+        if parts.next().is_some() || seed.len() != 16 {
+            return None;
+        }
+        let seed = u64::from_str_radix(seed, 16).ok()?;
+        let set = FileSet {
+            count,
+            min_size,
+            max_size,
+        };
+        let in_bounds = (1..=MAX_FILES).contains(&count)
+            && (1..=max_size).contains(&min_size)
+            && max_size <= MAX_FILE_SIZE;
+        (in_bounds && set.dir_name(seed) == name).then_some((set, seed))
+    }
+
+    /// The index a member's name ([`FileSet::file_name`]) stands for.
+    pub fn parse_file_name(name: &str) -> Option<u32> {
+        let digits = name.strip_prefix("faultline-")?.strip_suffix(".data")?;
+        let index: u32 = digits.parse().ok()?;
+        (FileSet::file_name(index) == name).then_some(index)
+    }
+
+    /// `10000 files of 4 KiB, 39.1 MiB in all` for `seed`'s sizes.
+    pub fn describe_total(&self, seed: u64) -> String {
+        format!("{self}, {} in all", format_size(self.total(seed)))
+    }
+
     /// The name of file `index` in the set's directory.
     pub fn file_name(index: u32) -> String {
         format!("faultline-{index:06}.data")
@@ -167,6 +204,43 @@ mod tests {
         assert_eq!(parse_file_size("4k..64k"), Ok((4096, 65536)));
         for bad in ["0", "64k..4k", "2G", "x", "4k..", "..4k"] {
             assert!(parse_file_size(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn directory_and_file_names_parse_back_and_nothing_else_does() {
+        let set = FileSet {
+            count: 200,
+            min_size: 4096,
+            max_size: 65536,
+        };
+        let name = set.dir_name(0xab);
+        assert_eq!(FileSet::parse_dir_name(&name), Some((set, 0xab)));
+        assert_eq!(
+            set.describe_total(1),
+            format!(
+                "200 files of 4 KiB..64 KiB, {} in all",
+                format_size(set.total(1))
+            )
+        );
+        for other in [
+            format!("{name}.tmp-12"),
+            format!("{name}-1"),
+            "faultline-files-0-1-1-0000000000000001".to_string(),
+            "faultline-files-1-5-4-0000000000000001".to_string(),
+            "faultline-files-1-1-1-1".to_string(),
+            "faultline-files-01-1-1-0000000000000001".to_string(),
+            "faultline-4096-0000000000000001.data".to_string(),
+        ] {
+            assert_eq!(FileSet::parse_dir_name(&other), None, "{other}");
+        }
+        assert_eq!(FileSet::parse_file_name(&FileSet::file_name(42)), Some(42));
+        for other in [
+            "faultline-42.data",
+            "faultline-000042.data.x",
+            "x-000042.data",
+        ] {
+            assert_eq!(FileSet::parse_file_name(other), None, "{other}");
         }
     }
 

@@ -26,7 +26,7 @@ mod target;
 pub mod threads;
 
 pub use cache::{CacheState, WarmBy};
-pub use case::{Case, GroupKey};
+pub use case::{size_heading, Case, GroupKey};
 pub use file_set::FileSet;
 pub use target::Target;
 pub use threads::{ThreadMode, Threads};

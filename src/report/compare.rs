@@ -6,7 +6,7 @@
 use super::terminal::{fit, width};
 use super::units::{percent, sig3, ThroughputUnit};
 use super::verdict_line::{paint, verdict_style};
-use crate::size::format_size;
+use crate::plan::size_heading;
 use crate::stats::across::fleet::Fleet;
 use crate::stats::{RatioEstimate, RunResults, Verdict};
 
@@ -131,7 +131,7 @@ pub fn render_fleet_text(
         out.push('\n');
         let mut heading = String::new();
         for c in &fleet.cases {
-            let h = format!("{}; {} file", c.group, format_size(c.file_size));
+            let h = format!("{}; {}", c.group, size_heading(c.file_size, c.set));
             if h != heading {
                 out.push_str(&fit(&h, max));
                 out.push('\n');
@@ -188,7 +188,7 @@ pub fn render_fleet_text(
         );
         let mut heading = String::new();
         for c in &fleet.comparisons {
-            let h = format!("{}; {} file", c.group, format_size(c.file_size));
+            let h = format!("{}; {}", c.group, size_heading(c.file_size, c.set));
             if h != heading {
                 out.push_str(&fit(&h, max));
                 out.push('\n');

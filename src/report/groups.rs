@@ -3,7 +3,6 @@
 use std::collections::HashMap;
 
 use crate::plan::GroupKey;
-use crate::size::format_size;
 use crate::stats::{CaseResult, RunResults};
 
 /// Cases that share every factor but the method.
@@ -26,11 +25,7 @@ pub(crate) fn groups(results: &RunResults) -> Vec<Group<'_>> {
             None => {
                 index.insert(key, groups.len());
                 groups.push(Group {
-                    heading: format!(
-                        "{}; {} file",
-                        case.case.group_label(),
-                        format_size(case.case.file_size)
-                    ),
+                    heading: format!("{}; {}", case.case.group_label(), case.case.size_heading()),
                     cases: vec![case],
                 });
             }
@@ -78,5 +73,16 @@ mod tests {
         );
         assert_eq!(groups[2].heading, "seq 16 KiB sum, warm; 1 MiB file");
         assert!(crate::report::render_table(&results).contains("1 MiB file"));
+        // A file set's heading gives its total, not one file's size.
+        results.cases[2].case.files = Some(crate::plan::FileSet {
+            count: 256,
+            min_size: 4096,
+            max_size: 4096,
+        });
+        let groups = super::groups(&results);
+        assert_eq!(
+            groups[2].heading,
+            "seq 16 KiB sum, 256 files of 4 KiB, warm; 1 MiB in all"
+        );
     }
 }

@@ -326,15 +326,25 @@ fn lede(results: &RunResults) -> String {
     let s = &results.settings;
     let cases = results.cases.len();
     let comparisons = results.comparisons.len();
+    // A file set's directory is named for what it is: its files and total.
+    let set = results
+        .cases
+        .iter()
+        .find_map(|c| c.case.files.map(|set| set.describe_total(c.case.seed)));
+    let (what, generated) = match set {
+        Some(set) if s.generated => ("file set", format!(" (generated: {set})")),
+        Some(set) => ("file set", format!(" ({set})")),
+        None if s.generated => ("file", " (generated)".to_string()),
+        None => ("file", String::new()),
+    };
     format!(
-        "{cases} case{}, {comparisons} comparison{}, {} run{} each ({} warm-up); file {}{}",
+        "{cases} case{}, {comparisons} comparison{}, {} run{} each ({} warm-up); {what} {}{generated}",
         plural(cases),
         plural(comparisons),
         s.runs,
         plural(s.runs as usize),
         s.warmup,
         s.file.display(),
-        if s.generated { " (generated)" } else { "" }
     )
 }
 

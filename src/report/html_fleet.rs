@@ -13,7 +13,7 @@ use super::html::{
 use super::units::sig3;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
-use crate::size::format_size;
+use crate::plan::size_heading;
 use crate::stats::across::fleet::Fleet;
 use crate::stats::RunResults;
 
@@ -53,9 +53,9 @@ pub fn render_html_many(runs: &[&RunResults], names: &[String], fleet: &Fleet) -
     let gib = (1u64 << 30) as f64;
     for c in &fleet.cases {
         out.push_str(&format!(
-            "<tr><th scope=\"row\">{}; {} file: {}</th>",
+            "<tr><th scope=\"row\">{}; {}: {}</th>",
             escape(&c.group),
-            escape(&format_size(c.file_size)),
+            escape(&size_heading(c.file_size, c.set)),
             escape(&c.label)
         ));
         for t in &c.throughput {
@@ -91,9 +91,9 @@ pub fn render_html_many(runs: &[&RunResults], names: &[String], fleet: &Fleet) -
         out.push_str("</tr></thead>\n<tbody>\n");
         for c in &fleet.comparisons {
             out.push_str(&format!(
-                "<tr><th scope=\"row\">{}; {} file: {} vs {}</th>",
+                "<tr><th scope=\"row\">{}; {}: {} vs {}</th>",
                 escape(&c.group),
-                escape(&format_size(c.file_size)),
+                escape(&size_heading(c.file_size, c.set)),
                 escape(&c.other),
                 escape(&c.baseline)
             ));

@@ -24,6 +24,7 @@ use crate::runner::cache::Preparer;
 use crate::runner::cgroup::TrialCgroup;
 use crate::runner::checksums::ChecksumBook;
 use crate::runner::journal::Entry;
+use crate::runner::live_rate::{Counter, LiveRate, LiveWatch};
 use crate::runner::spawn::{is_disk_full, spawn_trial, Spawner};
 use crate::runner::{Rig, RunSpec, Slot};
 use crate::trial::TrialSpec;
@@ -166,7 +167,8 @@ impl<'a> Executor<'a> {
         let case = &plan.cases[slot.case];
         // Drawn on the terminal outside the console: escaped here (a
         // group label holds a trace's file name).
-        let message = progress_message(case, self.last_rate.get(&slot.case).copied());
+        let last = self.last_rate.get(&slot.case).map(|&r| last_trial(r));
+        let message = progress_message(case, last.as_deref());
         self.bar
             .set_message(crate::console::escape(&message, false).into_owned());
         let file = trial_file(
@@ -306,7 +308,7 @@ impl<'a> Executor<'a> {
         let window_start = probe.as_ref().map(Probe::before);
         let report = match case.procs {
             Some(n) if n > 1 => crate::runner::procs::run_together(&self.spawner.exe, &spec, n),
-            _ => spawn_trial(&self.spawner, &spec, cgroup),
+            _ => spawn_trial(&self.spawner, &spec, cgroup, self.live_watch(case)),
         };
         let window_end = probe.as_ref().map(Probe::after);
         let interference = match (&window_start, &window_end, &self.rule) {
@@ -333,6 +335,25 @@ impl<'a> Executor<'a> {
             interference,
             seen,
         }
+    }
+
+    /// What shows the running trial's rate on the progress line, when its
+    /// case's bytes can be measured live ([`Counter::of`]); nothing when
+    /// the bar is hidden (`--quiet`, not a terminal).
+    fn live_watch(&self, case: &Case) -> Option<LiveWatch> {
+        if self.bar.is_hidden() {
+            return None;
+        }
+        let counter = Counter::of(case)?;
+        let bar = self.bar.clone();
+        let case = case.clone();
+        Some(LiveWatch {
+            rate: LiveRate::new(counter),
+            show: Box::new(move |rate: &str| {
+                let message = progress_message(&case, Some(rate));
+                bar.set_message(crate::console::escape(&message, false).into_owned());
+            }),
+        })
     }
 
     /// The entry of a trial whose child reported: its profile named, its
@@ -563,18 +584,21 @@ fn trial_file<'a>(
         .ok_or_else(|| Error::Plan(format!("no file of {} bytes", case.file_size)))
 }
 
-/// The progress line's message for a trial of `case`: the method and group,
-/// and the throughput of the case's last trial, when one has run.
-fn progress_message(case: &Case, last_rate: Option<f64>) -> String {
-    match last_rate {
-        Some(rate) => format!(
-            "{} · {} · last trial {}/s",
-            case.method_label(),
-            case.group_label(),
-            crate::size::format_size(rate as u64)
-        ),
+/// The progress line's message for a trial of `case`: the method, a rate
+/// (`rate`: the running trial's, [`super::live_rate::text`], or the
+/// case's last trial's, [`last_trial`]) when there is one, and the group.
+/// The group comes last: on a narrow terminal it is what the line cuts.
+fn progress_message(case: &Case, rate: Option<&str>) -> String {
+    match rate {
+        Some(rate) => format!("{} · {rate} · {}", case.method_label(), case.group_label()),
         None => format!("{} · {}", case.method_label(), case.group_label()),
     }
+}
+
+/// `last trial 2.50 GiB/s`: the throughput the child measured in the
+/// case's last trial.
+fn last_trial(rate: f64) -> String {
+    format!("last trial {}/s", crate::size::format_size(rate as u64))
 }
 
 /// The residency of a trial's files, summed over all of them (a set's
@@ -619,8 +643,14 @@ mod tests {
         let case = crate::fixtures::case(MethodKind::Read);
         let first = progress_message(&case, None);
         assert!(!first.contains("/s"), "{first}");
-        let later = progress_message(&case, Some(2.5 * 1024.0 * 1024.0 * 1024.0));
-        assert!(later.ends_with(" · last trial 2.50 GiB/s"), "{later}");
-        assert!(later.starts_with(&first), "{later}");
+        let later = progress_message(&case, Some(&last_trial(2.5 * 1024.0 * 1024.0 * 1024.0)));
+        assert_eq!(
+            later,
+            format!(
+                "{} · last trial 2.50 GiB/s · {}",
+                case.method_label(),
+                case.group_label()
+            )
+        );
     }
 }

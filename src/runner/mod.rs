@@ -33,6 +33,7 @@ pub mod eta;
 pub mod executor;
 pub mod journal;
 pub mod journal_kind;
+pub mod live_rate;
 pub mod procs;
 pub mod progress;
 pub mod rounds;

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use crate::results::ChildReport;
 use crate::runner::cgroup::TrialCgroup;
+use crate::runner::live_rate::LiveWatch;
 use crate::trial::{TrialSpec, DISK_FULL_EXIT, SUBCOMMAND};
 
 /// How a trial child is started and bounded: the binary to run, the
@@ -58,10 +59,14 @@ pub fn trial_command(exe: &Path) -> Command {
 
 /// Runs one trial child (in `cgroup`, when given, which it joins before it
 /// is sent its spec); `Err` holds the reason it produced no sample.
+/// While it waits, `live` samples the child's rate for the progress line
+/// ([`crate::runner::live_rate`]), from this process, outside the child's
+/// clocks.
 pub(super) fn spawn_trial(
     options: &Spawner,
     spec: &TrialSpec,
     cgroup: Option<&TrialCgroup>,
+    mut live: Option<LiveWatch>,
 ) -> std::result::Result<ChildReport, String> {
     let oom_kills_before = crate::measure::vmstat::oom_kills();
     let mut child = trial_command(&options.exe)
@@ -98,7 +103,8 @@ pub(super) fn spawn_trial(
     // a stop is asked for (a signal sent to faultline alone must still end
     // the running trial). It wakes every 50 ms, or when the limit is due if
     // that is sooner (so a limit shorter than 50 ms holds for every trial),
-    // and never touches the child otherwise.
+    // and never touches the child otherwise (but to read its /proc io
+    // counters for the live rate, at most once a second).
     let watchdog = std::thread::spawn(move || {
         let started = std::time::Instant::now();
         loop {
@@ -112,6 +118,9 @@ pub(super) fn spawn_trial(
                     if expired || stop.load(Ordering::SeqCst) {
                         let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
                         return expired;
+                    }
+                    if let Some(live) = live.as_mut() {
+                        live.tick(pid.as_raw());
                     }
                 }
                 _ => return false,

@@ -45,22 +45,35 @@ impl DiskNeed {
     fn of(plan: &Plan, config: &RunSpec) -> DiskNeed {
         let dir = config.data_dir.clone();
         // The user's file (--file) is read as it is: nothing is generated.
+        // A file set (--files) is a directory of its own, not one file.
         let mut sizes: Vec<u64> = plan
             .cases
             .iter()
             .filter(|c| !c.writes_file() || c.scale.is_some())
+            .filter(|c| c.files.is_none())
             .filter(|_| config.file.is_none())
             .map(|c| c.file_size)
             .collect();
         sizes.sort_unstable();
         sizes.dedup();
-        let files: Vec<TestFile> = sizes
+        let mut sets: Vec<(crate::plan::FileSet, u64)> = plan
+            .cases
+            .iter()
+            .filter_map(|c| c.files.map(|set| (set, c.seed)))
+            .collect();
+        sets.sort_unstable();
+        sets.dedup();
+        let mut files: Vec<TestFile> = sizes
             .into_iter()
             .map(|size| TestFile::of(plan, size, config.seed, config.image))
             .collect();
+        files.extend(
+            sets.into_iter()
+                .map(|(set, seed)| TestFile::of_set(set, seed)),
+        );
         let to_generate = files
             .iter()
-            .filter(|f| std::fs::metadata(dir.join(&f.name)).map_or(true, |m| m.len() != f.size))
+            .filter(|f| !f.in_place(&dir))
             .map(|f| u128::from(f.size))
             .sum();
         let largest_write = plan
@@ -101,6 +114,8 @@ struct TestFile {
     name: String,
     /// The PPM image's width and height, for a scale case's image.
     image: Option<(u32, u32)>,
+    /// The file set and its seed, for a set's directory (`name`).
+    set: Option<(crate::plan::FileSet, u64)>,
 }
 
 impl TestFile {
@@ -123,21 +138,44 @@ impl TestFile {
                 size,
                 name: image::image_name(w, h, seed),
                 image: Some((w, h)),
+                set: None,
             },
             None => TestFile {
                 size,
                 name: crate::files::dataset::generated_name(size, seed),
                 image: None,
+                set: None,
             },
         }
     }
 
-    /// `4 GiB`, or `3.75 MiB (1280x1024 PPM image, NAME)`.
+    /// The directory of file set `set` generated from `seed`.
+    fn of_set(set: crate::plan::FileSet, seed: u64) -> TestFile {
+        TestFile {
+            size: set.total(seed),
+            name: set.dir_name(seed),
+            image: None,
+            set: Some((set, seed)),
+        }
+    }
+
+    /// Whether the run would find it in the data directory `dir` and reuse
+    /// it: a file of its length, or a set whole.
+    fn in_place(&self, dir: &std::path::Path) -> bool {
+        match self.set {
+            Some((set, seed)) => crate::files::file_set::is_whole(dir, &set, seed),
+            None => std::fs::metadata(dir.join(&self.name)).is_ok_and(|m| m.len() == self.size),
+        }
+    }
+
+    /// `4 GiB`, `3.75 MiB (1280x1024 PPM image, NAME)`, or
+    /// `10000 files of 4 KiB, 39.1 MiB in all`.
     fn describe(&self) -> String {
         let size = crate::size::format_size(self.size);
-        match self.image {
-            Some((w, h)) => format!("{size} ({w}x{h} PPM image, {})", self.name),
-            None => size,
+        match (self.image, self.set) {
+            (Some((w, h)), _) => format!("{size} ({w}x{h} PPM image, {})", self.name),
+            (None, Some((set, seed))) => set.describe_total(seed),
+            (None, None) => size,
         }
     }
 }

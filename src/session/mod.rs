@@ -313,7 +313,10 @@ fn own_exe() -> Result<PathBuf> {
         .map_err(|e| Error::Trial(format!("finding faultline's own binary: {e}")))
 }
 
-/// The run's progress bar over `trials`, hidden with `--quiet`.
+/// The run's progress bar over `trials`, hidden with `--quiet`. Its
+/// message (the method, a rate, the group) is cut to what the terminal's
+/// width leaves after the bar and the counts (`wide_msg`), so the line
+/// never wraps.
 fn progress_bar(trials: u64, quiet: bool) -> indicatif::ProgressBar {
     let progress = indicatif::ProgressBar::with_draw_target(
         Some(trials),
@@ -324,7 +327,7 @@ fn progress_bar(trials: u64, quiet: bool) -> indicatif::ProgressBar {
         },
     );
     progress.set_style(
-        indicatif::ProgressStyle::with_template("{bar:30} {prefix}  {msg}")
+        indicatif::ProgressStyle::with_template("{bar:20} {prefix}  {wide_msg}")
             .expect("valid template"),
     );
     progress

@@ -227,7 +227,7 @@ const WARN_TRIAL_NS: u64 = 10_000_000_000;
 /// Warns, up front, about a case whose every trial makes so many system
 /// calls (`--block 1` over a large file, say) that it will take minutes:
 /// its operation count, the trial count and an estimate at
-/// [`NS_PER_SYSCALL`] each (a trial shows no progress while it runs).
+/// [`NS_PER_SYSCALL`] each, before the first trial starts.
 fn operation_count_warnings(plan: &Plan) -> Vec<String> {
     let mut warnings = Vec::new();
     for case in &plan.cases {

@@ -36,8 +36,10 @@ pub struct Fleet {
 pub struct FleetCase {
     /// The shared factors, e.g. `seq 16 KiB sum, warm`.
     pub group: String,
-    /// The file size in bytes.
+    /// The file size in bytes (a file set's total).
     pub file_size: u64,
+    /// Whether the case reads a file set (`--files`).
+    pub set: bool,
     /// The method label.
     pub label: String,
     /// Mean throughput (bytes/s) in each run; `None` where the run lacks the case.
@@ -69,8 +71,10 @@ pub fn change_verdict(est: &RatioEstimate, floor: f64, busy: bool) -> Verdict {
 pub struct FleetComparison {
     /// The shared factors.
     pub group: String,
-    /// The file size in bytes.
+    /// The file size in bytes (a file set's total).
     pub file_size: u64,
+    /// Whether the cases read a file set (`--files`).
+    pub set: bool,
     /// The compared case's label.
     pub other: String,
     /// The baseline's label.
@@ -142,6 +146,14 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
         }
         by_key.push(here);
     }
+    // The groups (label and size) whose cases read a file set.
+    let sets: HashSet<(String, u64)> = by_key
+        .iter()
+        .flat_map(|m| m.iter())
+        .filter(|(_, c)| c.case.files.is_some())
+        .map(|(k, _)| (k.0.clone(), k.1))
+        .collect();
+    let is_set = |group: &str, size: u64| sets.contains(&(group.to_string(), size));
     // Cases of the same group together, groups in the order they first appear.
     let mut group_rank: HashMap<(String, u64), usize> = HashMap::new();
     for k in &keys {
@@ -214,6 +226,7 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
             FleetCase {
                 group: k.0.clone(),
                 file_size: k.1,
+                set: is_set(&k.0, k.1),
                 label: k.2.clone(),
                 throughput: per_run
                     .iter()
@@ -285,6 +298,7 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
                         _ => None,
                     })
                     .collect(),
+                set: is_set(&k.0, k.1),
                 group: k.0,
                 file_size: k.1,
                 other: k.2,

@@ -53,9 +53,9 @@ pub fn verdict_matrix(runs: &[&RunResults]) -> VerdictMatrix {
                 continue;
             };
             let key = format!(
-                "{}; {} file: {} vs {}",
+                "{}; {}: {} vs {}",
                 cmp.group,
-                crate::size::format_size(o.case.file_size),
+                o.case.size_heading(),
                 o.label,
                 b.label
             );
