@@ -1,7 +1,7 @@
 //! A case: one point in the space of factors (method and its options,
 //! pattern, block and file size, workload, cache state, threads, ...), with
-//! the group label the reports use (its method label and group key are the
-//! factor table's, [`super::factor_table`]).
+//! the pieces of its labels (its method label, group label and group key are
+//! the factor table's, [`super::factor_table`]).
 use serde::{Deserialize, Serialize};
 
 use super::{CacheState, Target, Threads, WarmBy};
@@ -294,70 +294,9 @@ impl Case {
         self.sync_level().filter(|_| !self.pair_across_sync)
     }
 
-    /// A short description of the group, e.g. `seq 16 KiB sum, warm`,
-    /// `seq 16 KiB fill pattern, fresh file` or `random 1 B fill zero, overwrite, cold`;
-    /// a block as large as the file is `whole-file` (`seq whole-file scale /2, ...`).
-    pub fn group_label(&self) -> String {
-        let cache = match (self.cache, self.warm_by) {
-            (CacheState::Warm, WarmBy::Seq) => "warm".to_string(),
-            (CacheState::Warm, by) => format!("warm (by {by})"),
-            (c, _) => c.to_string(),
-        };
-        let state = match self.target {
-            None => cache,
-            Some(Target::Fresh) => "fresh file".to_string(),
-            Some(Target::Overwrite) => format!("overwrite, {cache}"),
-        };
-        let mut workload = match self.fill {
-            Some(fill) => format!("{} {fill}", self.workload),
-            None => self.workload.to_string(),
-        };
-        match self.grouped_sync_level() {
-            Some(SyncPolicy::End) => workload.push_str(", synced at the end"),
-            Some(SyncPolicy::Each) => workload.push_str(", synced after each block"),
-            Some(SyncPolicy::None) | None => {}
-        }
-        match self.scale {
-            Some(ScaleFactor::Reduce(k)) => workload.push_str(&format!(" /{k}")),
-            Some(ScaleFactor::Enlarge(k)) => workload.push_str(&format!(" x{k}")),
-            None => {}
-        }
-        if self.scale_unit == Some(ScaleUnit::Byte) {
-            workload.push_str(" bytes as pixels");
-        }
-        if let Some(t) = self.threads {
-            workload.push_str(&format!(", {} threads {}", t.count, t.mode));
-        }
-        if let Some(n) = self.procs {
-            workload.push_str(&format!(", {n} processes"));
-        }
-        if let Some(s) = self.duration_s {
-            workload.push_str(&format!(", {s} s"));
-        }
-        if let Some(p) = self.pace {
-            workload.push_str(&format!(", {p}"));
-        }
-        if let Some(b) = self.memory_budget {
-            workload.push_str(&format!(", {b}"));
-        }
-        if let Some(share) = self.read_share {
-            workload.push_str(&format!(", {share}% reads"));
-        }
-        if let Some(set) = self.files {
-            workload.push_str(&format!(", {set}"));
-        }
-        format!(
-            "{} {} {}, {}",
-            self.pattern_label(),
-            self.block_label(),
-            workload,
-            state
-        )
-    }
-
     /// The block size, or `whole-file` for one block as large as the file
     /// (rather than repeat the file's size).
-    fn block_label(&self) -> String {
+    pub(super) fn block_label(&self) -> String {
         if self.trace.is_some() {
             return format!("up to {}", crate::size::format_size(self.block_size));
         }

@@ -13,7 +13,7 @@
 //! "Adding a factor"); the tests below fail while a field has no entry, an
 //! entry's role disagrees with the group key, or its label part or CSV
 //! columns do not show it.
-use super::Case;
+use super::{CacheState, Case, Target, WarmBy};
 use crate::method::{
     Advice, Fadvise, MethodKind, Msync, OpenSync, Populate, Share, SizeWith, SyncCall, SyncPolicy,
 };
@@ -55,6 +55,10 @@ pub struct Factor {
     /// Its part of the method label (`populate=map`), for a compared factor
     /// that shows there; `None` when absent or at its default.
     pub label: Option<fn(&Case) -> Option<String>>,
+    /// Its words in the group heading after the workload (`, 2 threads
+    /// split`), in the table's order; `None` when absent. The pattern, block,
+    /// workload and cache state frame the heading ([`Case::group_label`]).
+    pub heading: Option<fn(&Case) -> Option<String>>,
     /// Its columns in the CSV export (none: the export leaves it out).
     pub columns: &'static [Column],
     /// Sets the field to a value other than [`Case::default`]'s, so the
@@ -87,14 +91,15 @@ macro_rules! column {
     };
 }
 
-/// Every field of [`Case`]. The compared factors are in the order their
-/// parts appear in the method label.
+/// Every field of [`Case`], in the order their parts appear in the method
+/// label and in the group heading.
 pub const FACTORS: &[Factor] = &[
     Factor {
         name: "method",
         flags: &["--method"],
         role: Role::Compared(|c| c.method = MethodKind::default()),
         label: None, // the label's stem
+        heading: None,
         columns: &[column!("method", |c| c.method.to_string())],
         example: |c| c.method = MethodKind::Uring,
     },
@@ -103,6 +108,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--pattern"],
         role: Role::Groups,
         label: None,
+        heading: None,
         columns: &[column!("pattern", |c| c.pattern.to_string())],
         example: |c| c.pattern = crate::pattern::Pattern::Reverse,
     },
@@ -111,6 +117,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--block"],
         role: Role::Groups,
         label: None,
+        heading: None,
         columns: &[column!("block_size", |c| c.block_size.to_string())],
         example: |c| c.block_size = 8192,
     },
@@ -119,6 +126,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--size", "--image", "--file-size"],
         role: Role::Groups,
         label: None,
+        heading: None,
         columns: &[column!("file_size", |c| c.file_size.to_string())],
         example: |c| c.file_size = 1 << 20,
     },
@@ -127,6 +135,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--workload"],
         role: Role::Groups,
         label: None,
+        heading: None,
         columns: &[column!("workload", |c| c.workload.to_string())],
         example: |c| c.workload = WorkloadKind::Touch,
     },
@@ -135,6 +144,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--cache"],
         role: Role::Groups,
         label: None,
+        heading: None,
         columns: &[column!("cache", |c| c.cache.to_string())],
         example: |c| c.cache = super::CacheState::Cold,
     },
@@ -143,14 +153,34 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--warm-by"],
         role: Role::Groups,
         label: None,
+        heading: None,
         columns: &[column!("warm_by", |c| c.warm_by.to_string())],
         example: |c| c.warm_by = super::WarmBy::Random,
+    },
+    Factor {
+        name: "target",
+        flags: &["--target"],
+        role: Role::Groups,
+        label: None,
+        heading: None,
+        columns: &[column!("target", |c| opt(c.target))],
+        example: |c| c.target = Some(super::Target::Overwrite),
+    },
+    Factor {
+        name: "fill",
+        flags: &["--fill"],
+        role: Role::Groups,
+        label: None,
+        heading: Some(|c| c.fill.map(|f| format!(" {f}"))),
+        columns: &[column!("fill", |c| opt(c.fill))],
+        example: |c| c.fill = Some(FillContent::Zero),
     },
     Factor {
         name: "populate",
         flags: &["--populate"],
         role: Role::Compared(|c| c.populate = None),
         label: Some(|c| part("populate", c.populate, Populate::None)),
+        heading: None,
         columns: &[column!("populate", |c| opt(c.populate))],
         example: |c| c.populate = Some(Populate::Map),
     },
@@ -159,6 +189,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--advice"],
         role: Role::Compared(|c| c.advice = None),
         label: Some(|c| part("advice", c.advice, Advice::Normal)),
+        heading: None,
         columns: &[column!("advice", |c| opt(c.advice))],
         example: |c| c.advice = Some(Advice::Random),
     },
@@ -167,6 +198,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--share"],
         role: Role::Compared(|c| c.share = None),
         label: Some(|c| part("share", c.share, Share::Shared)),
+        heading: None,
         columns: &[column!("share", |c| opt(c.share))],
         example: |c| c.share = Some(Share::Private),
     },
@@ -175,6 +207,11 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--sync"],
         role: Role::Compared(|c| c.sync = None),
         label: Some(|c| part("sync", c.sync, SyncPolicy::None)),
+        heading: Some(|c| match c.grouped_sync_level() {
+            Some(SyncPolicy::End) => Some(", synced at the end".to_string()),
+            Some(SyncPolicy::Each) => Some(", synced after each block".to_string()),
+            Some(SyncPolicy::None) | None => None,
+        }),
         columns: &[column!("sync", |c| opt(c.sync))],
         example: |c| c.sync = Some(SyncPolicy::End),
     },
@@ -183,6 +220,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--sync-call"],
         role: Role::Compared(|c| c.sync_call = None),
         label: Some(|c| part("sync-call", c.sync_call, SyncCall::Fsync)),
+        heading: None,
         columns: &[column!("sync_call", |c| opt(c.sync_call))],
         example: |c| c.sync_call = Some(SyncCall::Fdatasync),
     },
@@ -191,6 +229,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--msync"],
         role: Role::Compared(|c| c.msync = None),
         label: Some(|c| part("msync", c.msync, Msync::Sync)),
+        heading: None,
         columns: &[column!("msync", |c| opt(c.msync))],
         example: |c| c.msync = Some(Msync::Async),
     },
@@ -199,6 +238,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--open-sync"],
         role: Role::Compared(|c| c.open_sync = None),
         label: Some(|c| part("open-sync", c.open_sync, OpenSync::None)),
+        heading: None,
         columns: &[column!("open_sync", |c| opt(c.open_sync))],
         example: |c| c.open_sync = Some(OpenSync::Dsync),
     },
@@ -207,6 +247,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--size-with"],
         role: Role::Compared(|c| c.size_with = None),
         label: Some(|c| part("size-with", c.size_with, SizeWith::Truncate)),
+        heading: None,
         columns: &[column!("size_with", |c| opt(c.size_with))],
         example: |c| c.size_with = Some(SizeWith::Fallocate),
     },
@@ -218,6 +259,7 @@ pub const FACTORS: &[Factor] = &[
             let b = c.io.stdio_buffer;
             b.map(|b| format!("buffer={}", crate::size::format_size(b)))
         }),
+        heading: None,
         columns: &[column!("stdio_buffer", |c| opt(c.io.stdio_buffer))],
         example: |c| c.io.stdio_buffer = Some(4096),
     },
@@ -226,6 +268,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--depth"],
         role: Role::Compared(|c| c.io.depth = None),
         label: Some(|c| c.io.depth.map(|d| format!("depth={d}"))),
+        heading: None,
         columns: &[column!("depth", |c| opt(c.io.depth))],
         example: |c| c.io.depth = Some(8),
     },
@@ -234,6 +277,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--uring-registered"],
         role: Role::Compared(|c| c.io.registered = None),
         label: Some(|c| (c.io.registered == Some(true)).then(|| "registered".to_string())),
+        heading: None,
         columns: &[column!("uring_registered", |c| opt(c.io.registered))],
         example: |c| c.io.registered = Some(true),
     },
@@ -242,6 +286,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--iov"],
         role: Role::Compared(|c| c.io.iov = None),
         label: Some(|c| c.io.iov.map(|n| format!("iov={n}"))),
+        heading: None,
         columns: &[column!("iov", |c| opt(c.io.iov))],
         example: |c| c.io.iov = Some(8),
     },
@@ -250,6 +295,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--fadvise"],
         role: Role::Compared(|c| c.io.fadvise = None),
         label: Some(|c| c.io.fadvise.map(|hint| format!("fadvise={hint}"))),
+        heading: None,
         columns: &[], // in the method label only
         example: |c| c.io.fadvise = Some(Fadvise::Sequential),
     },
@@ -258,6 +304,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--latency"],
         role: Role::Compared(|c| c.latency = false),
         label: Some(|c| c.latency.then(|| "latency".to_string())),
+        heading: None,
         columns: &[column!("latency", |c| c.latency.to_string())],
         example: |c| c.latency = true,
     },
@@ -269,30 +316,16 @@ pub const FACTORS: &[Factor] = &[
             let copy = |r| if r == 0 { "A" } else { "B" };
             c.replica.map(|r| format!("copy={}", copy(r)))
         }),
+        heading: None,
         columns: &[],
         example: |c| c.replica = Some(1),
-    },
-    Factor {
-        name: "target",
-        flags: &["--target"],
-        role: Role::Groups,
-        label: None,
-        columns: &[column!("target", |c| opt(c.target))],
-        example: |c| c.target = Some(super::Target::Overwrite),
-    },
-    Factor {
-        name: "fill",
-        flags: &["--fill"],
-        role: Role::Groups,
-        label: None,
-        columns: &[column!("fill", |c| opt(c.fill))],
-        example: |c| c.fill = Some(FillContent::Zero),
     },
     Factor {
         name: "seed",
         flags: &["--seed"],
         role: Role::Groups,
         label: None,
+        heading: None,
         columns: &[],
         example: |c| c.seed = 7,
     },
@@ -301,6 +334,10 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--factor", "--enlarge"],
         role: Role::Groups,
         label: None,
+        heading: Some(|c| match c.scale? {
+            ScaleFactor::Reduce(k) => Some(format!(" /{k}")),
+            ScaleFactor::Enlarge(k) => Some(format!(" x{k}")),
+        }),
         columns: &[column!("scale_factor", |c| opt(c.scale))],
         example: |c| c.scale = Some(ScaleFactor::Reduce(4)),
     },
@@ -309,6 +346,9 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--scale-unit"],
         role: Role::Groups,
         label: None,
+        heading: Some(|c| {
+            (c.scale_unit == Some(ScaleUnit::Byte)).then(|| " bytes as pixels".to_string())
+        }),
         columns: &[],
         example: |c| {
             c.scale = Some(ScaleFactor::Reduce(2));
@@ -320,6 +360,10 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--threads", "--thread-mode"],
         role: Role::Groups,
         label: None,
+        heading: Some(|c| {
+            c.threads
+                .map(|t| format!(", {} threads {}", t.count, t.mode))
+        }),
         columns: &[
             column!("threads", |c| opt(c.threads.map(|t| t.count))),
             column!("thread_mode", |c| opt(c.threads.map(|t| t.mode))),
@@ -334,14 +378,38 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--procs"],
         role: Role::Groups,
         label: None,
+        heading: Some(|c| c.procs.map(|n| format!(", {n} processes"))),
         columns: &[column!("procs", |c| opt(c.procs))],
         example: |c| c.procs = Some(2),
+    },
+    Factor {
+        name: "duration_s",
+        flags: &["--duration"],
+        role: Role::RunWide(|c| c.duration_s = None),
+        label: None,
+        heading: Some(|c| c.duration_s.map(|s| format!(", {s} s"))),
+        columns: &[],
+        example: |c| c.duration_s = Some(2),
+    },
+    Factor {
+        name: "memory_budget",
+        flags: &["--memory-budget"],
+        role: Role::RunWide(|c| c.memory_budget = None),
+        label: None,
+        heading: Some(|c| c.memory_budget.map(|b| format!(", {b}"))),
+        columns: &[],
+        example: |c| {
+            let kind = super::memory_budget::BudgetKind::CgroupV2MemoryMax;
+            let limit_bytes = 16 << 20;
+            c.memory_budget = Some(super::memory_budget::MemoryBudget { kind, limit_bytes });
+        },
     },
     Factor {
         name: "pace",
         flags: &["--rate", "--think-time"],
         role: Role::Groups,
         label: None,
+        heading: Some(|c| c.pace.map(|p| format!(", {p}"))),
         columns: &[
             column!("rate", |c| opt(c.pace.and_then(|p| p.rate))),
             column!("think_ns", |c| opt(c.pace.and_then(|p| p.think_ns))),
@@ -359,6 +427,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--read-share"],
         role: Role::Groups,
         label: None,
+        heading: Some(|c| c.read_share.map(|share| format!(", {share}% reads"))),
         columns: &[column!("read_share", |c| opt(c.read_share))],
         example: |c| c.read_share = Some(50),
     },
@@ -367,6 +436,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--files", "--file-size"],
         role: Role::Groups,
         label: None,
+        heading: Some(|c| c.files.map(|set| format!(", {set}"))),
         columns: &[
             column!("files", |c| opt(c.files.map(|f| f.count))),
             column!("file_size_min", |c| opt(c.files.map(|f| f.min_size))),
@@ -386,34 +456,16 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--trace", "--trace-format", "--trace-fd", "--trace-path"],
         role: Role::Groups,
         label: None,
+        heading: None,
         columns: &[], // `pattern` is `trace`
         example: |c| c.trace = serde_json::from_str(TRACE_EXAMPLE).ok(),
-    },
-    Factor {
-        name: "duration_s",
-        flags: &["--duration"],
-        role: Role::RunWide(|c| c.duration_s = None),
-        label: None,
-        columns: &[],
-        example: |c| c.duration_s = Some(2),
-    },
-    Factor {
-        name: "memory_budget",
-        flags: &["--memory-budget"],
-        role: Role::RunWide(|c| c.memory_budget = None),
-        label: None,
-        columns: &[],
-        example: |c| {
-            let kind = super::memory_budget::BudgetKind::CgroupV2MemoryMax;
-            let limit_bytes = 16 << 20;
-            c.memory_budget = Some(super::memory_budget::MemoryBudget { kind, limit_bytes });
-        },
     },
     Factor {
         name: "min_trial_ns",
         flags: &["--min-trial-time"],
         role: Role::RunWide(|c| c.min_trial_ns = None),
         label: None,
+        heading: None,
         columns: &[],
         example: |c| c.min_trial_ns = Some(1_000_000),
     },
@@ -422,6 +474,7 @@ pub const FACTORS: &[Factor] = &[
         flags: &["--pair-across-sync"],
         role: Role::RunWide(|c| c.pair_across_sync = false),
         label: None,
+        heading: None,
         columns: &[],
         example: |c| c.pair_across_sync = true,
     },
@@ -483,6 +536,36 @@ impl Case {
         } else {
             format!("{}({})", self.method, opts.join(","))
         }
+    }
+
+    /// A short description of the group, e.g. `seq 16 KiB sum, warm`,
+    /// `seq 16 KiB fill pattern, fresh file` or `random 1 B fill zero, overwrite, cold`;
+    /// a block as large as the file is `whole-file` (`seq whole-file scale /2, ...`).
+    /// After the workload, each factor's heading words in the table's order.
+    pub fn group_label(&self) -> String {
+        let cache = match (self.cache, self.warm_by) {
+            (CacheState::Warm, WarmBy::Seq) => "warm".to_string(),
+            (CacheState::Warm, by) => format!("warm (by {by})"),
+            (c, _) => c.to_string(),
+        };
+        let state = match self.target {
+            None => cache,
+            Some(Target::Fresh) => "fresh file".to_string(),
+            Some(Target::Overwrite) => format!("overwrite, {cache}"),
+        };
+        let mut workload = self.workload.to_string();
+        for factor in FACTORS {
+            if let Some(words) = factor.heading.and_then(|heading| heading(self)) {
+                workload.push_str(&words);
+            }
+        }
+        format!(
+            "{} {} {}, {}",
+            self.pattern_label(),
+            self.block_label(),
+            workload,
+            state
+        )
     }
 }
 
@@ -565,6 +648,30 @@ mod tests {
             assert!(
                 case.method_label() != base.method_label() || cells(&case) != cells(&base),
                 "{}: two cases of a group that differ in it would look the same",
+                factor.name
+            );
+        }
+    }
+
+    /// Grouping factors the group label leaves out: the reports' group
+    /// heading adds them (report/groups.rs: the file size, and the seed of
+    /// groups that differ only in it).
+    const HEADED_BY_THE_REPORTS: [&str; 2] = ["file_size", "seed"];
+
+    #[test]
+    fn every_grouping_factor_shows_in_the_group_label() {
+        for factor in FACTORS {
+            if !matches!(factor.role, Role::Groups) || HEADED_BY_THE_REPORTS.contains(&factor.name)
+            {
+                continue;
+            }
+            let base = Case::default();
+            let mut case = base.clone();
+            (factor.example)(&mut case);
+            assert_ne!(
+                case.group_label(),
+                base.group_label(),
+                "{}: two groups that differ in it would have one heading",
                 factor.name
             );
         }
