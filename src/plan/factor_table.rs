@@ -5,14 +5,15 @@
 //! spell it), the `faultline run` flags that sweep it, its role in the
 //! grouping (cases that differ in a [`Role::Groups`] factor are never
 //! compared; cases of one group differ in the [`Role::Compared`] ones: the
-//! method and its options), its part of the method label and its CSV
-//! columns. From the table: [`Case::group_key`] and [`Case::method_label`]
-//! (defined here), and the factor columns of the CSV export ([`column`]).
+//! method and its options), its part of the method label, its words in the
+//! group heading and its CSV columns. From the table: [`Case::group_key`],
+//! [`Case::method_label`] and [`Case::group_label`] (defined here), and the
+//! factor columns of the CSV export ([`column`]).
 //!
 //! Adding a factor is a `Case` field and one entry here (docs/architecture.md,
 //! "Adding a factor"); the tests below fail while a field has no entry, an
-//! entry's role disagrees with the group key, or its label part or CSV
-//! columns do not show it.
+//! entry's role disagrees with the group key, or its label part, heading
+//! words or CSV columns do not show it.
 use super::{CacheState, Case, Target, WarmBy};
 use crate::method::{
     Advice, Fadvise, MethodKind, Msync, OpenSync, Populate, Share, SizeWith, SyncCall, SyncPolicy,
