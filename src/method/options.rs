@@ -3,8 +3,6 @@
 //! cases and absent (`None`) on every other method's, as the mmap options are.
 use serde::{Deserialize, Serialize};
 
-use crate::size::format_size;
-
 /// stdio's buffer when `--stdio-buffer` is not given: glibc's BUFSIZ.
 pub const DEFAULT_STDIO_BUFFER: u64 = 8 << 10;
 
@@ -57,29 +55,5 @@ impl Switch {
     /// Whether it is on.
     pub fn on(self) -> bool {
         self == Switch::On
-    }
-}
-
-impl IoOptions {
-    /// The options as they appear in a method label, e.g. `buffer=8 KiB`.
-    /// The defining option of each method is always shown.
-    pub fn label_parts(&self) -> Vec<String> {
-        let mut parts = Vec::new();
-        if let Some(b) = self.stdio_buffer {
-            parts.push(format!("buffer={}", format_size(b)));
-        }
-        if let Some(d) = self.depth {
-            parts.push(format!("depth={d}"));
-        }
-        if self.registered == Some(true) {
-            parts.push("registered".to_string());
-        }
-        if let Some(n) = self.iov {
-            parts.push(format!("iov={n}"));
-        }
-        if let Some(hint) = self.fadvise {
-            parts.push(format!("fadvise={hint}"));
-        }
-        parts
     }
 }

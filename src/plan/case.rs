@@ -1,6 +1,7 @@
 //! A case: one point in the space of factors (method and its options,
 //! pattern, block and file size, workload, cache state, threads, ...), with
-//! the labels and group key the reports use.
+//! the pieces of its labels (its method label, group label and group key are
+//! the factor table's, [`super::factor_table`]).
 use serde::{Deserialize, Serialize};
 
 use super::{CacheState, Target, Threads, WarmBy};
@@ -259,49 +260,6 @@ impl Case {
         }
     }
 
-    /// The method with its options, e.g. `mmap`, `mmap(populate=map,advice=random)`,
-    /// `write(sync=end,sync-call=fdatasync)` or `pwrite(open-sync=dsync)`.
-    /// Options at their defaults are left out.
-    pub fn method_label(&self) -> String {
-        let mut opts = Vec::new();
-        if let Some(p) = self.populate.filter(|p| *p != Populate::None) {
-            opts.push(format!("populate={p}"));
-        }
-        if let Some(a) = self.advice.filter(|a| *a != Advice::Normal) {
-            opts.push(format!("advice={a}"));
-        }
-        if let Some(s) = self.share.filter(|s| *s != Share::Shared) {
-            opts.push(format!("share={s}"));
-        }
-        if let Some(s) = self.sync.filter(|s| *s != SyncPolicy::None) {
-            opts.push(format!("sync={s}"));
-        }
-        if let Some(c) = self.sync_call.filter(|c| *c != SyncCall::Fsync) {
-            opts.push(format!("sync-call={c}"));
-        }
-        if let Some(m) = self.msync.filter(|m| *m != Msync::Sync) {
-            opts.push(format!("msync={m}"));
-        }
-        if let Some(o) = self.open_sync.filter(|o| *o != OpenSync::None) {
-            opts.push(format!("open-sync={o}"));
-        }
-        if let Some(w) = self.size_with.filter(|w| *w != SizeWith::Truncate) {
-            opts.push(format!("size-with={w}"));
-        }
-        opts.extend(self.io.label_parts());
-        if self.latency {
-            opts.push("latency".to_string());
-        }
-        if let Some(r) = self.replica {
-            opts.push(format!("copy={}", if r == 0 { "A" } else { "B" }));
-        }
-        if opts.is_empty() {
-            self.method.to_string()
-        } else {
-            format!("{}({})", self.method, opts.join(","))
-        }
-    }
-
     /// Whether a trial of this case can repeat its pass to last longer
     /// (`--min-trial-time`): a warm or as-is read on one thread, not timed,
     /// not paced, not a scale (whose output is written once).
@@ -344,29 +302,8 @@ impl Case {
 
     /// The sync level the case is grouped by: [`Case::sync_level`], unless
     /// the run compares across sync levels (`--pair-across-sync`).
-    fn grouped_sync_level(&self) -> Option<SyncPolicy> {
+    pub(super) fn grouped_sync_level(&self) -> Option<SyncPolicy> {
         self.sync_level().filter(|_| !self.pair_across_sync)
-    }
-
-    /// Everything but the method and its options (for write methods: the
-    /// sync call, msync's flag and sizing; the sync level too with
-    /// `--pair-across-sync`): cases with the same group key are compared
-    /// with each other.
-    pub fn group_key(&self) -> GroupKey {
-        (
-            (self.pattern, self.trace.clone()),
-            self.block_size,
-            self.file_size,
-            self.workload,
-            (self.fill, self.grouped_sync_level()),
-            self.target,
-            self.cache,
-            self.warm_by,
-            self.seed,
-            self.scale.map(|s| (s, self.scale_unit.unwrap_or_default())),
-            (self.threads, self.pace, self.read_share, self.files),
-            self.procs,
-        )
     }
 
     /// The size part of the group's heading ([`size_heading`]): `1 GiB
@@ -375,70 +312,9 @@ impl Case {
         size_heading(self.file_size, self.files.is_some())
     }
 
-    /// A short description of the group, e.g. `seq 16 KiB sum, warm`,
-    /// `seq 16 KiB fill pattern, fresh file` or `random 1 B fill zero, overwrite, cold`;
-    /// a block as large as the file is `whole-file` (`seq whole-file scale /2, ...`).
-    pub fn group_label(&self) -> String {
-        let cache = match (self.cache, self.warm_by) {
-            (CacheState::Warm, WarmBy::Seq) => "warm".to_string(),
-            (CacheState::Warm, by) => format!("warm (by {by})"),
-            (c, _) => c.to_string(),
-        };
-        let state = match self.target {
-            None => cache,
-            Some(Target::Fresh) => "fresh file".to_string(),
-            Some(Target::Overwrite) => format!("overwrite, {cache}"),
-        };
-        let mut workload = match self.fill {
-            Some(fill) => format!("{} {fill}", self.workload),
-            None => self.workload.to_string(),
-        };
-        match self.grouped_sync_level() {
-            Some(SyncPolicy::End) => workload.push_str(", synced at the end"),
-            Some(SyncPolicy::Each) => workload.push_str(", synced after each block"),
-            Some(SyncPolicy::None) | None => {}
-        }
-        match self.scale {
-            Some(ScaleFactor::Reduce(k)) => workload.push_str(&format!(" /{k}")),
-            Some(ScaleFactor::Enlarge(k)) => workload.push_str(&format!(" x{k}")),
-            None => {}
-        }
-        if self.scale_unit == Some(ScaleUnit::Byte) {
-            workload.push_str(" bytes as pixels");
-        }
-        if let Some(t) = self.threads {
-            workload.push_str(&format!(", {} threads {}", t.count, t.mode));
-        }
-        if let Some(n) = self.procs {
-            workload.push_str(&format!(", {n} processes"));
-        }
-        if let Some(s) = self.duration_s {
-            workload.push_str(&format!(", {s} s"));
-        }
-        if let Some(p) = self.pace {
-            workload.push_str(&format!(", {p}"));
-        }
-        if let Some(b) = self.memory_budget {
-            workload.push_str(&format!(", {b}"));
-        }
-        if let Some(share) = self.read_share {
-            workload.push_str(&format!(", {share}% reads"));
-        }
-        if let Some(set) = self.files {
-            workload.push_str(&format!(", {set}"));
-        }
-        format!(
-            "{} {} {}, {}",
-            self.pattern_label(),
-            self.block_label(),
-            workload,
-            state
-        )
-    }
-
     /// The block size, or `whole-file` for one block as large as the file
     /// (rather than repeat the file's size).
-    fn block_label(&self) -> String {
+    pub(super) fn block_label(&self) -> String {
         if self.trace.is_some() {
             return format!("up to {}", crate::size::format_size(self.block_size));
         }
@@ -449,27 +325,3 @@ impl Case {
         }
     }
 }
-
-/// What [`Case::group_key`] returns: pattern with its trace, block size,
-/// file size, workload, fill content with the sync level, target, cache
-/// state, warm-by, seed, scale factor with its unit, threads with the pace,
-/// the read share and the file set, and processes.
-pub type GroupKey = (
-    (Pattern, Option<crate::pattern::trace::TraceRef>),
-    u64,
-    u64,
-    WorkloadKind,
-    (Option<FillContent>, Option<SyncPolicy>),
-    Option<Target>,
-    CacheState,
-    WarmBy,
-    u64,
-    Option<(ScaleFactor, ScaleUnit)>,
-    (
-        Option<Threads>,
-        Option<crate::plan::pace::Pace>,
-        Option<u8>,
-        Option<super::FileSet>,
-    ),
-    Option<u32>,
-);

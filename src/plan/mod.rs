@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 pub mod cache;
 mod case;
 pub mod duration;
+pub mod factor_table;
 pub mod factors;
 pub mod file_set;
 pub mod memory_budget;
@@ -26,7 +27,8 @@ mod target;
 pub mod threads;
 
 pub use cache::{CacheState, WarmBy};
-pub use case::{size_heading, Case, GroupKey};
+pub use case::{size_heading, Case};
+pub use factor_table::GroupKey;
 pub use file_set::FileSet;
 pub use target::Target;
 pub use threads::{ThreadMode, Threads};

@@ -15,125 +15,339 @@ use std::path::Path;
 
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::plan::factor_table;
 use crate::results::Sample;
 use crate::stats::stopping::GroupPrecision;
 use crate::stats::{CaseResult, ComparisonResult, RunResults};
 
-/// The header row, in column order.
-pub const COLUMNS: [&str; 109] = [
-    "case_id",
-    "method_label",
-    "method",
-    "pattern",
-    "block_size",
-    "file_size",
-    "workload",
-    "cache",
-    "warm_by",
-    "populate",
-    "advice",
-    "share",
-    "sync",
-    "sync_call",
-    "target",
-    "size_with",
-    "fill",
-    "stdio_buffer",
-    "iov",
-    "depth",
-    "uring_registered",
-    "latency",
-    "run",
-    "sequence",
-    "wall_ns",
-    "setup_ns",
-    "teardown_ns",
-    "sync_ns",
-    "total_ns",
-    "user_ns",
-    "sys_ns",
-    "minflt",
-    "majflt",
-    "nvcsw",
-    "nivcsw",
-    "inblock",
-    "oublock",
-    "max_rss_kib",
-    "bytes",
-    "syscalls",
-    "checksum",
-    "residency_before",
-    "residency_after",
-    "residency_source",
-    "cache_prepared_by",
-    "cache_reached",
-    "latency_ops",
-    "latency_p50_ns",
-    "latency_p90_ns",
-    "latency_p99_ns",
-    "latency_p999_ns",
-    "latency_max_ns",
-    "scale_factor",
-    "threads",
-    "thread_mode",
-    "thread_ns_max",
-    "procs",
-    "proc_pss_kib",
-    "pgfault",
-    "pgmajfault",
-    "pgpgin",
-    "pgpgout",
-    "attempt",
-    "excluded",
-    "interfered",
-    "interference_reasons",
-    "window_ns",
-    "own_cpu_ns",
-    "other_cpu_cores",
-    "steal_ns",
-    "psi_cpu_some_us",
-    "psi_io_some_us",
-    "psi_memory_some_us",
-    "own_read_bytes",
-    "own_write_bytes",
-    "other_device_read_bytes",
-    "other_device_write_bytes",
-    "other_runs",
-    "device_read_bytes",
-    "group",
-    "compared_with",
-    "throughput_ratio",
-    "ratio_ci95_low",
-    "ratio_ci95_high",
-    "pairs",
-    "verdict",
-    "p_value",
-    "p_adjusted",
-    "fdr_method",
-    "fdr_family",
-    "precision_target",
-    "precision_reached",
-    "precision_half_width",
-    "precision_pairs",
-    "precision_stopped_by",
-    "case_runs",
-    "case_interfered_trials",
-    "case_interfered_share",
-    "exclude_interfered",
-    "open_sync",
-    "msync",
-    "rate",
-    "think_ns",
-    "read_share",
-    "files",
-    "file_size_min",
-    "file_size_max",
-    "bytes_written",
-    "files_opened",
+/// What one row's cells are taken from: a sample, its case, and the
+/// statistics of its case (looked up once per case).
+pub struct Row<'a> {
+    case: &'a CaseResult,
+    sample: &'a Sample,
+    statistics: &'a CaseStatistics<'a>,
+}
+
+/// The statistics a case's rows repeat: its group, its comparison with the
+/// group's baseline, its group's precision, and the run's adjustment.
+struct CaseStatistics<'a> {
+    results: &'a RunResults,
+    group: String,
+    comparison: Option<&'a ComparisonResult>,
+    precision: Option<&'a GroupPrecision>,
+}
+
+impl Row<'_> {
+    fn c(&self) -> &crate::plan::Case {
+        &self.case.case
+    }
+
+    fn interference(&self) -> Option<&crate::measure::interference::Interference> {
+        self.sample.interference.as_ref()
+    }
+
+    fn ratio(&self) -> Option<&crate::stats::RatioEstimate> {
+        self.statistics.comparison.map(|c| &c.throughput_ratio)
+    }
+}
+
+/// How a column's cell is computed.
+#[derive(Clone, Copy)]
+enum Cell {
+    /// From the row.
+    Of(fn(&Row<'_>) -> String),
+    /// The case's factor column of the column's name, as the factor table
+    /// declares it ([`crate::plan::factor_table::column`]).
+    Factor,
+    /// The sample's vmstat delta of the column's name (empty when not read).
+    Vmstat,
+}
+
+/// One column: its name in the header and how its cell is computed,
+/// declared together so that a cell cannot land under another's header.
+#[derive(Clone, Copy)]
+pub struct Column {
+    /// The header's name for it (docs/csv.md has a row for each).
+    pub name: &'static str,
+    cell: Cell,
+}
+
+impl Column {
+    const fn of(name: &'static str, get: fn(&Row<'_>) -> String) -> Column {
+        Column {
+            name,
+            cell: Cell::Of(get),
+        }
+    }
+
+    const fn factor(name: &'static str) -> Column {
+        Column {
+            name,
+            cell: Cell::Factor,
+        }
+    }
+
+    const fn vmstat(name: &'static str) -> Column {
+        Column {
+            name,
+            cell: Cell::Vmstat,
+        }
+    }
+
+    /// How the column's cell is computed, with a factor column looked up
+    /// in the factor table (`None`: the table has no such column).
+    fn getter(&self) -> Option<Getter> {
+        Some(match self.cell {
+            Cell::Of(get) => Getter::Row(get),
+            Cell::Factor => Getter::Case(factor_table::column(self.name)?.get),
+            Cell::Vmstat => Getter::Vmstat(self.name),
+        })
+    }
+}
+
+/// A column's cell computation, resolved once per export.
+#[derive(Clone, Copy)]
+enum Getter {
+    Row(fn(&Row<'_>) -> String),
+    Case(fn(&crate::plan::Case) -> String),
+    Vmstat(&'static str),
+}
+
+impl Getter {
+    fn cell(self, row: &Row<'_>) -> String {
+        match self {
+            Getter::Row(get) => get(row),
+            Getter::Case(get) => get(row.c()),
+            Getter::Vmstat(name) => opt(row.sample.child.vmstat.get(name)),
+        }
+    }
+}
+
+/// An optional value's cell: empty when absent.
+fn opt<T: ToString>(x: Option<T>) -> String {
+    x.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// The columns, in order: each one's name with its value. Columns are only
+/// ever added at the end.
+pub const COLUMNS: &[Column] = &[
+    Column::of("case_id", |r| r.case.id.to_string()),
+    Column::of("method_label", |r| r.case.label.clone()),
+    Column::factor("method"),
+    Column::factor("pattern"),
+    Column::factor("block_size"),
+    Column::factor("file_size"),
+    Column::factor("workload"),
+    Column::factor("cache"),
+    Column::factor("warm_by"),
+    Column::factor("populate"),
+    Column::factor("advice"),
+    Column::factor("share"),
+    Column::factor("sync"),
+    Column::factor("sync_call"),
+    Column::factor("target"),
+    Column::factor("size_with"),
+    Column::factor("fill"),
+    Column::factor("stdio_buffer"),
+    Column::factor("iov"),
+    Column::factor("depth"),
+    Column::factor("uring_registered"),
+    Column::factor("latency"),
+    Column::of("run", |r| r.sample.run.to_string()),
+    Column::of("sequence", |r| r.sample.sequence.to_string()),
+    Column::of("wall_ns", |r| r.sample.child.wall_ns.to_string()),
+    Column::of("setup_ns", |r| r.sample.child.setup_ns.to_string()),
+    Column::of("teardown_ns", |r| r.sample.child.teardown_ns.to_string()),
+    Column::of("sync_ns", |r| r.sample.child.sync_ns.to_string()),
+    Column::of("total_ns", |r| r.sample.total_ns.to_string()),
+    Column::of("user_ns", |r| r.sample.child.rusage.user_ns.to_string()),
+    Column::of("sys_ns", |r| r.sample.child.rusage.sys_ns.to_string()),
+    Column::of("minflt", |r| r.sample.child.rusage.minflt.to_string()),
+    Column::of("majflt", |r| r.sample.child.rusage.majflt.to_string()),
+    Column::of("nvcsw", |r| r.sample.child.rusage.nvcsw.to_string()),
+    Column::of("nivcsw", |r| r.sample.child.rusage.nivcsw.to_string()),
+    Column::of("inblock", |r| r.sample.child.rusage.inblock.to_string()),
+    Column::of("oublock", |r| r.sample.child.rusage.oublock.to_string()),
+    Column::of("max_rss_kib", |r| r.sample.child.max_rss_kib.to_string()),
+    Column::of("bytes", |r| r.sample.child.bytes.to_string()),
+    Column::of("syscalls", |r| r.sample.child.syscalls.to_string()),
+    // Checksums in hex, as faultline prints them.
+    Column::of("checksum", |r| format!("{:#018x}", r.sample.child.checksum)),
+    Column::of("residency_before", |r| {
+        r.sample.residency_before.to_string()
+    }),
+    Column::of("residency_after", |r| r.sample.residency_after.to_string()),
+    Column::of("residency_source", |r| r.sample.residency_source.clone()),
+    Column::of("cache_prepared_by", |r| r.sample.cache_prepared_by.clone()),
+    Column::of("cache_reached", |r| r.sample.cache_reached.to_string()),
+    Column::of("latency_ops", |r| {
+        opt(r.sample.child.latency.map(|l| l.ops))
+    }),
+    Column::of("latency_p50_ns", |r| {
+        opt(r.sample.child.latency.map(|l| l.p50_ns))
+    }),
+    Column::of("latency_p90_ns", |r| {
+        opt(r.sample.child.latency.map(|l| l.p90_ns))
+    }),
+    Column::of("latency_p99_ns", |r| {
+        opt(r.sample.child.latency.map(|l| l.p99_ns))
+    }),
+    Column::of("latency_p999_ns", |r| {
+        opt(r.sample.child.latency.map(|l| l.p999_ns))
+    }),
+    Column::of("latency_max_ns", |r| {
+        opt(r.sample.child.latency.map(|l| l.max_ns))
+    }),
+    Column::factor("scale_factor"),
+    Column::factor("threads"),
+    Column::factor("thread_mode"),
+    Column::of("thread_ns_max", |r| {
+        opt(r.sample.child.thread_ns.iter().max())
+    }),
+    Column::factor("procs"),
+    // Each process's PSS, `;`-separated (a cell of its own, not a column each).
+    Column::of("proc_pss_kib", |r| {
+        let pss = r.sample.child.procs.iter();
+        pss.map(|p| p.pss_kib.map_or(String::new(), |k| k.to_string()))
+            .collect::<Vec<_>>()
+            .join(";")
+    }),
+    Column::vmstat("pgfault"),
+    Column::vmstat("pgmajfault"),
+    Column::vmstat("pgpgin"),
+    Column::vmstat("pgpgout"),
+    // The interference record (docs/interference.md): empty cells when it
+    // was off; `interference_reasons` `;`-separated.
+    Column::of("attempt", |r| r.sample.attempt.to_string()),
+    Column::of("excluded", |r| {
+        r.sample.excluded.clone().unwrap_or_default()
+    }),
+    Column::of("interfered", |r| {
+        opt(r.interference().map(|i| i.interfered))
+    }),
+    Column::of("interference_reasons", |r| {
+        let reasons = r.interference().map(|i| i.reasons.join(";"));
+        reasons.unwrap_or_default()
+    }),
+    Column::of("window_ns", |r| opt(r.interference().map(|i| i.window_ns))),
+    Column::of("own_cpu_ns", |r| {
+        opt(r.interference().map(|i| i.own_cpu_ns))
+    }),
+    Column::of("other_cpu_cores", |r| {
+        opt(r.interference().and_then(|i| i.other_cpu_cores))
+    }),
+    Column::of("steal_ns", |r| {
+        opt(r.interference().and_then(|i| i.steal_ns))
+    }),
+    Column::of("psi_cpu_some_us", |r| {
+        opt(r.interference().and_then(|i| i.psi_cpu).map(|p| p.some_us))
+    }),
+    Column::of("psi_io_some_us", |r| {
+        opt(r.interference().and_then(|i| i.psi_io).map(|p| p.some_us))
+    }),
+    Column::of("psi_memory_some_us", |r| {
+        opt(r
+            .interference()
+            .and_then(|i| i.psi_memory)
+            .map(|p| p.some_us))
+    }),
+    Column::of("own_read_bytes", |r| {
+        opt(r.interference().map(|i| i.own_read_bytes))
+    }),
+    Column::of("own_write_bytes", |r| {
+        opt(r.interference().map(|i| i.own_write_bytes))
+    }),
+    Column::of("other_device_read_bytes", |r| {
+        opt(r.interference().and_then(|i| i.other_device_read_bytes))
+    }),
+    Column::of("other_device_write_bytes", |r| {
+        opt(r.interference().and_then(|i| i.other_device_write_bytes))
+    }),
+    Column::of("other_runs", |r| {
+        opt(r.interference().map(|i| i.other_runs))
+    }),
+    // The file's device, device-wide, over the trial's measured part.
+    Column::of("device_read_bytes", |r| {
+        opt(r.sample.child.device.map(|d| d.read_bytes))
+    }),
+    // The case's statistics (the JSON export's `comparisons`, `statistics`
+    // and `interference`): empty for a baseline's comparison.
+    Column::of("group", |r| r.statistics.group.clone()),
+    Column::of("compared_with", |r| {
+        opt(r.statistics.comparison.map(|c| c.baseline))
+    }),
+    Column::of("throughput_ratio", |r| opt(r.ratio().map(|r| r.ratio))),
+    Column::of("ratio_ci95_low", |r| opt(r.ratio().map(|r| r.ci95_low))),
+    Column::of("ratio_ci95_high", |r| opt(r.ratio().map(|r| r.ci95_high))),
+    Column::of("pairs", |r| opt(r.ratio().map(|r| r.pairs))),
+    Column::of("verdict", |r| {
+        let c = r.statistics.comparison;
+        c.map_or_else(String::new, |c| serde_name(&c.verdict))
+    }),
+    Column::of("p_value", |r| {
+        opt(r.statistics.comparison.and_then(|c| c.p_value))
+    }),
+    Column::of("p_adjusted", |r| {
+        opt(r.statistics.comparison.and_then(|c| c.p_adjusted))
+    }),
+    Column::of("fdr_method", |r| {
+        serde_name(&r.statistics.results.statistics.adjustment)
+    }),
+    Column::of("fdr_family", |r| {
+        r.statistics.results.statistics.family.to_string()
+    }),
+    Column::of("precision_target", |r| {
+        opt(r.statistics.precision.map(|g| g.target))
+    }),
+    Column::of("precision_reached", |r| {
+        opt(r.statistics.precision.map(|g| g.reached))
+    }),
+    Column::of("precision_half_width", |r| {
+        let g = r.statistics.precision;
+        opt(g.and_then(|g| g.half_width).filter(|w| w.is_finite()))
+    }),
+    Column::of("precision_pairs", |r| {
+        opt(r.statistics.precision.map(|g| g.pairs))
+    }),
+    Column::of("precision_stopped_by", |r| {
+        let g = r.statistics.precision;
+        g.map_or_else(String::new, |g| serde_name(&g.stopped_by))
+    }),
+    Column::of("case_runs", |r| {
+        opt(r.case.summary.as_ref().map(|s| s.runs))
+    }),
+    Column::of("case_interfered_trials", |r| {
+        opt(r.case.interference.as_ref().map(|i| i.interfered))
+    }),
+    Column::of("case_interfered_share", |r| {
+        let i = r.case.interference.as_ref();
+        opt(i.map(|i| i.interfered as f64 / i.trials.max(1) as f64))
+    }),
+    Column::of("exclude_interfered", |r| {
+        opt(r
+            .statistics
+            .results
+            .settings
+            .interference
+            .map(|i| i.exclude))
+    }),
+    Column::factor("open_sync"),
+    Column::factor("msync"),
+    Column::factor("rate"),
+    Column::factor("think_ns"),
+    Column::factor("read_share"),
+    Column::factor("files"),
+    Column::factor("file_size_min"),
+    Column::factor("file_size_max"),
+    // A mixed case's bytes written, a file set's files opened.
+    Column::of("bytes_written", |r| opt(r.sample.child.bytes_written)),
+    Column::of("files_opened", |r| opt(r.sample.child.files_opened)),
 ];
 
-/// The vmstat deltas exported, in column order (before the interference record's).
-const VMSTAT: [&str; 4] = ["pgfault", "pgmajfault", "pgpgin", "pgpgout"];
+/// The header row: every column's name, in order.
+pub fn header() -> Vec<&'static str> {
+    COLUMNS.iter().map(|c| c.name).collect()
+}
 
 /// `cell` as a spreadsheet may read it safely: a cell that starts with
 /// `=`, `+`, `-`, `@`, a tab or a carriage return and is not a number (a
@@ -175,11 +389,13 @@ impl<W: io::Write> Rows<W> {
 }
 
 /// Writes one row per sample of every case, under a header of [`COLUMNS`],
-/// atomically. Checksums are written in hex (`0x...`), as faultline prints
-/// them. Every cell goes through [`neutralise`] ([`Rows`]).
+/// atomically. Every cell goes through [`neutralise`] ([`Rows`]).
 pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
     write_atomically(path, SHARED_MODE, |w| {
-        let mut out = Rows::new(w, &COLUMNS)?;
+        let mut out = Rows::new(w, &header())?;
+        // A factor column the table lacks is an empty cell (a test
+        // proves there is none).
+        let getters: Vec<Option<Getter>> = COLUMNS.iter().map(Column::getter).collect();
         // Each case's comparison and each group's precision, looked up by
         // key: linear in the cases.
         let comparisons: HashMap<usize, &ComparisonResult> = results
@@ -188,7 +404,7 @@ pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
             .rev()
             .map(|c| (c.other, c))
             .collect();
-        let precision: HashMap<&str, &GroupPrecision> = results
+        let precisions: HashMap<&str, &GroupPrecision> = results
             .statistics
             .precision
             .iter()
@@ -196,44 +412,28 @@ pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
             .map(|g| (g.group.as_str(), g))
             .collect();
         for case in &results.cases {
-            let statistics = case_statistics(results, case, &comparisons, &precision);
-            let later = later_case_columns(&case.case);
+            let group = case.case.group_label();
+            let statistics = CaseStatistics {
+                results,
+                comparison: comparisons.get(&case.id).copied(),
+                precision: precisions.get(group.as_str()).copied(),
+                group,
+            };
             for sample in &case.samples {
-                let mut row = record(case, sample);
-                row.extend(statistics.iter().cloned());
-                row.extend(later.iter().cloned());
-                row.extend(later_sample_columns(sample));
-                out.row(row)?;
+                let row = Row {
+                    case,
+                    sample,
+                    statistics: &statistics,
+                };
+                out.row(
+                    getters
+                        .iter()
+                        .map(|g| g.map_or_else(String::new, |g| g.cell(&row))),
+                )?;
             }
         }
         out.finish()
     })
-}
-
-/// The case's columns added after the statistics (columns are only ever
-/// added at the end): `open_sync`, `msync`, `rate`, `think_ns`,
-/// `read_share`, `files`, `file_size_min`, `file_size_max`.
-fn later_case_columns(c: &crate::plan::Case) -> [String; 8] {
-    fn opt<T: ToString>(x: Option<T>) -> String {
-        x.map(|x| x.to_string()).unwrap_or_default()
-    }
-    [
-        opt(c.open_sync),
-        opt(c.msync),
-        opt(c.pace.and_then(|p| p.rate)),
-        opt(c.pace.and_then(|p| p.think_ns)),
-        opt(c.read_share),
-        opt(c.files.map(|f| f.count)),
-        opt(c.files.map(|f| f.min_size)),
-        opt(c.files.map(|f| f.max_size)),
-    ]
-}
-
-/// The sample's columns added after the case's later ones:
-/// `bytes_written` (a mixed case's) and `files_opened` (a file set's).
-fn later_sample_columns(s: &Sample) -> [String; 2] {
-    let opt = |x: Option<u64>| x.map(|x| x.to_string()).unwrap_or_default();
-    [opt(s.child.bytes_written), opt(s.child.files_opened)]
 }
 
 /// A value's name as the JSON export spells it (`bh`, `within-noise`, `max-runs`).
@@ -242,153 +442,6 @@ fn serde_name(value: &impl serde::Serialize) -> String {
         Ok(serde_json::Value::String(name)) => name,
         _ => String::new(),
     }
-}
-
-/// The statistics columns of `case`'s rows (from `group` on): its group,
-/// its comparison with the group's baseline, the run's adjustment, its
-/// group's precision, and how interference touched its trials.
-fn case_statistics(
-    results: &RunResults,
-    case: &CaseResult,
-    comparisons: &HashMap<usize, &ComparisonResult>,
-    precisions: &HashMap<&str, &GroupPrecision>,
-) -> Vec<String> {
-    fn opt<T: ToString>(x: Option<T>) -> String {
-        x.map(|x| x.to_string()).unwrap_or_default()
-    }
-    let group = case.case.group_label();
-    let comparison = comparisons.get(&case.id).copied();
-    let ratio = comparison.map(|c| &c.throughput_ratio);
-    let precision = precisions.get(group.as_str()).copied();
-    let interference = case.interference.as_ref();
-    let exclude = results.settings.interference.map(|i| i.exclude);
-    vec![
-        group.clone(),
-        opt(comparison.map(|c| c.baseline)),
-        opt(ratio.map(|r| r.ratio)),
-        opt(ratio.map(|r| r.ci95_low)),
-        opt(ratio.map(|r| r.ci95_high)),
-        opt(ratio.map(|r| r.pairs)),
-        comparison.map_or_else(String::new, |c| serde_name(&c.verdict)),
-        opt(comparison.and_then(|c| c.p_value)),
-        opt(comparison.and_then(|c| c.p_adjusted)),
-        serde_name(&results.statistics.adjustment),
-        results.statistics.family.to_string(),
-        opt(precision.map(|g| g.target)),
-        opt(precision.map(|g| g.reached)),
-        opt(precision
-            .and_then(|g| g.half_width)
-            .filter(|w| w.is_finite())),
-        opt(precision.map(|g| g.pairs)),
-        precision.map_or_else(String::new, |g| serde_name(&g.stopped_by)),
-        opt(case.summary.as_ref().map(|s| s.runs)),
-        opt(interference.map(|i| i.interfered)),
-        opt(interference.map(|i| i.interfered as f64 / i.trials.max(1) as f64)),
-        opt(exclude),
-    ]
-}
-
-fn record(case: &CaseResult, s: &Sample) -> Vec<String> {
-    fn opt<T: ToString>(x: Option<T>) -> String {
-        x.map(|x| x.to_string()).unwrap_or_default()
-    }
-    let c = &case.case;
-    let r = &s.child.rusage;
-    let mut row = vec![
-        case.id.to_string(),
-        case.label.clone(),
-        c.method.to_string(),
-        c.pattern.to_string(),
-        c.block_size.to_string(),
-        c.file_size.to_string(),
-        c.workload.to_string(),
-        c.cache.to_string(),
-        c.warm_by.to_string(),
-        opt(c.populate),
-        opt(c.advice),
-        opt(c.share),
-        opt(c.sync),
-        opt(c.sync_call),
-        opt(c.target),
-        opt(c.size_with),
-        opt(c.fill),
-        opt(c.io.stdio_buffer),
-        opt(c.io.iov),
-        opt(c.io.depth),
-        opt(c.io.registered),
-        c.latency.to_string(),
-        s.run.to_string(),
-        s.sequence.to_string(),
-        s.child.wall_ns.to_string(),
-        s.child.setup_ns.to_string(),
-        s.child.teardown_ns.to_string(),
-        s.child.sync_ns.to_string(),
-        s.total_ns.to_string(),
-        r.user_ns.to_string(),
-        r.sys_ns.to_string(),
-        r.minflt.to_string(),
-        r.majflt.to_string(),
-        r.nvcsw.to_string(),
-        r.nivcsw.to_string(),
-        r.inblock.to_string(),
-        r.oublock.to_string(),
-        s.child.max_rss_kib.to_string(),
-        s.child.bytes.to_string(),
-        s.child.syscalls.to_string(),
-        format!("{:#018x}", s.child.checksum),
-        s.residency_before.to_string(),
-        s.residency_after.to_string(),
-        s.residency_source.clone(),
-        s.cache_prepared_by.clone(),
-        s.cache_reached.to_string(),
-    ];
-    let latency = s.child.latency;
-    row.extend([
-        opt(latency.map(|l| l.ops)),
-        opt(latency.map(|l| l.p50_ns)),
-        opt(latency.map(|l| l.p90_ns)),
-        opt(latency.map(|l| l.p99_ns)),
-        opt(latency.map(|l| l.p999_ns)),
-        opt(latency.map(|l| l.max_ns)),
-        opt(c.scale),
-        opt(c.threads.map(|t| t.count)),
-        opt(c.threads.map(|t| t.mode)),
-        opt(s.child.thread_ns.iter().max()),
-        opt(c.procs),
-        // Each process's PSS, `;`-separated (a cell of its own, not a column each).
-        s.child
-            .procs
-            .iter()
-            .map(|p| p.pss_kib.map_or(String::new(), |k| k.to_string()))
-            .collect::<Vec<_>>()
-            .join(";"),
-    ]);
-    row.extend(VMSTAT.iter().map(|k| opt(s.child.vmstat.get(*k))));
-    // The interference record (docs/interference.md): empty cells when it
-    // was off; `interference_reasons` `;`-separated.
-    let i = s.interference.as_ref();
-    let psi = |p: Option<crate::measure::psi::StallDelta>| opt(p.map(|p| p.some_us));
-    row.extend([
-        s.attempt.to_string(),
-        s.excluded.clone().unwrap_or_default(),
-        opt(i.map(|i| i.interfered)),
-        i.map(|i| i.reasons.join(";")).unwrap_or_default(),
-        opt(i.map(|i| i.window_ns)),
-        opt(i.map(|i| i.own_cpu_ns)),
-        opt(i.and_then(|i| i.other_cpu_cores)),
-        opt(i.and_then(|i| i.steal_ns)),
-        psi(i.and_then(|i| i.psi_cpu)),
-        psi(i.and_then(|i| i.psi_io)),
-        psi(i.and_then(|i| i.psi_memory)),
-        opt(i.map(|i| i.own_read_bytes)),
-        opt(i.map(|i| i.own_write_bytes)),
-        opt(i.and_then(|i| i.other_device_read_bytes)),
-        opt(i.and_then(|i| i.other_device_write_bytes)),
-        opt(i.map(|i| i.other_runs)),
-        // The file's device, device-wide, over the trial's measured part.
-        opt(s.child.device.map(|d| d.read_bytes)),
-    ]);
-    row
 }
 
 #[cfg(test)]
@@ -439,10 +492,7 @@ mod tests {
         let results = fixtures::results();
         write_csv(&results, &path).unwrap();
         let (header, rows) = read_back(&path);
-        assert_eq!(header, COLUMNS);
-        let vmstat = COLUMNS.iter().position(|c| *c == VMSTAT[0]).unwrap();
-        assert_eq!(COLUMNS[vmstat..vmstat + VMSTAT.len()], VMSTAT);
-        assert_eq!(COLUMNS[vmstat + VMSTAT.len()], "attempt");
+        assert_eq!(header, super::header());
         let samples: usize = results.cases.iter().map(|c| c.samples.len()).sum();
         assert_eq!(rows.len(), samples);
         assert_eq!(rows.len(), 6);
@@ -549,9 +599,40 @@ mod tests {
     }
 
     #[test]
+    fn each_column_is_named_once() {
+        let mut names = super::header();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), COLUMNS.len());
+    }
+
+    #[test]
+    fn factor_columns_are_the_factor_table_s() {
+        // Each factor column is found in the table, and each column the
+        // table declares has its place in the export.
+        for column in COLUMNS {
+            assert!(column.getter().is_some(), "{}", column.name);
+        }
+        let placed = |name: &str| {
+            COLUMNS
+                .iter()
+                .any(|c| c.name == name && matches!(c.cell, Cell::Factor))
+        };
+        for factor in factor_table::FACTORS {
+            for column in factor.columns {
+                assert!(
+                    placed(column.name),
+                    "{} has no place in COLUMNS",
+                    column.name
+                );
+            }
+        }
+    }
+
+    #[test]
     fn every_column_is_described_in_the_docs() {
         let doc = include_str!("../../docs/csv.md");
-        for column in COLUMNS {
+        for column in super::header() {
             assert!(
                 doc.contains(&format!("| `{column}` |")),
                 "docs/csv.md has no row for {column}"
