@@ -798,6 +798,33 @@ fn dry_run_describes_each_plan_and_runs_nothing() {
     assert_eq!(stdout.matches("  disk: ").count(), 5, "{stdout}");
     assert!(!stdout.contains("Verdicts"), "{stdout}");
     assert!(!holds_data_file(&scratch), "nothing generated");
+    // --full: each preset its own 10 minutes, nothing shared.
+    assert!(!flat(&stdout).contains("shared by"), "{stdout}");
+}
+
+/// A quick `reproduce all` shares one settling budget among its presets and
+/// says so in each power plan; one preset, or --max-time, keeps its own.
+#[test]
+fn a_quick_replay_of_every_study_shares_one_settling_budget() {
+    let scratch = Scratch::new();
+    let out = succeeded(&mut scratch.reproduce("all", ["--quick", "--dry-run"]));
+    let stdout = flat(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        stdout
+            .matches("at most 1 min 30 s of trials, from 3 min 00 s shared by the 5 presets")
+            .count(),
+        5,
+        "{stdout}"
+    );
+    for (preset, flags) in [
+        ("fedorova2019", vec!["--quick", "--dry-run"]),
+        ("all", vec!["--quick", "--dry-run", "--max-time", "45s"]),
+    ] {
+        let out = succeeded(&mut scratch.reproduce(preset, flags));
+        let stdout = flat(&String::from_utf8_lossy(&out.stdout));
+        assert!(!stdout.contains("shared by"), "{stdout}");
+        assert!(stdout.contains(" of trials)"), "{stdout}");
+    }
 }
 
 #[test]
