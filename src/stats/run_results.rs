@@ -10,7 +10,7 @@ use crate::results::Settings;
 use crate::results::{Sample, TrialFailure};
 use crate::stats::analysis::CaseSummary;
 use crate::stats::short_trials::{short_trial, ShortTrial, SHORT_TRIAL_NS};
-use crate::stats::stopping::{group_precision, GroupPrecision};
+use crate::stats::stopping::{group_precision, GroupPrecision, StoppedBy};
 use crate::stats::{RatioEstimate, Verdict};
 
 /// Everything one run produced; rewritten to the exports after every group.
@@ -268,6 +268,29 @@ impl RunResults {
             comparison.p_value = t.p;
             comparison.p_adjusted = t.p_adjusted;
             comparison.verdict = busy::settle(t.verdict, all.verdict, comparison.interfered_share);
+        }
+        // A map's point stopped short of its target because its verdict was
+        // decided or out of reach (`stats::decided`) says so, not that time
+        // ran out.
+        if let Some(target) = stats.precision.filter(|p| p.until_decided) {
+            let looks = super::decided::looks(plan.runs, target.max_runs);
+            let margin = stats.min_effect();
+            for report in precision
+                .iter_mut()
+                .filter(|r| r.stopped_by == StoppedBy::MaxTime)
+            {
+                let ours: Vec<&ComparisonResult> = comparisons
+                    .iter()
+                    .filter(|c| c.group == report.group)
+                    .collect();
+                if !ours.is_empty()
+                    && ours
+                        .iter()
+                        .all(|c| super::decided::comparison_done(c, margin, looks, target.max_runs))
+                {
+                    report.stopped_by = StoppedBy::Decided;
+                }
+            }
         }
         let short_trials = cases
             .iter()
