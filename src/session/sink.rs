@@ -85,8 +85,7 @@ impl<A: Fn(&RawResults) -> RunResults> Sink for SessionSink<'_, A> {
         let decided = needs_more
             && precision.until_decided
             && plan.groups().get(group).is_some_and(|members| {
-                crate::stats::decided::group_done(
-                    &(self.assemble)(raw),
+                (self.assemble)(raw).group_done(
                     members,
                     crate::stats::decided::looks(plan.runs, precision.max_runs),
                     precision.max_runs,

@@ -27,15 +27,15 @@
 //! stays unsettled, as it would most likely have been with every run; it
 //! never gets a verdict from stopping. The unit tests simulate the rule on a
 //! ratio at the edge of the no-effect band, where a false verdict is most
-//! likely: 4000 points called faster 83 times with every run and 87 times
-//! with the rule (no difference: 88 and 94), while a 1.5x point with 10%
-//! noise took 54% of the pairs.
+//! likely (4000 points: 83 called faster with every run), and require the
+//! rule to add at most 10 false calls of either kind, while points far
+//! from the edges keep their verdict and take at most 60% of the pairs.
 //!
 //! Pure arithmetic on assembled results: nothing here measures.
+use super::compare::{RatioEstimate, Verdict};
 use super::effect::LogRatios;
 use super::fdr::ALPHA;
 use super::log_ratios::t_quantile;
-use super::{ComparisonResult, RunResults, Verdict};
 
 /// The CI level each look judges at when the rule may look `looks` times:
 /// the looks together spend a quarter of the run's 5% (Bonferroni).
@@ -75,32 +75,23 @@ pub fn out_of_reach(mean: f64, sd: f64, margin: f64, max_runs: u32) -> bool {
     (mean.abs() - edge).abs() <= h
 }
 
-/// Whether one comparison of a run needs no more runs: decided at the look
-/// level of `looks`, or out of reach of a verdict by `max_runs` pairs. A
-/// comparison the busy-machine rule left unsettled needs more.
-pub fn comparison_done(c: &ComparisonResult, margin: f64, looks: usize, max_runs: u32) -> bool {
-    let Some(s) = LogRatios::of_estimate(&c.throughput_ratio) else {
+/// Whether one comparison of a run, its throughput `ratio` with the run's
+/// `verdict`, needs no more runs: decided at the look level of `looks`, or
+/// out of reach of a verdict by `max_runs` pairs. A comparison the
+/// busy-machine rule left unsettled needs more.
+pub fn comparison_done(
+    ratio: &RatioEstimate,
+    verdict: Verdict,
+    margin: f64,
+    looks: usize,
+    max_runs: u32,
+) -> bool {
+    let Some(s) = LogRatios::of_estimate(ratio) else {
         return false;
     };
-    let decided = firm(c.verdict, s.ratio_ci(look_level(looks)), margin);
+    let decided = firm(verdict, s.ratio_ci(look_level(looks)), margin);
     let sd = s.se * (s.n as f64).sqrt();
-    decided || (c.verdict != Verdict::Unsettled && out_of_reach(s.mean, sd, margin, max_runs))
-}
-
-/// Whether every comparison of the group whose cases are `members` (plan
-/// indices, the baseline first) needs no more runs ([`comparison_done`]);
-/// a group without comparisons is not done.
-pub fn group_done(results: &RunResults, members: &[usize], looks: usize, max_runs: u32) -> bool {
-    let Some(&baseline) = members.first() else {
-        return false;
-    };
-    let margin = results.settings.statistics.min_effect();
-    let mut ours = results
-        .comparisons
-        .iter()
-        .filter(|c| c.baseline == baseline && members.contains(&c.other))
-        .peekable();
-    ours.peek().is_some() && ours.all(|c| comparison_done(c, margin, looks, max_runs))
+    decided || (verdict != Verdict::Unsettled && out_of_reach(s.mean, sd, margin, max_runs))
 }
 
 #[cfg(test)]
@@ -233,6 +224,34 @@ mod tests {
         assert!(out_of_reach(1.04f64.ln(), 0.05, 0.05, 10));
         // The same either way round.
         assert!(out_of_reach(-(1.1f64.ln()), 0.2, 0.05, 10));
+    }
+
+    #[test]
+    fn a_run_s_group_is_done_when_each_comparison_is_decided_or_out_of_reach() {
+        // mmap against read, 1.42x [1.38–1.46] over 3 pairs, faster.
+        let mut run = crate::fixtures::results();
+        run.settings.statistics.min_effect = Some(0.05);
+        let c = &run.comparisons[0];
+        let members = [c.baseline, c.other];
+        // 3 to 6 runs: 4 looks at 99.69%, t(0.9984, 2) ≈ 17.9 against
+        // t(0.975, 2) ≈ 4.3: about 1.26–1.60x, beyond 1.05.
+        assert!(run.group_done(&members, looks(3, 6), 6));
+        // Another group's cases: none of its comparisons, not done.
+        assert!(!run.group_done(&[99], looks(3, 6), 6));
+        // Left unsettled by the busy-machine rule: more runs.
+        run.comparisons[0].verdict = Verdict::Unsettled;
+        assert!(!run.group_done(&members, looks(3, 6), 6));
+        // 1.06x [1.00–1.12] within noise: at 6 pairs the CI would still
+        // cross 1.05, so it is out of reach; at 1000 pairs it is not.
+        run.comparisons[0].verdict = Verdict::WithinNoise;
+        run.comparisons[0].throughput_ratio = crate::stats::RatioEstimate {
+            ratio: 1.06,
+            ci95_low: 1.0,
+            ci95_high: 1.12,
+            pairs: 3,
+        };
+        assert!(run.group_done(&members, looks(3, 6), 6));
+        assert!(!run.group_done(&members, looks(3, 1000), 1000));
     }
 
     #[test]

@@ -127,6 +127,34 @@ impl CaseResult {
 }
 
 impl RunResults {
+    /// Whether every comparison of the group whose cases are `members`
+    /// (plan indices, the baseline first) needs no more runs: decided or
+    /// out of reach ([`super::decided::comparison_done`]); a group without
+    /// comparisons is not done.
+    pub fn group_done(&self, members: &[usize], looks: usize, max_runs: u32) -> bool {
+        let Some(&baseline) = members.first() else {
+            return false;
+        };
+        let margin = self.settings.statistics.min_effect();
+        let mut ours = self
+            .comparisons
+            .iter()
+            .filter(|c| c.baseline == baseline && members.contains(&c.other))
+            .peekable();
+        ours.peek().is_some()
+            && ours.all(|c| {
+                super::decided::comparison_done(
+                    &c.throughput_ratio,
+                    c.verdict,
+                    margin,
+                    looks,
+                    max_runs,
+                )
+            })
+    }
+}
+
+impl RunResults {
     /// The case with id `id`: at its index, as in every run's results, in
     /// constant time; else the first with that id.
     pub fn case(&self, id: usize) -> Option<&CaseResult> {
@@ -284,9 +312,15 @@ impl RunResults {
                     .filter(|c| c.group == report.group)
                     .collect();
                 if !ours.is_empty()
-                    && ours
-                        .iter()
-                        .all(|c| super::decided::comparison_done(c, margin, looks, target.max_runs))
+                    && ours.iter().all(|c| {
+                        super::decided::comparison_done(
+                            &c.throughput_ratio,
+                            c.verdict,
+                            margin,
+                            looks,
+                            target.max_runs,
+                        )
+                    })
                 {
                     report.stopped_by = StoppedBy::Decided;
                 }
