@@ -389,6 +389,33 @@ fn a_map_exports_its_crossovers_and_points_and_run_does_not_contradict_it() {
         text.contains("a full grid at 1.25x would be 51 points"),
         "{text}"
     );
+    // The cost, from real counts: the trials are the points' samples; the
+    // grid's are its 51 points of 2 cases at 3 (--runs) to 6 (--max-runs)
+    // runs each; the shares printed are computed from those.
+    let grid = &json["grid_trials"];
+    assert_eq!(grid["points"], json["grid_points"]);
+    assert_eq!(grid["points"], 51);
+    assert_eq!(
+        (grid["least"].as_u64(), grid["most"].as_u64()),
+        (Some(306), Some(612))
+    );
+    let trials = json["trials"].as_u64().unwrap();
+    for p in points {
+        for case in ["baseline", "other"] {
+            let runs = p[case]["samples"].as_array().unwrap().len();
+            assert!((3..=6).contains(&runs), "3 to 6 runs per case: {p}");
+        }
+    }
+    let cost = format!("{} measurement(s), {trials} trials) in", points.len());
+    assert!(text.contains(&cost), "{cost} not in {text}");
+    let shares = format!(
+        "306 to 612 trials under the same rules (3 to 6 runs of each of its 2 cases per point): \
+         {:.0}% of its points and {:.0}% of its most trials ({:.0}% of its fewest)",
+        100.0 * json["distinct_points"].as_f64().unwrap() / 51.0,
+        100.0 * trials as f64 / 612.0,
+        100.0 * trials as f64 / 306.0
+    );
+    assert!(text.contains(&shares), "{shares} not in {text}");
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.contains("<svg") && page.contains("along block"));
     for c in crossovers {

@@ -183,6 +183,7 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
             target: 0.03,
             max_runs: runs.max(20),
             max_time_s: Some(max_time_s),
+            until_decided: false,
         }),
         adjustment: Default::default(),
         min_trial_ns: args.min_trial_time.map(|s| (s * 1e9) as u64),

@@ -298,6 +298,7 @@ impl MapArgs {
                     target: self.precision.unwrap_or(0.03),
                     max_runs,
                     max_time_s: None,
+                    until_decided: false,
                 }),
                 adjustment: Default::default(),
                 min_trial_ns: self.min_trial_time.map(|s| (s * 1e9) as u64),

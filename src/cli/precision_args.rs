@@ -13,6 +13,7 @@ pub const DEFAULT_PRECISION: Precision = Precision {
     target: 0.05,
     max_runs: 20,
     max_time_s: Some(30.0),
+    until_decided: false,
 };
 
 /// Most runs per case under --precision when --max-runs is not given.
@@ -69,6 +70,7 @@ impl PrecisionArgs {
                 target,
                 max_runs: self.max_runs.unwrap_or(DEFAULT_MAX_RUNS),
                 max_time_s: self.max_time,
+                until_decided: false,
             }),
             None if adaptive => Some(DEFAULT_PRECISION),
             None => None,

@@ -183,6 +183,7 @@ fn preset_statistics(
             target,
             max_runs: max_runs(args, plan),
             max_time_s: Some(budget_s),
+            until_decided: false,
         }),
         min_trial_ns: min_trial_s(args).map(|s| (s * 1e9) as u64),
         adjustment: super::precision_args::DEFAULT_ADJUSTMENT,

@@ -18,6 +18,12 @@ pub struct Precision {
     /// use its share (see [`Precision::group_deadline_s`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_time_s: Option<f64>,
+    /// `faultline map`'s points: also stop adding runs to a group once
+    /// every one of its comparisons is decided at a level made stricter for
+    /// the looks the rule takes (the stopping arithmetic says how); the
+    /// verdict itself is still the run's, at its usual level.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub until_decided: bool,
 }
 
 impl Precision {
@@ -134,6 +140,7 @@ mod tests {
             target: 0.02,
             max_runs: 50,
             max_time_s: Some(40.0),
+            until_decided: false,
         };
         assert_eq!(p.group_deadline_s(0, 4), Some(10.0));
         assert_eq!(p.group_deadline_s(3, 4), Some(40.0));

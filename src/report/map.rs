@@ -140,15 +140,12 @@ pub fn stopped_words(s: Stopped) -> &'static str {
 }
 
 /// What the search cost against a full grid of the same resolution: the
-/// points are counted; the grid's trials are estimated from this map's mean
-/// trials per measurement, and said to be an estimate.
+/// points and trials measured, counted; the grid's points, and its trials
+/// under the same rules (every case from `--runs` to `--max-runs` runs at
+/// every point), from which the share is computed. A map without the
+/// grid's rules (a line of a plane) gives the points only.
 pub fn cost_line(r: &MapResults) -> String {
     let measurements = r.points.len();
-    let mean = if measurements > 0 {
-        r.trials as f64 / measurements as f64
-    } else {
-        0.0
-    };
     let resolution = match r.axis.scale {
         Scale::Log => format!("{}x", r.axis.resolution),
         Scale::Linear => format!("steps of {}", r.axis.resolution),
@@ -158,17 +155,37 @@ pub fn cost_line(r: &MapResults) -> String {
     } else {
         0.0
     };
+    let g = &r.grid_trials;
+    let trials = match g.share(r.trials) {
+        Some((of_most, _)) if g.least == g.most => format!(
+            " and {} trials ({} runs of each of its {} cases per point): {:.0}% of its points and {:.0}% of its trials",
+            g.most,
+            g.runs,
+            g.cases,
+            share,
+            100.0 * of_most
+        ),
+        Some((of_most, of_least)) => format!(
+            " and {} to {} trials under the same rules ({} to {} runs of each of its {} cases per point): {:.0}% of its points and {:.0}% of its most trials ({:.0}% of its fewest)",
+            g.least,
+            g.most,
+            g.runs,
+            g.max_runs,
+            g.cases,
+            share,
+            100.0 * of_most,
+            100.0 * of_least
+        ),
+        None => format!(": {share:.0}% of its points"),
+    };
     format!(
         "search: {} point(s) ({measurements} measurement(s), {} trials) in {:.0} s, {}; a full grid \
-         at {resolution} would be {} points (about {:.0} trials at this map's {:.1} per \
-         measurement): {share:.0}% of its points",
+         at {resolution} would be {} points{trials}",
         r.distinct_points,
         r.trials,
         r.elapsed_s,
         stopped_words(r.stopped),
         r.grid_points,
-        mean * r.grid_points as f64,
-        mean
     )
 }
 
@@ -420,6 +437,7 @@ mod tests {
             distinct_points: points.len(),
             points,
             grid_points: 26,
+            grid_trials: Default::default(),
             stopped: Stopped::Converged,
             elapsed_s: 10.0,
             budget_s: 60.0,
@@ -469,13 +487,34 @@ mod tests {
     fn the_cost_compares_points_with_the_full_grid() {
         let r = results(&[(4.0 * K, Side::BFaster), (1024.0 * K, Side::BFaster)]);
         let line = cost_line(&r);
-        // Two points of 6 trials each against a grid of 26.
+        // Two points of 6 trials each against a grid of 26 without its
+        // rules: points only.
         assert!(
             line.contains("2 point(s) (2 measurement(s), 12 trials)"),
             "{line}"
         );
-        assert!(line.contains("26 points (about 156 trials"), "{line}");
-        assert!(line.contains("8% of its points"), "{line}");
+        assert!(line.ends_with("26 points: 8% of its points"), "{line}");
+        // With them: 26 points of 2 cases, 3 to 6 runs each.
+        let mut r = r;
+        r.grid_trials = crate::stats::map_results::GridTrials::of(26, 2, 3, 6);
+        let line = cost_line(&r);
+        assert!(
+            line.contains(
+                "26 points and 156 to 312 trials under the same rules (3 to 6 runs of \
+                           each of its 2 cases per point): 8% of its points and 4% of its most \
+                           trials (8% of its fewest)"
+            ),
+            "{line}"
+        );
+        r.grid_trials = crate::stats::map_results::GridTrials::of(26, 2, 5, 5);
+        let line = cost_line(&r);
+        assert!(
+            line.ends_with(
+                "26 points and 260 trials (5 runs of each of its 2 cases per point): \
+                            8% of its points and 5% of its trials"
+            ),
+            "{line}"
+        );
     }
 
     #[test]

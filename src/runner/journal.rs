@@ -782,6 +782,7 @@ pub(crate) mod tests {
                 target: 0.05,
                 max_runs: 4,
                 max_time_s: None,
+                until_decided: false,
             }),
             ..Default::default()
         });

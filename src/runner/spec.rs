@@ -269,6 +269,7 @@ mod tests {
                     target: 0.05,
                     max_runs: 9,
                     max_time_s: None,
+                    until_decided: false,
                 }),
                 ..Default::default()
             }),

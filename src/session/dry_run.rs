@@ -616,6 +616,7 @@ mod tests {
             target: 0.05,
             max_runs: 20,
             max_time_s: None,
+            until_decided: false,
         };
         let all = Estimate::of(&plan, Some(&p));
         assert!((all.rounds_s - 32.0 * per_trial).abs() < 1e-9);

@@ -72,15 +72,27 @@ impl<A: Fn(&RawResults) -> RunResults> Sink for SessionSink<'_, A> {
         let in_time = precision
             .group_deadline_s(group, plan.groups().len())
             .is_none_or(|deadline| self.started.elapsed().as_secs_f64() < deadline);
+        let needs_more = in_time
+            && crate::stats::stopping::group_needs_more(
+                plan,
+                &raw.samples,
+                group,
+                precision,
+                exclude,
+            );
+        // A map's point: no more runs once its verdict is decided at the
+        // stricter level of its looks, or out of reach (`stats::decided`).
+        let decided = needs_more
+            && precision.until_decided
+            && plan.groups().get(group).is_some_and(|members| {
+                (self.assemble)(raw).group_done(
+                    members,
+                    crate::stats::decided::looks(plan.runs, precision.max_runs),
+                    precision.max_runs,
+                )
+            });
         MoreRuns {
-            another: in_time
-                && crate::stats::stopping::group_needs_more(
-                    plan,
-                    &raw.samples,
-                    group,
-                    precision,
-                    exclude,
-                ),
+            another: needs_more && !decided,
             forecast: crate::stats::stopping::group_forecast(
                 plan,
                 &raw.samples,

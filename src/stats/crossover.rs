@@ -11,10 +11,12 @@
 //!    factor of 4 (3 to 9 points), on a linear one 5 points;
 //! 2. then, round after round ([`next_points`]), for every **bracket** (two
 //!    neighbouring settled points whose sides differ, with only unsettled
-//!    points between them) the widest gap between measured points inside it
-//!    is split at its middle (geometric on a log axis), snapped to a value the
-//!    factor can take, until the bracket is as tight as asked
-//!    ([`Axis::tight`]) or no gap inside it can be split;
+//!    points between them) the wider of the two gaps at its ends (between an
+//!    end and the nearest point measured inside it) is split at its middle
+//!    (geometric on a log axis), snapped to a value the factor can take,
+//!    until the bracket is as tight as asked ([`Axis::tight`]) or both end
+//!    gaps are (the points next to its ends, inside, are unsettled and
+//!    within the resolution of them);
 //! 3. a settled point that is the only one of its side and ends a bracket is
 //!    measured a second time before the bracket is trusted: when the two
 //!    measurements disagree the point is unsettled, so one stray verdict on a
@@ -230,7 +232,7 @@ pub fn brackets(axis: &Axis, observations: &[Observation]) -> Vec<Bracket> {
 
 /// The points to measure next (empty: the search is done): points measured
 /// once that alone hold their side and end a bracket or name a winner, then the middle
-/// of the widest gap inside each bracket that is not tight. Every value is
+/// of the wider gap at the ends of each bracket that is not tight. Every value is
 /// passed through `snap` and is new and strictly inside its gap.
 pub fn next_points(
     axis: &Axis,
@@ -265,8 +267,12 @@ pub fn next_points(
             .map(|p| p.0)
             .filter(|&x| x >= b.low && x <= b.high)
             .collect();
+        // Only the gaps at the bracket's ends: a point there that settles
+        // moves an end in; between two unsettled points a new one would
+        // most likely be as unsettled as they are.
         let mut gaps: Vec<(f64, f64)> = inside
             .windows(2)
+            .filter(|w| w[0] == b.low || w[1] == b.high)
             .filter(|w| !axis.tight(w[0], w[1]))
             .map(|w| (w[0], w[1]))
             .collect();

@@ -195,6 +195,7 @@ impl Map2Results {
             distinct_points: distinct.len(),
             points,
             grid_points: axis.grid_points(),
+            grid_trials: Default::default(),
             stopped: self.stopped,
             elapsed_s: 0.0,
             budget_s: self.budget_s,

@@ -37,12 +37,16 @@ pub struct MapResults {
     pub crossovers: Vec<Crossover>,
     /// Every measurement, in the order it was made.
     pub points: Vec<MapPoint>,
-    /// Measured trials over all points (warm-ups and excluded trials included).
+    /// Measured trials over all points: every sample of both methods
+    /// (excluded and retried ones included, warm-ups not).
     pub trials: usize,
     /// Distinct values measured.
     pub distinct_points: usize,
     /// How many points a full grid at the resolution would take.
     pub grid_points: usize,
+    /// The trials such a grid would take under the same rules.
+    #[serde(default)]
+    pub grid_trials: GridTrials,
     /// Why the search stopped.
     pub stopped: Stopped,
     /// Seconds the search took.
@@ -55,6 +59,54 @@ pub struct MapResults {
     pub command_line: Vec<String>,
     /// Warnings the points raised, each once.
     pub warnings: Vec<String>,
+}
+
+/// The measured trials a full grid would take under the map's rules: at
+/// each of its points every case runs from the planned runs (`--runs`, when
+/// the precision target is met at once) to `--max-runs` (when it is never
+/// met), as `run` over the same values would; warm-ups and retries of
+/// interfered trials not counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GridTrials {
+    /// Points of the grid.
+    pub points: usize,
+    /// Cases compared at each point (2).
+    pub cases: usize,
+    /// Runs per case at the fewest.
+    pub runs: u32,
+    /// Runs per case at the most.
+    pub max_runs: u32,
+    /// `points · cases · runs`.
+    pub least: usize,
+    /// `points · cases · max_runs`.
+    pub most: usize,
+}
+
+impl GridTrials {
+    /// The grid of `points` points of `cases` cases each, with `runs` to
+    /// `max_runs` runs per case (`max_runs` below `runs` counts as `runs`).
+    pub fn of(points: usize, cases: usize, runs: u32, max_runs: u32) -> GridTrials {
+        let max_runs = max_runs.max(runs);
+        GridTrials {
+            points,
+            cases,
+            runs,
+            max_runs,
+            least: points * cases * runs as usize,
+            most: points * cases * max_runs as usize,
+        }
+    }
+
+    /// `trials` as a share (0–1) of the grid's most and of its least
+    /// trials; `None` for an empty grid.
+    pub fn share(&self, trials: usize) -> Option<(f64, f64)> {
+        (self.least > 0).then(|| {
+            (
+                trials as f64 / self.most as f64,
+                trials as f64 / self.least as f64,
+            )
+        })
+    }
 }
 
 /// Why a search stopped.
@@ -195,6 +247,19 @@ pub fn crossovers(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_grid_counts_every_case_s_runs_at_every_point() {
+        // 26 block sizes, read and stdio, 5 to 10 runs each: 260 to 520.
+        let g = GridTrials::of(26, 2, 5, 10);
+        assert_eq!((g.least, g.most), (260, 520));
+        let (of_most, of_least) = g.share(130).unwrap();
+        assert!((of_most - 0.25).abs() < 1e-12 && (of_least - 0.5).abs() < 1e-12);
+        // Without a precision target the runs are fixed.
+        let fixed = GridTrials::of(26, 2, 10, 0);
+        assert_eq!((fixed.least, fixed.most), (520, 520));
+        assert_eq!(GridTrials::of(0, 2, 5, 10).share(10), None);
+    }
 
     #[test]
     fn a_point_takes_its_side_from_the_verdict_and_counts_both_cases_trials() {

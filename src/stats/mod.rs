@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod compare;
 pub mod crossover;
 pub mod crossover2d;
+pub mod decided;
 pub mod dispersion;
 pub mod effect;
 pub mod fdr;

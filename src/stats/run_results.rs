@@ -10,7 +10,7 @@ use crate::results::Settings;
 use crate::results::{Sample, TrialFailure};
 use crate::stats::analysis::CaseSummary;
 use crate::stats::short_trials::{short_trial, ShortTrial, SHORT_TRIAL_NS};
-use crate::stats::stopping::{group_precision, GroupPrecision};
+use crate::stats::stopping::{group_precision, GroupPrecision, StoppedBy};
 use crate::stats::{RatioEstimate, Verdict};
 
 /// Everything one run produced; rewritten to the exports after every group.
@@ -123,6 +123,34 @@ impl CaseResult {
     /// `--profile-control`'s control trials).
     pub fn counted_samples(&self) -> Vec<Sample> {
         crate::stats::interference::counted(&self.samples)
+    }
+}
+
+impl RunResults {
+    /// Whether every comparison of the group whose cases are `members`
+    /// (plan indices, the baseline first) needs no more runs: decided or
+    /// out of reach ([`super::decided::comparison_done`]); a group without
+    /// comparisons is not done.
+    pub fn group_done(&self, members: &[usize], looks: usize, max_runs: u32) -> bool {
+        let Some(&baseline) = members.first() else {
+            return false;
+        };
+        let margin = self.settings.statistics.min_effect();
+        let mut ours = self
+            .comparisons
+            .iter()
+            .filter(|c| c.baseline == baseline && members.contains(&c.other))
+            .peekable();
+        ours.peek().is_some()
+            && ours.all(|c| {
+                super::decided::comparison_done(
+                    &c.throughput_ratio,
+                    c.verdict,
+                    margin,
+                    looks,
+                    max_runs,
+                )
+            })
     }
 }
 
@@ -268,6 +296,35 @@ impl RunResults {
             comparison.p_value = t.p;
             comparison.p_adjusted = t.p_adjusted;
             comparison.verdict = busy::settle(t.verdict, all.verdict, comparison.interfered_share);
+        }
+        // A map's point stopped short of its target because its verdict was
+        // decided or out of reach (`stats::decided`) says so, not that time
+        // ran out.
+        if let Some(target) = stats.precision.filter(|p| p.until_decided) {
+            let looks = super::decided::looks(plan.runs, target.max_runs);
+            let margin = stats.min_effect();
+            for report in precision
+                .iter_mut()
+                .filter(|r| r.stopped_by == StoppedBy::MaxTime)
+            {
+                let ours: Vec<&ComparisonResult> = comparisons
+                    .iter()
+                    .filter(|c| c.group == report.group)
+                    .collect();
+                if !ours.is_empty()
+                    && ours.iter().all(|c| {
+                        super::decided::comparison_done(
+                            &c.throughput_ratio,
+                            c.verdict,
+                            margin,
+                            looks,
+                            target.max_runs,
+                        )
+                    })
+                {
+                    report.stopped_by = StoppedBy::Decided;
+                }
+            }
         }
         let short_trials = cases
             .iter()

@@ -147,6 +147,9 @@ pub enum StoppedBy {
     MaxRuns,
     /// Some comparison did not, and the group's share of `--max-time` ran out.
     MaxTime,
+    /// Some comparison did not, and every comparison's verdict was decided,
+    /// or out of reach by `--max-runs`, first (a map's point: `stats::decided`).
+    Decided,
     /// The run was interrupted (or is still going).
     Unfinished,
 }
@@ -227,6 +230,7 @@ pub(crate) mod tests {
         target: 0.02,
         max_runs: 50,
         max_time_s: None,
+        until_decided: false,
     };
 
     /// Adds pairs to every comparison until the rule says stop; returns

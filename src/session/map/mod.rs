@@ -15,7 +15,7 @@ use crate::files::outputs::Files;
 use crate::plan::factors::Factors;
 use crate::plan::Plan;
 use crate::stats::crossover::{self, Axis};
-use crate::stats::map_results::{self, MapPoint, MapResults, Stopped};
+use crate::stats::map_results::{self, GridTrials, MapPoint, MapResults, Stopped};
 
 pub mod factors;
 pub mod plane;
@@ -123,8 +123,32 @@ impl MapSpec {
         (self.factor.snap)(x, &self.factors)
     }
 
+    /// The trials a full grid at the resolution would take under this map's
+    /// rules: its points, each with the cases of a point's plan, from the
+    /// planned runs to the precision rule's most.
+    pub fn grid_trials(&self) -> Result<GridTrials> {
+        let plan = self.plan_at(self.axis.low)?;
+        let max_runs = self
+            .config
+            .statistics_or_default()
+            .precision
+            .map_or(plan.runs, |p| p.max_runs);
+        Ok(GridTrials::of(
+            self.axis.grid_points(),
+            plan.cases.len(),
+            plan.runs,
+            max_runs,
+        ))
+    }
+
     /// The results so far.
-    fn results(&self, points: &[MapPoint], stopped: Stopped, started: Instant) -> MapResults {
+    fn results(
+        &self,
+        points: &[MapPoint],
+        grid: GridTrials,
+        stopped: Stopped,
+        started: Instant,
+    ) -> MapResults {
         let label = |x: f64| self.factor.unit.label(x);
         let first = points.first();
         let methods = match first {
@@ -151,6 +175,7 @@ impl MapSpec {
             trials: points.iter().map(|p| p.trials).sum(),
             distinct_points: distinct.len(),
             grid_points: self.axis.grid_points(),
+            grid_trials: grid,
             stopped,
             elapsed_s: started.elapsed().as_secs_f64(),
             budget_s: self.budget_s,
@@ -181,6 +206,9 @@ impl MapSpec {
         let mut config = self.config.clone();
         if let Some(p) = config.statistics.get_or_insert_default().precision.as_mut() {
             p.max_time_s = Some(p.max_time_s.map_or(share, |t| t.min(share)));
+            // A point far from any boundary stops once its verdict is
+            // decided (at a level made stricter for the looks).
+            p.until_decided = true;
         }
         // Each point's warnings are said once, at the end, not per point.
         let quiet = crate::console::quiet();
@@ -203,6 +231,7 @@ impl MapSpec {
         let mut points: Vec<MapPoint> = Vec::new();
         let mut environment = None;
         let mut warnings: Vec<String> = Vec::new();
+        let grid = self.grid_trials()?;
         let mut todo = self.axis.coarse(&|x| self.snap(x));
         let mut round = 0;
         let stopped = 'search: loop {
@@ -252,7 +281,7 @@ impl MapSpec {
                     }
                     points.push(point);
                 }
-                let mut so_far = self.results(&points, Stopped::Interrupted, started);
+                let mut so_far = self.results(&points, grid, Stopped::Interrupted, started);
                 so_far.environment = environment.clone();
                 so_far.warnings = warnings.clone();
                 self.write(&so_far)?;
@@ -265,7 +294,7 @@ impl MapSpec {
                 self.snap(x)
             });
         };
-        let mut results = self.results(&points, stopped, started);
+        let mut results = self.results(&points, grid, stopped, started);
         results.environment = environment;
         results.warnings = warnings;
         self.write(&results)?;
