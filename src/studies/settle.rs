@@ -113,12 +113,11 @@ impl SettleRule for ClaimRule {
         for outcome in self.preset.profile_claims(results) {
             let outcome = outcome.summarised();
             let reason = outcome.unsettled.as_ref().map(|u| u.reason);
-            let reachable = outcome.runs < EARLIEST_GIVE_UP.min(self.max_runs)
-                || outcome
-                    .unsettled
-                    .as_ref()
-                    .and_then(|u| u.more_runs)
-                    .is_some_and(|more| outcome.runs + more <= self.max_runs);
+            let reachable = outcome
+                .unsettled
+                .as_ref()
+                .and_then(|u| u.more_runs)
+                .is_some_and(|more| outcome.runs + more <= self.max_runs);
             if wants_runs(outcome.verdict, reason) && reachable {
                 for case in self.preset.profile_cases(&self.cases) {
                     wanted.extend(self.index(&case));
@@ -130,12 +129,6 @@ impl SettleRule for ClaimRule {
         wanted
     }
 }
-
-/// The fewest paired runs after which a claim whose spread says it cannot
-/// be settled within the cap gets no more: before it, the spread of a few
-/// pairs decides nothing (on this machine, write2020's first 10 pairs said
-/// "needs about 203 more" on one pass and 15 said "27 more" on another).
-pub const EARLIEST_GIVE_UP: usize = 16;
 
 /// Whether a comparison of `runs` paired runs is at one of the looks the
 /// settling rule takes: the pilot (`pilot` runs, the planned ones), each
@@ -172,15 +165,11 @@ pub fn comparisons_wanting_runs(
         return Vec::new();
     }
     // A claim whose spread says it needs more runs than the cap allows, or
-    // that sits on an edge, is left to say so; but not before
-    // [`EARLIEST_GIVE_UP`] runs, since the spread of a few pairs is too
-    // rough a guide to stop on.
+    // that sits on an edge, is left to say so.
     let reachable = match outcome.unsettled.as_ref() {
-        Some(u) if u.reason == Reason::BudgetSpent => {
-            outcome.runs < EARLIEST_GIVE_UP.min(max_runs)
-                || u.more_runs
-                    .is_some_and(|more| outcome.runs + more <= max_runs)
-        }
+        Some(u) if u.reason == Reason::BudgetSpent => u
+            .more_runs
+            .is_some_and(|more| outcome.runs + more <= max_runs),
         _ => true,
     };
     if !reachable {
@@ -350,26 +339,11 @@ mod tests {
             assert!(wanted.contains(&&c.pairs[k].0) && wanted.contains(&&c.pairs[k].1));
         }
         assert!(!wanted.contains(&&c.pairs[0].0));
-        // The cap: at max_runs nothing runs. Needing more than it allows
-        // stops a claim only from EARLIEST_GIVE_UP runs on: the spread of
-        // 5 pairs is too rough a guide.
+        // The cap: at max_runs, or needing more than it allows, nothing runs.
         assert!(runs_wanted(&c, &o, 5, 5).is_empty());
         let more = o.unsettled.as_ref().unwrap().more_runs.unwrap();
-        assert!(5 + more - 1 > EARLIEST_GIVE_UP, "{more}");
-        assert!(!runs_wanted(&c, &o, 5, 5 + more - 1).is_empty());
-        let (c, o) = judged(
-            p,
-            &[
-                ci(2.5, 3.0, 16),
-                ci(1.4, 2.1, 16),
-                ci(2.5, 3.0, 16),
-                ci(1.4, 2.1, 16),
-            ],
-        );
-        assert_eq!(o.verdict, ClaimVerdict::Unsettled);
-        let more = o.unsettled.as_ref().unwrap().more_runs.unwrap();
-        assert!(runs_wanted(&c, &o, 5, 16 + more - 1).is_empty());
-        assert!(!runs_wanted(&c, &o, 5, 16 + more).is_empty());
+        assert!(runs_wanted(&c, &o, 5, 5 + more - 1).is_empty());
+        assert!(!runs_wanted(&c, &o, 5, 5 + more).is_empty());
     }
 
     #[test]
