@@ -376,10 +376,11 @@ fn judge_effects(
         .iter()
         .map(|j| j.0.input.interfered_share)
         .fold(0.0, f64::max);
-    // A claim whose comparisons can no longer give it the quorum it needs
-    // does not hold, whatever the undecided ones say: "not similar" when
-    // every comparison against it is (a "similar" claim refuted by points
-    // clearly outside its band), else "mixed", with the counts.
+    // A claim whose comparisons can no longer give "holds" the quorum it
+    // needs, and every one against it says "not similar", is not similar
+    // whatever the undecided ones say (a "similar" claim refuted by points
+    // clearly outside its band). Otherwise a claim waits while some verdict
+    // can still reach its quorum, and is mixed when none can.
     let holds_possible = count(ClaimVerdict::Holds) + u >= need;
     let against: Vec<ClaimVerdict> = order[1..]
         .iter()
@@ -391,7 +392,7 @@ fn judge_effects(
         None if !holds_possible && against == [ClaimVerdict::NotSimilar] => {
             (ClaimVerdict::NotSimilar, None)
         }
-        None if !could || !holds_possible => (ClaimVerdict::Mixed, None),
+        None if !could => (ClaimVerdict::Mixed, None),
         None => (
             ClaimVerdict::Unsettled,
             Some(unsettled_by(&undecided, busy_share)),
@@ -1054,11 +1055,16 @@ mod tests {
         let pairs = [inside.clone(), inside.clone(), inside.clone(), open.clone()];
         assert_eq!(run(0.75, &pairs).verdict, Holds);
         // Two against a claim that needs 3 of 4: it cannot hold whatever the
-        // undecided one says, and no verdict has a quorum: mixed, decided.
-        let pairs = [inside.clone(), small.clone(), back.clone(), open];
+        // undecided one says, and no verdict can reach 3: mixed, decided.
+        let pairs = [inside.clone(), small.clone(), back.clone(), open.clone()];
         let o = run(0.75, &pairs);
         assert_eq!(o.verdict, Mixed, "{}", o.explanation);
         assert!(o.unsettled.is_none());
+        // "Holds" cannot reach 3 of 4, but "reversed" still can: not yet
+        // decided (dillon2004's "more pages" claim over 8 comparisons).
+        let pairs = [back.clone(), small.clone(), open.clone(), open];
+        let o = run(0.75, &pairs);
+        assert_eq!(o.verdict, Unsettled, "{}", o.explanation);
         // Without samples, nothing is decided, and it says so.
         let none = judge("x", &Expect::Effect(p), 1.0, "", &[pair(&[1.0], &[1.0])]);
         assert_eq!(none.verdict, Unsettled);
