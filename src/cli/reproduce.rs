@@ -83,7 +83,7 @@ pub struct ReproduceArgs {
     /// `reproduce all --quick` sharing 180s; 10m with --full].
     #[arg(long, value_name = "TIME", value_parser = super::precision_args::parse_duration_s)]
     pub max_time: Option<f64>,
-    /// Most paired runs of any case while settling claims [default: 64 with --quick, 5 times the
+    /// Most paired runs of any case while settling claims [default: 40 with --quick, 5 times the
     /// study's runs with --full].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(faultline::plan::MAX_RUNS)))]
     pub max_runs: Option<u32>,
@@ -162,7 +162,7 @@ pub const QUICK_RESERVE_S: f64 = 20.0;
 /// The same with --full.
 pub const FULL_MAX_TIME_S: f64 = 600.0;
 /// Most paired runs of a case while settling, at quick scope.
-pub const QUICK_MAX_RUNS: u32 = 64;
+pub const QUICK_MAX_RUNS: u32 = 40;
 
 /// The statistics of one preset's session: a per-group precision target
 /// only when asked for (`--precision P`), for as many runs as settling
