@@ -400,6 +400,7 @@ impl Preset for Fedorova2019 {
                 .unwrap_or(CleanProfile {
                     profile: None,
                     interfered_share: 0.0,
+                    trials: 0,
                 })
         };
         let (read_profile, mmap_profile) = (clean(&read), clean(&mmap));

@@ -198,6 +198,8 @@ pub struct CleanProfile {
     pub profile: Option<ProfileSummary>,
     /// The share of the profiled trials that were interfered with.
     pub interfered_share: f64,
+    /// The profiled trials, interfered with or not.
+    pub trials: usize,
 }
 
 /// The profile of `samples` (one case's) from its clean trials only, when
@@ -208,6 +210,7 @@ pub fn clean_profile(samples: &[crate::results::Sample]) -> CleanProfile {
         .filter(|s| s.child.profile.is_some() && !s.profile_control)
         .collect();
     let interfered = profiled.iter().filter(|s| s.interfered()).count();
+    let profiled_count = profiled.len();
     let interfered_share = interfered as f64 / profiled.len().max(1) as f64;
     let kept: Vec<crate::results::Sample> = profiled
         .into_iter()
@@ -217,6 +220,7 @@ pub fn clean_profile(samples: &[crate::results::Sample]) -> CleanProfile {
     CleanProfile {
         profile: crate::stats::profile::summarize_profile(&kept),
         interfered_share,
+        trials: profiled_count,
     }
 }
 
@@ -257,6 +261,17 @@ pub fn judge_clean_share(
             ),
             kind: "share".to_string(),
             level: CLAIM_LEVEL,
+            // The row the exports and the settling rule read its share from.
+            pairs: vec![PairOutcome {
+                label: format!("{label}: {category} share of the main loop's samples"),
+                measured: None,
+                ci: None,
+                published: format!("{:.0}–{:.0}%", band.0 * 100.0, band.1 * 100.0),
+                verdict: Some(ClaimVerdict::Unsettled),
+                runs: clean.trials,
+                interfered_share: clean.interfered_share,
+            }],
+            runs: clean.trials,
             interfered_share: clean.interfered_share,
             ..Default::default()
         };
@@ -371,7 +386,11 @@ mod tests {
         let busy = [trial(60, false), trial(95, true), trial(96, true)];
         let o = judge(&busy);
         assert_eq!(o.verdict, ClaimVerdict::Unsettled);
-        assert_eq!(o.unsettled.unwrap().reason, Reason::MachineBusy);
+        assert_eq!(o.unsettled.as_ref().unwrap().reason, Reason::MachineBusy);
+        // The export's summary keeps the busy share (it is read from the rows).
+        let o = o.summarised();
+        assert!((o.interfered_share - 2.0 / 3.0).abs() < 1e-12, "{o:?}");
+        assert_eq!(o.runs, 3);
     }
 
     #[test]
