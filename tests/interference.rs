@@ -100,6 +100,13 @@ fn a_cpu_busy_helper_beside_the_trials_is_recorded_and_warned_about() {
         );
         // The trial's own CPU is not counted as others'.
         assert!(r["own_cpu_ns"].as_u64().unwrap() > 0, "{r}");
+        // A one-thread trial records its own thread's wait for a CPU, over
+        // a span inside the window.
+        let wait = &r["own_cpu_wait"];
+        let span = wait["span_ns"].as_u64().expect("own_cpu_wait.span_ns");
+        let waited = wait["waited_ns"].as_u64().expect("own_cpu_wait.waited_ns");
+        assert!(span > 0 && span <= r["window_ns"].as_u64().unwrap(), "{r}");
+        assert!(waited <= span, "{r}");
     }
     for case in cases(&results) {
         let tally = &case["interference"];
@@ -128,15 +135,22 @@ fn a_cpu_busy_helper_beside_the_trials_is_recorded_and_warned_about() {
         .iter()
         .any(|w| w.as_str().unwrap().contains("trials interfered")));
     // The CSV carries the record too.
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let header: Vec<&str> = text.lines().next().unwrap().split(',').collect();
-    let column = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    for row in text.lines().skip(1) {
-        let cells: Vec<&str> = row.split(',').collect();
-        assert_eq!(cells[column("interfered")], "true", "{row}");
-        let others: f64 = cells[column("other_cpu_cores")].parse().unwrap();
-        assert!(others >= 0.5, "{row}");
+    // Read as CSV: a group label holds commas inside its quotes.
+    let mut reader = csv::Reader::from_path(&csv).unwrap();
+    let header = reader.headers().unwrap().clone();
+    let column = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let mut rows = 0;
+    for row in reader.records() {
+        let row = row.unwrap();
+        rows += 1;
+        assert_eq!(&row[column("interfered")], "true", "{row:?}");
+        let others: f64 = row[column("other_cpu_cores")].parse().unwrap();
+        assert!(others >= 0.5, "{row:?}");
+        let waited: u64 = row[column("own_cpu_waited_ns")].parse().unwrap();
+        let span: u64 = row[column("own_cpu_wait_span_ns")].parse().unwrap();
+        assert!(span > 0 && waited <= span, "{row:?}");
     }
+    assert_eq!(rows, 6);
 }
 
 #[test]

@@ -342,6 +342,18 @@ pub const COLUMNS: &[Column] = &[
     // A mixed case's bytes written, a file set's files opened.
     Column::of("bytes_written", |r| opt(r.sample.child.bytes_written)),
     Column::of("files_opened", |r| opt(r.sample.child.files_opened)),
+    Column::of("own_cpu_waited_ns", |r| {
+        opt(r
+            .interference()
+            .and_then(|i| i.own_cpu_wait)
+            .map(|w| w.waited_ns))
+    }),
+    Column::of("own_cpu_wait_span_ns", |r| {
+        opt(r
+            .interference()
+            .and_then(|i| i.own_cpu_wait)
+            .map(|w| w.span_ns))
+    }),
 ];
 
 /// The header row: every column's name, in order.
