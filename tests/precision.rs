@@ -814,3 +814,35 @@ fn the_dry_run_plans_the_precision_target_from_the_calibrated_noise() {
     let fixed = dry_run(&["--runs", "3"]);
     assert!(!fixed.contains("noise:"), "{fixed}");
 }
+
+/// The rules given no --runs stop a group's runs once its verdicts are
+/// decided; an explicit --precision stops on the CI's width alone, and
+/// --runs adds no runs. The dry run says which, as the output does.
+#[test]
+fn the_default_rules_stop_a_group_once_its_verdicts_are_decided_and_say_so() {
+    let scratch = Scratch::new();
+    let rules = |extra: &[&str]| -> String {
+        let out = succeeded(scratch.run(["--dry-run", "--size", "1M"]).args(extra));
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let start = flat.find("rules: ").expect("a rules line");
+        flat[start..].split(" noise:").next().unwrap().to_string()
+    };
+    let default = rules(&[]);
+    assert!(
+        default
+            .contains("within ±5.0% or its verdict is decided (at most 20 per case, 30 s in all)"),
+        "{default}"
+    );
+    let asked = rules(&["--precision", "5%"]);
+    assert!(
+        asked.contains("within ±5.0% (at most 30 per case)"),
+        "{asked}"
+    );
+    assert!(!asked.contains("decided ("), "{asked}");
+    let fixed = rules(&["--runs", "4"]);
+    assert!(
+        fixed.contains("4 runs per case (--runs; no runs added)"),
+        "{fixed}"
+    );
+}

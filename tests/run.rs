@@ -103,6 +103,57 @@ fn cold_is_cold_and_warm_is_warm() {
     }
 }
 
+/// A warm file the last trial only read, and left whole in the cache, is
+/// not evicted and read back for the next trial of the same warm state: it
+/// is kept, and says so. Every other trial is prepared afresh: the first
+/// of each warm group, and any after a cold trial or a warm trial of
+/// another kind (`--warm-by`).
+#[test]
+fn a_warm_file_is_kept_between_trials_that_only_read_it() {
+    let scratch = Scratch::new();
+    let results = scratch.run_json(
+        Flags::new()
+            .size("8M")
+            .method("read,mmap")
+            .cache("cold,warm")
+            .flag("--warm-by", "seq,random")
+            .runs(3),
+    );
+    let mut all = samples(&results);
+    all.sort_by_key(|(_, s)| s["sequence"].as_u64().unwrap());
+    let case_count = results["cases"].as_array().unwrap().len();
+    assert_eq!(all.len(), case_count * 3, "3 runs of every case");
+    let mut kept = 0;
+    let mut previous: Option<(String, String)> = None;
+    for (case, sample) in &all {
+        let by = sample["cache_prepared_by"].as_str().unwrap();
+        let cache = case["cache"].as_str().unwrap();
+        let warm_by = case["warm_by"].as_str().unwrap_or("seq").to_string();
+        if cache == "warm" {
+            let fresh = format!("evict+{warm_by}-read");
+            let keep = format!("kept-from-evict+{warm_by}-read");
+            let same_before = previous == Some(("warm".to_string(), warm_by.clone()));
+            if by == keep {
+                kept += 1;
+                assert!(same_before, "kept after {previous:?}: {sample}");
+                assert_eq!(sample["residency_before"].as_f64(), Some(1.0));
+            } else {
+                assert!(by.starts_with(&fresh), "{by} for a {warm_by} warm trial");
+            }
+            if !same_before {
+                assert!(by.starts_with(&fresh), "first after {previous:?}: {by}");
+            }
+        } else {
+            assert!(!by.starts_with("kept"), "a cold trial kept: {by}");
+        }
+        previous = Some((cache.to_string(), warm_by));
+    }
+    // Each warm group's 5 trials after its first had every page left
+    // resident by a read; reclaim might take a page now and then, but not
+    // from all of them.
+    assert!(kept >= 2, "{kept} kept of the warm trials");
+}
+
 #[test]
 fn json_export_holds_every_field_with_plausible_values() {
     let scratch = Scratch::new();

@@ -7,13 +7,17 @@ use faultline::plan::precision::{Adjustment, Precision, Statistics};
 use faultline::plan::Plan;
 
 /// Precision of every run given no --runs (and no --precision): ±5%, at most
-/// 20 runs per case and 30 s. One rule set for every run: the default
-/// comparison and a sweep of patterns and blocks alike.
+/// 20 runs per case and 30 s, and a group stops adding runs once every one
+/// of its comparisons is decided (`stats::decided`: its CI, at a level made
+/// stricter for the looks the rule takes, lies beyond or inside the ±5%
+/// band, or no run up to 20 could change that). One rule set for every run:
+/// the default comparison and a sweep of patterns and blocks alike. An
+/// explicit `--precision` asks for the CI's width and stops on that alone.
 pub const DEFAULT_PRECISION: Precision = Precision {
     target: 0.05,
     max_runs: 20,
     max_time_s: Some(30.0),
-    until_decided: false,
+    until_decided: true,
 };
 
 /// Most runs per case under --precision when --max-runs is not given.
@@ -34,7 +38,8 @@ pub const DEFAULT_ADJUSTMENT: Adjustment = Adjustment::Holm;
 #[command(next_help_heading = "Statistics")]
 pub struct PrecisionArgs {
     /// Add alternating runs to each group until every comparison's 95% CI is within ±P
-    /// (e.g. 2%), or --max-runs or --max-time is reached [without --runs: 5%, 20 runs, 30 s].
+    /// (e.g. 2%), or --max-runs or --max-time is reached [without --runs: 5%, 20 runs, 30 s, or
+    /// until every verdict of the group is decided].
     #[arg(long, value_name = "P", value_parser = parse_precision)]
     pub precision: Option<f64>,
     /// With --precision: most measured runs per case [default: 30].

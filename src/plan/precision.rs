@@ -82,9 +82,14 @@ impl Statistics {
         };
         let how = match &self.precision {
             Some(p) => format!(
-                "{runs} runs per case to start, more until each comparison's 95% CI is within {} \
+                "{runs} runs per case to start, more until each comparison's 95% CI is within {}{} \
                  (at most {} per case{})",
                 pct(p.target),
+                if p.until_decided {
+                    " or its verdict is decided"
+                } else {
+                    ""
+                },
                 p.max_runs,
                 p.max_time_s
                     .map(|t| format!(", {t:.0} s in all"))

@@ -90,7 +90,8 @@ pub fn statistics_lines(results: &RunResults) -> Vec<String> {
             StoppedBy::MaxRuns => "NOT reached: --max-runs spent".to_string(),
             StoppedBy::MaxTime => "NOT reached: its share of --max-time spent".to_string(),
             StoppedBy::Decided => {
-                "NOT reached: its verdict was decided (or out of reach) first".to_string()
+                "not needed: every verdict was decided (or out of reach of --max-runs) first"
+                    .to_string()
             }
             StoppedBy::Unfinished => "NOT reached: the run did not finish".to_string(),
         };

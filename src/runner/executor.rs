@@ -20,7 +20,7 @@ use crate::measure::residency::{self, Residency};
 use crate::plan::cache::reached;
 use crate::plan::{Case, Plan};
 use crate::results::{ChildReport, RawResults, Sample, TrialFailure};
-use crate::runner::cache::Preparer;
+use crate::runner::cache::{KeptWarm, Preparer, TrialTouch};
 use crate::runner::cgroup::TrialCgroup;
 use crate::runner::checksums::ChecksumBook;
 use crate::runner::journal::Entry;
@@ -91,6 +91,8 @@ pub struct Executor<'a> {
     bar: &'a indicatif::ProgressBar,
     spawner: Spawner,
     preparer: Preparer,
+    /// The warm file the last trial left as prepared, kept for the next.
+    kept_warm: KeptWarm,
     rule: Option<Rule>,
     /// Every checksum so far, by the work it stands for.
     book: ChecksumBook,
@@ -148,6 +150,7 @@ impl<'a> Executor<'a> {
             preparer: Preparer {
                 drop_caches: spec.drop_caches,
             },
+            kept_warm: KeptWarm::default(),
             rule: spec.interference().threshold.map(Rule::with_threshold),
             book,
             namer: None,
@@ -199,6 +202,19 @@ impl<'a> Executor<'a> {
             return Ok(Outcome::Stopped);
         }
         let after = measure_residency(datasets)?;
+        self.kept_warm.after_trial(
+            &dataset.path,
+            TrialTouch {
+                state: case.cache,
+                by: case.warm_by,
+                may_disturb: datasets.len() > 1
+                    || case.writes_file()
+                    || case.memory_budget.is_some()
+                    || ran.report.is_err(),
+                all_resident_after: after.total_pages > 0
+                    && after.resident_pages >= after.total_pages,
+            },
+        );
         self.watch_others(warnings, case, slot.run, &ran.seen);
         self.sequence += 1;
         let around = Around {
@@ -234,6 +250,22 @@ impl<'a> Executor<'a> {
         let preparer = &self.preparer;
         let dataset = &datasets[0];
         let set = datasets.len() > 1;
+        // The last trial left this file as this case wants it: start from
+        // it if every page is still there (`KeptWarm`).
+        if !set
+            && self
+                .kept_warm
+                .may_keep(&dataset.path, case.cache, case.warm_by)
+        {
+            let before = measure_residency(datasets)?;
+            if before.total_pages > 0 && before.resident_pages >= before.total_pages {
+                return Ok(Prepared {
+                    by: KeptWarm::label(case.warm_by),
+                    before,
+                    reached: true,
+                });
+            }
+        }
         let mut by = if set {
             preparer.prepare_set(datasets, case.cache, case.warm_by)?
         } else {

@@ -75,6 +75,35 @@ pub fn out_of_reach(mean: f64, sd: f64, margin: f64, max_runs: u32) -> bool {
     (mean.abs() - edge).abs() <= h
 }
 
+/// The pairs a comparison whose log ratios have mean `mean` and sd `sd` is
+/// expected to take before this rule stops it, for the time-left forecast:
+/// the fewest `n` from `least` up to `max_runs` at which its CI at the look
+/// level of `looks` would no longer reach across the nearer edge of the
+/// band `±margin` (decided, faster or slower or within it), or `least` when
+/// it is out of reach already ([`out_of_reach`]); `max_runs` when neither
+/// happens sooner.
+pub fn pairs_to_decide(
+    mean: f64,
+    sd: f64,
+    margin: f64,
+    looks: usize,
+    least: usize,
+    max_runs: u32,
+) -> usize {
+    let most = (max_runs as usize).max(least);
+    if out_of_reach(mean, sd, margin, max_runs) {
+        return least;
+    }
+    let distance = (mean.abs() - margin.max(0.0).ln_1p()).abs();
+    let level = look_level(looks);
+    (least.max(2)..=most)
+        .find(|&n| {
+            let n = n as f64;
+            t_quantile(0.5 + level / 2.0, n - 1.0) * sd / n.sqrt() < distance
+        })
+        .unwrap_or(most)
+}
+
 /// Whether one comparison of a run, its throughput `ratio` with the run's
 /// `verdict`, needs no more runs: decided at the look level of `looks`, or
 /// out of reach of a verdict by `max_runs` pairs. A comparison the
@@ -252,6 +281,26 @@ mod tests {
         };
         assert!(run.group_done(&members, looks(3, 6), 6));
         assert!(!run.group_done(&members, looks(3, 1000), 1000));
+    }
+
+    #[test]
+    fn the_forecast_of_pairs_to_decide_follows_the_distance_from_the_edge() {
+        let (margin, looks) = (0.05, looks(5, 20));
+        // 2x at 14% a pair: far beyond +5%, decided within a few pairs more.
+        let far = pairs_to_decide(2f64.ln(), 0.14, margin, looks, 5, 20);
+        assert!((5..=10).contains(&far), "{far}");
+        // 1.2x is nearer the edge: later, but before the cap.
+        let near = pairs_to_decide(1.2f64.ln(), 0.14, margin, looks, 5, 20);
+        assert!(near > far && near < 20, "{near} vs {far}");
+        // On the edge and noisy: out of reach, so it stops now.
+        assert_eq!(pairs_to_decide(1.05f64.ln(), 0.2, margin, looks, 7, 20), 7);
+        // Never fewer than the pairs it has.
+        assert_eq!(pairs_to_decide(3f64.ln(), 0.01, margin, looks, 9, 20), 9);
+        // Each forecast n is where the look-level CI first clears the edge.
+        let level = look_level(looks);
+        let h = |n: usize| t_quantile(0.5 + level / 2.0, n as f64 - 1.0) * 0.14 / (n as f64).sqrt();
+        let d = 2f64.ln() - 0.05f64.ln_1p();
+        assert!(h(far) < d && (far == 5 || h(far - 1) >= d));
     }
 
     #[test]

@@ -130,9 +130,25 @@ pub fn group_forecast(
 ) -> Option<(usize, usize)> {
     let comparisons = group_log_ratios(plan, samples, g, exclude_interfered)?;
     let now = comparisons.iter().map(Vec::len).min()?;
+    let looks = super::decided::looks(plan.runs, precision.max_runs);
     let needed = comparisons
         .iter()
-        .map(|logs| pairs_needed(precision, plan.runs as usize, logs))
+        .map(|logs| {
+            let precise = pairs_needed(precision, plan.runs as usize, logs);
+            // Stopping once decided (the default rule) may come sooner; the
+            // band is taken as the target's (the default --min-effect).
+            match LogRatios::of(logs).filter(|_| precision.until_decided) {
+                Some(s) => precise.min(super::decided::pairs_to_decide(
+                    s.mean,
+                    s.sd,
+                    precision.target,
+                    looks,
+                    logs.len().max(plan.runs as usize),
+                    precision.max_runs,
+                )),
+                None => precise,
+            }
+        })
         .max()?;
     Some((now, needed.max(now)))
 }
