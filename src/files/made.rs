@@ -39,13 +39,14 @@ pub fn by_faultline(path: &Path) -> bool {
 /// Whether `head`, the first bytes of a file, carry one of faultline's marks.
 pub fn is_marked(head: &[u8]) -> bool {
     let contains = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
-    // A run's export, or `map`'s or `advise`'s, or calibrate's noise record
-    // (their format key first).
+    // A run's export, or `map`'s or `advise`'s, calibrate's noise record, or
+    // the trial times runs record (their format key first).
     let json = head.first() == Some(&b'{')
         && (contains(b"\"faultline_version\":")
             || contains(b"\"faultline_map\":")
             || contains(b"\"faultline_advise\":")
-            || contains(b"\"faultline_noise\":"));
+            || contains(b"\"faultline_noise\":")
+            || contains(b"\"faultline_trial_times\":"));
     // The samples CSV, the timeline CSV beside it, and the claims CSV.
     let csv = head.starts_with(b"case_id,method_label,")
         || head.starts_with(b"case,method,run,")

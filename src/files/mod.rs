@@ -20,3 +20,4 @@ pub mod outputs;
 pub mod readback;
 pub mod scratch;
 pub mod sweep;
+pub mod trial_times;

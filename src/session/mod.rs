@@ -25,6 +25,7 @@ pub mod dry_run;
 pub mod map;
 mod setup;
 mod sink;
+mod timing;
 
 pub use setup::planned_file_sizes;
 
@@ -208,6 +209,8 @@ impl Session {
             results
         };
         let mut kept = resume.done.len();
+        // A resumed run's trials ran at two times: not a measure of either.
+        let fresh = resume.done.is_empty();
         let mut sink = sink::SessionSink {
             journal: &mut journal,
             kept: &mut kept,
@@ -224,6 +227,7 @@ impl Session {
             },
         };
         let outcome = runner::run_trials(&spec, &rig, &files, &progress, resume, &mut sink);
+        let trials_s = sink.started.elapsed().as_secs_f64();
         progress.finish_and_clear();
         // Every exit once trials have run says where they are kept and how
         // to go on: the journal and the exact command, quoted for the shell.
@@ -235,6 +239,14 @@ impl Session {
         };
         let raw = outcome.map_err(after_trials)?;
         let results = assemble(&raw);
+        if raw.complete && fresh {
+            let when = results.environment.captured_at.clone().unwrap_or_default();
+            let statistics = spec.statistics_or_default();
+            timing::record(
+                &guard.dir,
+                timing::measured(plan, &raw, trials_s, &statistics, &when),
+            );
+        }
         exports
             .write_all(&results)
             .context("writing the exports")

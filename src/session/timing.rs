@@ -1,0 +1,83 @@
+//! What a complete run's trials took, kept for later dry runs
+//! ([`crate::files::trial_times`]): per case, the median of its trials'
+//! wall time as the child measured it, plus the run's own cost per trial
+//! around the child (cache preparation, the spawn, residency checks), and
+//! the runs it took under the run's rules.
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::files::trial_times::{self, CaseTime};
+use crate::plan::precision::Statistics;
+use crate::plan::Plan;
+use crate::results::RawResults;
+
+/// The trial times of `raw`, a complete run of `plan` whose trials took
+/// `trials_s` seconds of wall time in all, under `statistics`; measured
+/// `when`.
+pub fn measured(
+    plan: &Plan,
+    raw: &RawResults,
+    trials_s: f64,
+    statistics: &Statistics,
+    when: &str,
+) -> BTreeMap<String, CaseTime> {
+    let warmups = plan.cases.len() * plan.warmup as usize;
+    let trials = raw.samples.len() + raw.failures.len() + warmups;
+    if trials == 0 {
+        return BTreeMap::new();
+    }
+    let child_s: f64 = raw
+        .samples
+        .iter()
+        .map(|s| s.child.wall_ns as f64 / 1e9)
+        .sum();
+    // What the run spent around its children (warm-ups' own time too).
+    let around = ((trials_s - child_s) / trials as f64).max(0.0);
+    let rules = statistics.rules_words(plan.runs);
+    let mut out = BTreeMap::new();
+    for (id, case) in plan.cases.iter().enumerate() {
+        let mut walls: Vec<f64> = raw
+            .samples
+            .iter()
+            .filter(|s| s.case == id && !s.profile_control)
+            .map(|s| s.child.wall_ns as f64 / 1e9)
+            .collect();
+        if walls.is_empty() {
+            continue;
+        }
+        walls.sort_by(f64::total_cmp);
+        let median = walls[walls.len() / 2];
+        let runs = raw
+            .samples
+            .iter()
+            .filter(|s| s.case == id && !s.profile_control)
+            .map(|s| s.run + 1)
+            .max()
+            .unwrap_or(plan.runs);
+        if let Some(key) = trial_times::key(case) {
+            out.insert(
+                key,
+                CaseTime {
+                    seconds: median + around,
+                    runs,
+                    rules: rules.clone(),
+                    when: when.to_string(),
+                },
+            );
+        }
+    }
+    out
+}
+
+/// Records them in data directory `dir`; a failure is a warning, never the
+/// run's.
+pub fn record(dir: &Path, measured: BTreeMap<String, CaseTime>) {
+    if measured.is_empty() {
+        return;
+    }
+    if let Err(e) = trial_times::record(dir, measured) {
+        crate::console::warning(&format!(
+            "could not record the trial times for later dry runs: {e}"
+        ));
+    }
+}
