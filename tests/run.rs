@@ -322,8 +322,9 @@ fn generated_file_is_reused_and_clean_removes_only_faultlines_files() {
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("2 file(s) removed"),
-        "the data file and the kept journal (the other run removed its own): {stdout}"
+        stdout.contains("3 file(s) removed"),
+        "the data file, the kept journal (the other run removed its own) and the trial times \
+         the runs recorded for later dry runs: {stdout}"
     );
     assert!(keep.exists());
     let files_left = |dir: &std::path::Path| -> Vec<std::path::PathBuf> {

@@ -40,7 +40,7 @@ pub struct CleanedSet {
 }
 
 /// Removes the files faultline created in `dir` (generated datasets, file
-/// sets and leftover temporaries), in `dir/runs` (run journals) and in
+/// sets, leftover temporaries, and its records of trial times and noise), in `dir/runs` (run journals) and in
 /// `dir/scratch` (write targets). A file must have faultline's name, belong
 /// to this user, and carry faultline's marker: a dataset holds the bytes its
 /// name's seed makes, a journal is one that `is_journal` accepts (the
@@ -67,9 +67,16 @@ pub fn clean(dir: &Path, is_journal: &dyn Fn(&Path) -> bool) -> Result<Cleaned> 
         (name.starts_with("faultline-fresh-") || name.starts_with("faultline-overwrite-"))
             && name.ends_with(DATA_SUFFIX)
     };
+    // The records runs and calibrate keep (trial times, the noise), when
+    // they carry faultline's format key.
+    let record = |path: &Path, name: &str| {
+        (name == super::trial_times::FILE || name == super::noise::FILE)
+            && super::made::by_faultline(path)
+    };
     // Killed runs' temporaries beside their exports, and their marks.
     removed.extend(remove_leftovers(dir));
     remove_matching(dir, &dataset, &mut removed)?;
+    remove_matching(dir, &record, &mut removed)?;
     remove_matching(&dir.join("runs"), &journal, &mut removed)?;
     remove_matching(&dir.join(SUBDIR), &scratch, &mut removed)?;
     let sets = clean_file_sets(dir)?;
@@ -178,8 +185,17 @@ mod tests {
         .unwrap();
         fs::write(dir.path().join("runs").join("other.journal"), b"").unwrap();
         let is_journal = |p: &Path| fs::read(p).is_ok_and(|b| b.starts_with(b"{\"a journal\""));
+        // Its records go; a file of the same name it did not write stays.
+        let times = dir.path().join(super::super::trial_times::FILE);
+        super::super::trial_times::record(dir.path(), Default::default()).unwrap();
+        fs::write(
+            dir.path().join(super::super::noise::FILE),
+            b"{\"pair_sd\": 0.1}",
+        )
+        .unwrap();
         let removed = clean(dir.path(), &is_journal).unwrap();
-        assert_eq!(removed.files, vec![a.path.clone(), journal]);
+        assert_eq!(removed.files, vec![a.path.clone(), times, journal]);
+        assert!(dir.path().join(super::super::noise::FILE).exists());
         assert!(removed.sets.is_empty());
         assert!(dir.path().join("runs").join("other.journal").exists());
         assert!(dir
