@@ -22,6 +22,7 @@ use crate::runner::{self, Rig};
 use crate::stats::RunResults;
 
 pub mod dry_run;
+mod estimate;
 pub mod map;
 mod setup;
 mod sink;
@@ -209,7 +210,6 @@ impl Session {
             results
         };
         let mut kept = resume.done.len();
-        // A resumed run's trials ran at two times: not a measure of either.
         let fresh = resume.done.is_empty();
         let mut sink = sink::SessionSink {
             journal: &mut journal,
@@ -239,14 +239,7 @@ impl Session {
         };
         let raw = outcome.map_err(after_trials)?;
         let results = assemble(&raw);
-        if raw.complete && fresh {
-            let when = results.environment.captured_at.clone().unwrap_or_default();
-            let statistics = spec.statistics_or_default();
-            timing::record(
-                &guard.dir,
-                timing::measured(plan, &raw, trials_s, &statistics, &when),
-            );
-        }
+        timing::record_run(&guard.dir, &spec, &raw, (trials_s, fresh), &results);
         exports
             .write_all(&results)
             .context("writing the exports")

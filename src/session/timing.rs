@@ -69,9 +69,28 @@ pub fn measured(
     out
 }
 
+/// Records the trial times of a run of `spec` whose trials took `trials_s`
+/// seconds, in data directory `dir`: only a complete run that was not
+/// resumed (`fresh`; a resumed run's trials ran at two times, a measure of
+/// neither).
+pub fn record_run(
+    dir: &Path,
+    spec: &crate::runner::RunSpec,
+    raw: &RawResults,
+    (trials_s, fresh): (f64, bool),
+    results: &crate::stats::RunResults,
+) {
+    if !raw.complete || !fresh {
+        return;
+    }
+    let when = results.environment.captured_at.clone().unwrap_or_default();
+    let statistics = spec.statistics_or_default();
+    record(dir, measured(&spec.plan, raw, trials_s, &statistics, &when));
+}
+
 /// Records them in data directory `dir`; a failure is a warning, never the
 /// run's.
-pub fn record(dir: &Path, measured: BTreeMap<String, CaseTime>) {
+fn record(dir: &Path, measured: BTreeMap<String, CaseTime>) {
     if measured.is_empty() {
         return;
     }
