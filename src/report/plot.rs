@@ -40,6 +40,7 @@ use plotters::style::RGBColor;
 use self::chart::{ChartRow, LegendEntry, Mark, RowChart, Swatch, XyChart, XySeries};
 use super::fmt::ratio;
 use super::groups::{groups, Group};
+use super::row_limit::{thousands, MAX_PLOT_ROWS};
 use super::table::{case_row, Row};
 use crate::error::{Error, Result};
 use crate::files::atomic::{write_atomically, SHARED_MODE};
@@ -711,8 +712,43 @@ pub fn cycles_plot(results: &RunResults) -> Option<Plot> {
 }
 
 /// Renders a row chart into a [`Plot`].
+/// A plot of more than [`MAX_PLOT_ROWS`] rows draws the first of them
+/// only, and its caption says so.
 fn row_plot(name: &str, title: &str, caption: String, chart: &RowChart) -> Plot {
-    plot_of(name, title, caption, chart.height(), chart.render(title))
+    let items = chart
+        .rows
+        .iter()
+        .filter(|r| matches!(r, ChartRow::Item { .. }))
+        .count();
+    if items <= MAX_PLOT_ROWS {
+        return plot_of(name, title, caption, chart.height(), chart.render(title));
+    }
+    // Up to and including the last item drawn (no heading left hanging).
+    let mut seen = 0;
+    let end = chart
+        .rows
+        .iter()
+        .position(|r| {
+            if matches!(r, ChartRow::Item { .. }) {
+                seen += 1;
+            }
+            seen == MAX_PLOT_ROWS
+        })
+        .map_or(chart.rows.len(), |i| i + 1);
+    let cut = RowChart {
+        x_label: chart.x_label.clone(),
+        x_scale: chart.x_scale,
+        x_range: chart.x_range,
+        rows: chart.rows[..end].to_vec(),
+        legend: chart.legend.clone(),
+        reference: chart.reference,
+    };
+    let caption = format!(
+        "{caption} Only the first {} of its {} rows are drawn; the run's JSON export holds every case and comparison.",
+        thousands(MAX_PLOT_ROWS),
+        thousands(items)
+    );
+    plot_of(name, title, caption, cut.height(), cut.render(title))
 }
 
 /// A small SVG that says the plot could not be drawn, and why.
