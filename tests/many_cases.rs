@@ -18,6 +18,15 @@ fn export(scratch: &Scratch, name: &str, cases: usize, seed: u64) -> PathBuf {
     path
 }
 
+/// Makes the first case of `export` 100 times as slow (by its summary), so
+/// that the cases' times span more than one axis shows well.
+fn slow_first_case(export: &Path) {
+    let mut results = common::read_json(export);
+    let mean = &mut results["cases"][0]["summary"]["time_ns"]["mean"];
+    *mean = serde_json::Value::from(mean.as_f64().expect("a mean time") * 100.0);
+    std::fs::write(export, serde_json::to_vec_pretty(&results).unwrap()).unwrap();
+}
+
 /// Runs `faultline report EXPORT -o r.html` and returns the page.
 fn report(scratch: &Scratch, export: &Path) -> String {
     let html = scratch.path("r.html");
@@ -127,4 +136,27 @@ fn compare_reads_several_exports_and_names_the_first_bad_one() {
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
         assert!(stderr.contains(named), "{stderr}");
     }
+}
+
+#[test]
+fn times_far_apart_get_a_plot_per_group_unless_there_are_more_groups_than_a_page_shows() {
+    let scratch = Scratch::new();
+    // 20 groups: one time plot each.
+    let some = export(&scratch, "some.json", 40, 1);
+    slow_first_case(&some);
+    let html = report(&scratch, &some);
+    assert!(html.contains("id=\"plot-time-20\""));
+    assert!(!html.contains("id=\"plot-time\""));
+    // 1,050 groups: one time plot, cut to its row limit.
+    let many = export(&scratch, "many.json", 2_100, 1);
+    slow_first_case(&many);
+    let html = report(&scratch, &many);
+    assert!(!html.contains("id=\"plot-time-1\""));
+    let time = &html[html.find("id=\"plot-time\"").expect("one time plot")..];
+    let caption = &time[..time.find("</figure>").expect("figure closed")];
+    assert!(
+        caption.contains("Only the first 500 of its 2,100 rows are drawn"),
+        "{}",
+        &caption[caption.len().saturating_sub(400)..]
+    );
 }

@@ -173,12 +173,16 @@ const OFF_CPU: RGBColor = RGBColor(205, 205, 205);
 /// Elapsed (wall-clock) time bars.
 const WALL: RGBColor = RGBColor(90, 90, 90);
 
+/// The most groups drawn as a "where the time goes" plot each.
+pub const MAX_GROUP_PLOTS: usize = 100;
+
 /// Every plot the results can fill: `throughput` and `time` when a case has
 /// a summary, `ratios` when there is a comparison.
 /// Also every trial's throughput (`samples`), the latency percentiles when
 /// a case recorded them (`latency`), and, when the cases' times span more
 /// than [`strip::LOG_SPAN`] times, one time plot per group (`time-1`, …)
-/// instead of one whose slow cases leave the fast ones as slivers.
+/// instead of one whose slow cases leave the fast ones as slivers (up to
+/// [`MAX_GROUP_PLOTS`] groups; more make one plot, cut to its row limit).
 /// `cycles` beside the time plots when a case was profiled.
 pub fn plots(results: &RunResults) -> Vec<Plot> {
     let mut out: Vec<Plot> = [
@@ -201,7 +205,9 @@ pub fn plots(results: &RunResults) -> Vec<Plot> {
         .fold((f64::INFINITY, 0.0f64), |(l, h), &t| (l.min(t), h.max(t)));
     let all = groups(results);
     let any_summary = results.cases.iter().any(|c| c.summary.is_some());
-    if any_summary && all.len() > 1 && hi / lo > strip::LOG_SPAN {
+    // Times too far apart for one axis: a plot per group, unless there are
+    // more groups than a page shows plots (then one, cut to its row limit).
+    if any_summary && all.len() > 1 && all.len() <= MAX_GROUP_PLOTS && hi / lo > strip::LOG_SPAN {
         for (i, g) in all.iter().enumerate() {
             out.extend(time_plot_of(
                 results,
