@@ -159,7 +159,8 @@ pub(crate) fn profiled_results() -> RunResults {
         (Category::OtherKernel, 0.15),
     ];
     for (case, shares) in [(0, &read[..]), (1, &mmap[..])] {
-        results.cases[case].summary.as_mut().unwrap().profile = Some(profile_summary(shares));
+        results.cases[case].summary.as_mut().unwrap().profile =
+            Some(Box::new(profile_summary(shares)));
     }
     results
 }

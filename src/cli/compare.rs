@@ -47,13 +47,45 @@ pub fn read_export(path: &Path) -> anyhow::Result<RunResults> {
     })
 }
 
+/// Reads several exports ([`read_export`]), as many at a time as there are
+/// CPUs; a failure is the first export's, in the order given, that failed.
+pub fn read_exports(paths: &[PathBuf]) -> anyhow::Result<Vec<RunResults>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(paths.len());
+    if workers <= 1 {
+        return paths.iter().map(|p| read_export(p)).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let read: Vec<Mutex<Option<anyhow::Result<RunResults>>>> =
+        paths.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(path) = paths.get(i) else {
+                    break;
+                };
+                let run = read_export(path);
+                *read[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(run);
+            });
+        }
+    });
+    read.into_iter()
+        .zip(paths)
+        .map(|(slot, path)| {
+            slot.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(|| Err(anyhow::anyhow!("{}: was not read", path.display())))
+        })
+        .collect()
+}
+
 /// Reads the exports and prints them side by side.
 pub fn execute(args: &CompareArgs) -> anyhow::Result<ExitCode> {
-    let runs = args
-        .exports
-        .iter()
-        .map(|p| read_export(p))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let runs = read_exports(&args.exports)?;
     let refs: Vec<&RunResults> = runs.iter().collect();
     let fleet = fleet(&refs)?;
     let names: Vec<String> = args

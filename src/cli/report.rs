@@ -55,11 +55,7 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     files.output("--output", &output)?;
     let several = args.results.len() > 1;
     // An export that cannot be read is bad input, as in `compare`.
-    let runs: Vec<RunResults> = args
-        .results
-        .iter()
-        .map(|p| super::compare::read_export(p))
-        .collect::<anyhow::Result<_>>()?;
+    let runs: Vec<RunResults> = super::compare::read_exports(&args.results)?;
     // An export of a reproduction gets its claims judged again from its
     // samples (an export written before claims were exported has none).
     let runs: Vec<RunResults> = runs

@@ -25,6 +25,7 @@ pub use super::escape::escape;
 use super::groups::groups;
 use super::markdown::{flatten, shell_word};
 use super::plot::{plots, Plot};
+use super::row_limit::{left_out, MAX_ROWS};
 use super::table::{case_row, outlier_count, Row, HEADERS, OUTLIER_NOTE};
 use super::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::error::Result;
@@ -362,7 +363,7 @@ pub(crate) fn push_verdicts(out: &mut String, results: &RunResults, lines: &[Str
         out.push_str("<p>No comparisons.</p>\n");
     } else {
         out.push_str("<ul class=\"lines verdicts\">\n");
-        for (cmp, line) in results.comparisons.iter().zip(lines) {
+        for (cmp, line) in results.comparisons.iter().zip(lines).take(MAX_ROWS) {
             let (class, word) = match cmp.verdict {
                 Verdict::Faster => ("faster", "faster"),
                 Verdict::Slower => ("slower", "slower"),
@@ -375,8 +376,20 @@ pub(crate) fn push_verdicts(out: &mut String, results: &RunResults, lines: &[Str
             ));
         }
         out.push_str("</ul>\n");
+        let total = results.comparisons.len().min(lines.len());
+        if total > MAX_ROWS {
+            push_left_out(out, MAX_ROWS, total, "verdicts");
+        }
     }
     out.push_str("</section>\n");
+}
+
+/// The paragraph saying how many rows a table or list left out.
+fn push_left_out(out: &mut String, shown: usize, total: usize, what: &str) {
+    out.push_str(&format!(
+        "<p class=\"lede\">{}.</p>\n",
+        escape(&left_out(shown, total, what))
+    ));
 }
 
 /// One plot, its SVG inlined, in a figure with its caption.
@@ -412,7 +425,11 @@ pub(crate) fn push_results(out: &mut String, results: &RunResults) {
         out.push_str("<p>No cases.</p>\n");
     }
     let latency = super::table::shows_latency(results);
+    let mut shown = 0;
     for group in groups(results) {
+        if shown == MAX_ROWS {
+            break;
+        }
         out.push_str(&format!("<h3>{}</h3>\n", escape(&group.heading)));
         out.push_str("<div class=\"scroll\"><table class=\"cases\">\n<thead><tr>");
         for (i, h) in HEADERS.iter().enumerate() {
@@ -420,7 +437,8 @@ pub(crate) fn push_results(out: &mut String, results: &RunResults) {
             out.push_str(&format!("<th scope=\"col\"{class}>{}</th>", escape(h)));
         }
         out.push_str("</tr></thead>\n<tbody>\n");
-        for case in &group.cases {
+        for case in group.cases.iter().take(MAX_ROWS - shown) {
+            shown += 1;
             out.push_str("<tr>");
             match case_row(case, results, latency) {
                 Row::Measured(cells) => {
@@ -443,6 +461,9 @@ pub(crate) fn push_results(out: &mut String, results: &RunResults) {
         }
         out.push_str("</tbody>\n</table></div>\n");
     }
+    if results.cases.len() > shown {
+        push_left_out(out, shown, results.cases.len(), "cases");
+    }
     let any_outliers = results
         .cases
         .iter()
@@ -461,10 +482,14 @@ fn push_lines(out: &mut String, id: &str, title: &str, lines: &[String]) {
     out.push_str(&format!(
         "<section id=\"{id}\">\n<h2>{title}</h2>\n<ul class=\"lines\">\n"
     ));
-    for line in lines {
+    for line in lines.iter().take(MAX_ROWS) {
         out.push_str(&format!("<li>{}</li>\n", escape(line)));
     }
-    out.push_str("</ul>\n</section>\n");
+    out.push_str("</ul>\n");
+    if lines.len() > MAX_ROWS {
+        push_left_out(out, MAX_ROWS, lines.len(), "lines");
+    }
+    out.push_str("</section>\n");
 }
 
 /// The environment as a two-column table of its described fields, sizes

@@ -22,17 +22,25 @@ pub fn write_json(results: &RunResults, path: &Path) -> Result<()> {
 /// Reads results written by [`write_json`].
 ///
 /// The file is opened as every input is ([`crate::input::open`]: a
-/// regular file only) and read up to [`crate::input::MAX_JSON_BYTES`],
-/// whole, then parsed from memory: serde_json parses a slice two to three
-/// times as fast as a reader (which it reads byte by byte), and an export
-/// of 100,000 cases is 700 MB. A file that does not start as a JSON object
-/// is refused after its first kilobyte, not read whole.
+/// regular file only) and read up to [`crate::input::MAX_JSON_BYTES`].
+/// A file that does not start as a JSON object is refused after its first
+/// kilobyte, not read whole. An export of up to [`SLICE_BYTES`] is read
+/// whole and parsed from memory (serde_json parses a slice faster than a
+/// reader, which it reads byte by byte); a larger one is parsed as it is
+/// read, so that its text (700 MB for 100,000 cases) and the results are
+/// never held at once.
 pub fn read_json(path: &Path) -> Result<RunResults> {
+    read_json_whole_up_to(path, SLICE_BYTES)
+}
+
+/// [`read_json`], reading an export of up to `slice_bytes` whole.
+fn read_json_whole_up_to(path: &Path, slice_bytes: u64) -> Result<RunResults> {
     let what = "JSON export";
     let parse = |e: serde_json::Error| {
         Error::io("parse", path, io::Error::new(io::ErrorKind::InvalidData, e))
     };
     let file = crate::input::open(path, what)?;
+    let size = file.metadata().map(|m| m.len()).unwrap_or(u64::MAX);
     let mut reader = crate::input::limited(file, path, what, crate::input::MAX_JSON_BYTES)?;
     let mut bytes = Vec::new();
     (&mut reader)
@@ -48,11 +56,26 @@ pub fn read_json(path: &Path) -> Result<RunResults> {
             return Err(parse(e));
         }
     }
+    if size > slice_bytes {
+        let reader = io::BufReader::with_capacity(1 << 16, io::Cursor::new(bytes).chain(reader));
+        // An error reading the file is the reader's, not the JSON's.
+        return serde_json::from_reader(reader).map_err(|e| {
+            if e.is_io() {
+                Error::io("read", path, io::Error::from(e))
+            } else {
+                parse(e)
+            }
+        });
+    }
     reader
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io("read", path, e))?;
     serde_json::from_slice(&bytes).map_err(parse)
 }
+
+/// The largest export [`read_json`] reads whole before parsing it; a larger
+/// one is parsed from a reader.
+pub const SLICE_BYTES: u64 = 64 << 20;
 
 #[cfg(test)]
 mod tests {
@@ -120,10 +143,51 @@ mod tests {
 
         let torn = dir.path().join("torn.json");
         std::fs::write(&torn, "{\"environment\": {").unwrap();
-        let err = read_json(&torn).unwrap_err().to_string();
-        assert!(
-            err.starts_with("parse ") && err.contains("torn.json"),
-            "{err}"
+        // Read whole or parsed as it is read, the same error.
+        for whole_up_to in [SLICE_BYTES, 0] {
+            let err = read_json_whole_up_to(&torn, whole_up_to)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with("parse ") && err.contains("torn.json"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_large_export_parsed_as_it_is_read_gives_the_same_results() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.json");
+        let results = fixtures::results();
+        write_json(&results, &path).unwrap();
+        let whole = read_json_whole_up_to(&path, SLICE_BYTES).unwrap();
+        let streamed = read_json_whole_up_to(&path, 0).unwrap();
+        assert_eq!(
+            serde_json::to_value(&streamed).unwrap(),
+            serde_json::to_value(&whole).unwrap()
         );
+        assert_eq!(
+            serde_json::to_value(&streamed).unwrap(),
+            serde_json::to_value(&results).unwrap()
+        );
+        // Trailing text after the object is refused either way.
+        let mut text = std::fs::read(&path).unwrap();
+        text.extend_from_slice(b"{}");
+        std::fs::write(&path, &text).unwrap();
+        for whole_up_to in [SLICE_BYTES, 0] {
+            let err = read_json_whole_up_to(&path, whole_up_to)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("trailing characters"), "{err}");
+        }
+        // Something other than an object, refused after its first kilobyte.
+        std::fs::write(&path, "[1, 2, 3]").unwrap();
+        for whole_up_to in [SLICE_BYTES, 0] {
+            let err = read_json_whole_up_to(&path, whole_up_to)
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with("parse "), "{err}");
+        }
     }
 }

@@ -31,6 +31,7 @@ pub mod markdown;
 pub mod plot;
 pub mod precision;
 pub mod profile;
+pub mod row_limit;
 mod spread;
 pub mod table;
 pub mod terminal;

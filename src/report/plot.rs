@@ -40,6 +40,7 @@ use plotters::style::RGBColor;
 use self::chart::{ChartRow, LegendEntry, Mark, RowChart, Swatch, XyChart, XySeries};
 use super::fmt::ratio;
 use super::groups::{groups, Group};
+use super::row_limit::{thousands, MAX_PLOT_ROWS};
 use super::table::{case_row, Row};
 use crate::error::{Error, Result};
 use crate::files::atomic::{write_atomically, SHARED_MODE};
@@ -172,12 +173,16 @@ const OFF_CPU: RGBColor = RGBColor(205, 205, 205);
 /// Elapsed (wall-clock) time bars.
 const WALL: RGBColor = RGBColor(90, 90, 90);
 
+/// The most groups drawn as a "where the time goes" plot each.
+pub const MAX_GROUP_PLOTS: usize = 100;
+
 /// Every plot the results can fill: `throughput` and `time` when a case has
 /// a summary, `ratios` when there is a comparison.
 /// Also every trial's throughput (`samples`), the latency percentiles when
 /// a case recorded them (`latency`), and, when the cases' times span more
 /// than [`strip::LOG_SPAN`] times, one time plot per group (`time-1`, …)
-/// instead of one whose slow cases leave the fast ones as slivers.
+/// instead of one whose slow cases leave the fast ones as slivers (up to
+/// [`MAX_GROUP_PLOTS`] groups; more make one plot, cut to its row limit).
 /// `cycles` beside the time plots when a case was profiled.
 pub fn plots(results: &RunResults) -> Vec<Plot> {
     let mut out: Vec<Plot> = [
@@ -200,7 +205,9 @@ pub fn plots(results: &RunResults) -> Vec<Plot> {
         .fold((f64::INFINITY, 0.0f64), |(l, h), &t| (l.min(t), h.max(t)));
     let all = groups(results);
     let any_summary = results.cases.iter().any(|c| c.summary.is_some());
-    if any_summary && all.len() > 1 && hi / lo > strip::LOG_SPAN {
+    // Times too far apart for one axis: a plot per group, unless there are
+    // more groups than a page shows plots (then one, cut to its row limit).
+    if any_summary && all.len() > 1 && all.len() <= MAX_GROUP_PLOTS && hi / lo > strip::LOG_SPAN {
         for (i, g) in all.iter().enumerate() {
             out.extend(time_plot_of(
                 results,
@@ -711,8 +718,43 @@ pub fn cycles_plot(results: &RunResults) -> Option<Plot> {
 }
 
 /// Renders a row chart into a [`Plot`].
+/// A plot of more than [`MAX_PLOT_ROWS`] rows draws the first of them
+/// only, and its caption says so.
 fn row_plot(name: &str, title: &str, caption: String, chart: &RowChart) -> Plot {
-    plot_of(name, title, caption, chart.height(), chart.render(title))
+    let items = chart
+        .rows
+        .iter()
+        .filter(|r| matches!(r, ChartRow::Item { .. }))
+        .count();
+    if items <= MAX_PLOT_ROWS {
+        return plot_of(name, title, caption, chart.height(), chart.render(title));
+    }
+    // Up to and including the last item drawn (no heading left hanging).
+    let mut seen = 0;
+    let end = chart
+        .rows
+        .iter()
+        .position(|r| {
+            if matches!(r, ChartRow::Item { .. }) {
+                seen += 1;
+            }
+            seen == MAX_PLOT_ROWS
+        })
+        .map_or(chart.rows.len(), |i| i + 1);
+    let cut = RowChart {
+        x_label: chart.x_label.clone(),
+        x_scale: chart.x_scale,
+        x_range: chart.x_range,
+        rows: chart.rows[..end].to_vec(),
+        legend: chart.legend.clone(),
+        reference: chart.reference,
+    };
+    let caption = format!(
+        "{caption} Only the first {} of its {} rows are drawn; the run's JSON export holds every case and comparison.",
+        thousands(MAX_PLOT_ROWS),
+        thousands(items)
+    );
+    plot_of(name, title, caption, cut.height(), cut.render(title))
 }
 
 /// A small SVG that says the plot could not be drawn, and why.

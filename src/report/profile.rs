@@ -372,7 +372,7 @@ mod tests {
             "workload 80% ±2, user memcpy 15% ±2, syscall entry/exit 4%, rest 1%"
         );
         let mut results = fixtures::profiled_results();
-        results.cases[0].summary.as_mut().unwrap().profile = Some(p);
+        results.cases[0].summary.as_mut().unwrap().profile = Some(Box::new(p));
         assert!(profile_lines(&results)[0].ends_with("in 3 trials, user time only)"));
         let p = results.cases[0]
             .summary

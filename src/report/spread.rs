@@ -100,8 +100,8 @@ mod tests {
         // The spread is computed into the summary (the report computes nothing).
         for case in &mut results.cases {
             if let Some(summary) = case.summary.as_mut() {
-                summary.threads = crate::stats::spread::thread_spread(&case.samples);
-                summary.procs = crate::stats::spread::proc_spread(&case.samples);
+                summary.threads = crate::stats::spread::thread_spread(&case.samples).map(Box::new);
+                summary.procs = crate::stats::spread::proc_spread(&case.samples).map(Box::new);
             }
         }
         let lines = spread_lines(&results);
@@ -133,7 +133,7 @@ mod tests {
             mode: crate::plan::ThreadMode::Split,
         });
         let procs = crate::stats::spread::proc_spread(&results.cases[1].samples);
-        results.cases[1].summary.as_mut().unwrap().procs = procs;
+        results.cases[1].summary.as_mut().unwrap().procs = procs.map(Box::new);
         let lines = spread_lines(&results);
         assert!(
             lines[1].contains("PSS not measured with --threads"),

@@ -405,14 +405,14 @@ mod tests {
 
         let mut results = fixtures::results();
         let summary = results.cases[1].summary.as_mut().unwrap();
-        summary.latency = Some(LatencySummary {
+        summary.latency = Some(Box::new(LatencySummary {
             trials: 3,
             p50_ns: fixtures::summary(2_500.0, 10.0, None),
             p90_ns: fixtures::summary(4_000.0, 10.0, None),
             p99_ns: fixtures::summary(81_250.0, 10.0, None),
             p999_ns: fixtures::summary(120_000.0, 10.0, None),
             max_ns: fixtures::summary(900_000.0, 10.0, None),
-        });
+        }));
         let table = render_table(&results);
         let header = table.lines().next().unwrap();
         assert!(

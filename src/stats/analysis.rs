@@ -60,13 +60,13 @@ pub struct CaseSummary {
     pub residency_after: f64,
     /// Latency percentiles across the trials, when they were recorded (`--latency`).
     #[serde(default)]
-    pub latency: Option<super::latency::LatencySummary>,
+    pub latency: Option<Box<super::latency::LatencySummary>>,
     /// How the threads of its trials differed (`--threads`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub threads: Option<super::spread::Spread>,
+    pub threads: Option<Box<super::spread::Spread>>,
     /// How the processes of its trials differed (`--procs`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub procs: Option<super::spread::Spread>,
+    pub procs: Option<Box<super::spread::Spread>>,
     /// Operations (blocks, or a trace's reads) per second of main loop;
     /// absent in results from before it was counted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -87,7 +87,7 @@ pub struct CaseSummary {
     pub device_wide_read_amplification: Option<f64>,
     /// Where its main loops' CPU time went (`--profile`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile: Option<super::profile::ProfileSummary>,
+    pub profile: Option<Box<super::profile::ProfileSummary>>,
     /// What profiling cost its trials, from its unprofiled control trials
     /// (`--profile-control`), set when the results are assembled; absent
     /// without control trials.
@@ -250,15 +250,15 @@ pub fn summarize_case(samples: &[Sample], metric: Metric) -> Option<CaseSummary>
         read_amplification,
         residency_before: finite_mean(samples.iter().map(|s| s.residency_before))?,
         residency_after: finite_mean(samples.iter().map(|s| s.residency_after))?,
-        latency: super::latency::summarize_latency(samples),
-        threads: super::spread::thread_spread(samples),
-        procs: super::spread::proc_spread(samples),
+        latency: super::latency::summarize_latency(samples).map(Box::new),
+        threads: super::spread::thread_spread(samples).map(Box::new),
+        procs: super::spread::proc_spread(samples).map(Box::new),
         ops_per_s: super::access::ops_per_s(samples),
         footprint: super::access::footprint(samples),
         timeline: super::access::timeline(samples),
         read_bytes_source: Some(OWN_BYTES_SOURCE.to_string()),
         device_wide_read_amplification,
-        profile: super::profile::summarize_profile(samples),
+        profile: super::profile::summarize_profile(samples).map(Box::new),
         profile_cost: None,
     })
 }

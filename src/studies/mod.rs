@@ -393,7 +393,7 @@ pub fn profile_of<'a>(
     results: &'a RunResults,
     case: &Case,
 ) -> Option<&'a crate::stats::profile::ProfileSummary> {
-    summary_of(results, case)?.profile.as_ref()
+    summary_of(results, case)?.profile.as_deref()
 }
 
 /// A category's share of a case's profile with its CI (`31% [27–35]`), `0%`

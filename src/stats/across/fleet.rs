@@ -15,6 +15,7 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::error::{Error, Result};
+use crate::results::Sample;
 use crate::stats::analysis::throughput_bps;
 use crate::stats::{CaseResult, RatioEstimate, RunResults, Verdict};
 
@@ -102,10 +103,19 @@ fn key(c: &CaseResult) -> CaseKey {
 
 /// Throughput of each sample of `case`, keyed by run number.
 fn throughputs(case: &CaseResult, results: &RunResults) -> BTreeMap<u32, f64> {
-    throughputs_of(&case.counted_samples(), results)
+    throughputs_of(&counted(case), results)
 }
 
-fn throughputs_of(samples: &[crate::results::Sample], results: &RunResults) -> BTreeMap<u32, f64> {
+/// The samples of `case` the statistics count (as
+/// [`CaseResult::counted_samples`], without copying them).
+fn counted(case: &CaseResult) -> Vec<&Sample> {
+    case.samples
+        .iter()
+        .filter(|s| s.excluded.is_none())
+        .collect()
+}
+
+fn throughputs_of(samples: &[&Sample], results: &RunResults) -> BTreeMap<u32, f64> {
     samples
         .iter()
         .map(|s| (s.run, throughput_bps(s, results.settings.metric)))
@@ -185,8 +195,13 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
                     let Some(c) = c else {
                         return (None, false);
                     };
-                    let counted = c.counted_samples();
-                    let clean = crate::stats::busy::clean(&counted);
+                    let counted = counted(c);
+                    // The clean ones, as `busy::clean` picks them.
+                    let clean: Vec<&Sample> = counted
+                        .iter()
+                        .copied()
+                        .filter(|s| !s.interfered())
+                        .collect();
                     if clean.len() == counted.len() {
                         (
                             Some(throughputs_of(&counted, r).into_values().collect()),
