@@ -51,7 +51,8 @@ pub struct Preparer {
 /// Kept only when nothing can have changed the cache between the two:
 /// one file (not a set), warmed by `seq` or `random` reads (the folio
 /// sizes they leave are what the state means), a trial that writes no
-/// file and runs in no memory cgroup, and every page resident after it.
+/// file, runs in no memory cgroup and gives its mapping no MADV_HUGEPAGE,
+/// and every page resident after it.
 /// The next trial's residency is measured before it starts as always;
 /// a page missing then means a full preparation again.
 #[derive(Clone, Debug, Default)]

@@ -207,9 +207,12 @@ impl<'a> Executor<'a> {
             TrialTouch {
                 state: case.cache,
                 by: case.warm_by,
+                // MADV_HUGEPAGE lets khugepaged collapse the file's pages
+                // into huge ones afterwards: another layout than prepared.
                 may_disturb: datasets.len() > 1
                     || case.writes_file()
                     || case.memory_budget.is_some()
+                    || case.advice == Some(crate::method::Advice::Hugepage)
                     || ran.report.is_err(),
                 all_resident_after: after.total_pages > 0
                     && after.resident_pages >= after.total_pages,
