@@ -128,7 +128,20 @@ fn a_binary_replaced_mid_run_does_not_change_the_trials() {
                 .runs(2)
                 .export_json(&json),
         );
-    let run = spawn_piped(&mut cmd);
+    // Another test thread's fork may still hold the copy's write
+    // descriptor for a moment (ETXTBSY): try again until it lets go.
+    let mut tries = 0;
+    let run = loop {
+        cmd.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        match cmd.spawn() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy && tries < 100 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            started => break started.expect("faultline starts"),
+        }
+    };
     wait_until("no trial child appeared", || {
         !trial_children(run.id()).is_empty()
     });
