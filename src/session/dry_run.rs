@@ -458,7 +458,10 @@ fn trial_seconds(c: &Case) -> f64 {
             } else {
                 0.0
             };
-            device(bytes).max(waits)
+            let throttled = c
+                .device_rate
+                .map_or(0.0, |r| bytes as f64 / r.bytes_per_s as f64);
+            device(bytes).max(waits).max(throttled)
         }
         None => cached(bytes),
     };
