@@ -494,6 +494,14 @@ pub fn ready(args: &RunArgs) -> anyhow::Result<Ready> {
         )?),
         None => None,
     };
+    if device_rate.is_some() {
+        // The file read (or the data directory it is generated in) and the
+        // write methods' directory must be on a disk the throttle can limit.
+        let read_from = args.file.as_deref().unwrap_or(&config.data_dir);
+        for place in std::iter::once(read_from).chain(args.dir.as_deref()) {
+            faultline::plan::device_rate::device_of(place)?;
+        }
+    }
     let mut plan = factors.plan(&sizes)?;
     for case in &mut plan.cases {
         case.device_rate = device_rate;

@@ -158,21 +158,28 @@ pub fn for_run(probe: &Probe, bytes_per_s: u64) -> Result<DeviceRate> {
 }
 
 /// The whole disk (major, minor) holding `path` (or, when `path` does not
-/// exist yet, its directory): the file system's device from `st_dev`, and
+/// exist yet, its nearest ancestor that does): the file system's device from `st_dev`, and
 /// for a partition its parent disk, as the throttle needs. Fails with one
 /// line for a file system on no block device (tmpfs, overlay, NFS).
 pub fn device_of(path: &Path) -> Result<(u32, u32)> {
     use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::metadata(path)
-        .or_else(|_| std::fs::metadata(path.parent().unwrap_or(Path::new("."))))
-        .map_err(|e| Error::io("find the device of", path, e))?;
+    // A path not made yet (a data directory, a scratch file) is on the
+    // device of its nearest ancestor that exists.
+    let whole = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let meta = whole
+        .ancestors()
+        .find_map(|p| std::fs::metadata(p).ok())
+        .map_or_else(
+            || std::fs::metadata(path).map_err(|e| Error::io("find the device of", path, e)),
+            Ok,
+        )?;
     let dev = meta.dev();
     let (major, minor) = (libc::major(dev), libc::minor(dev));
     whole_disk(Path::new("/sys/dev/block"), major, minor).ok_or_else(|| {
         Error::Plan(format!(
             "--device-rate cannot throttle {}: its file system is on no block device \
-             ({major}:{minor}; tmpfs, overlay or a network file system?); put the data \
-             directory on a disk (--data-dir)",
+             ({major}:{minor}; tmpfs, overlay or a network file system?); read a file (--file) \
+             or use a data directory (--data-dir) on a disk",
             path.display()
         ))
     })

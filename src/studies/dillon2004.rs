@@ -259,7 +259,7 @@ fn io_bound_premise(results: &RunResults) -> String {
     let disk = disk_words(throttle);
     match bound {
         "I/O-bound" => format!("Premise met: {measured}; {disk}."),
-        "not told" => format!("Premise not checked: {measured} The claim's {disk}."),
+        "not told" => format!("Premise not checked: {measured} Which disk: {disk}."),
         _ => format!(
             "Premise not met: the claim is about an I/O-bound machine, and {measured}; so this verdict says what a machine where the cold file is not the bottleneck does, not what Dillon described ({disk})."
         ),
@@ -382,6 +382,31 @@ fn read(block: u64, size: u64, cache: CacheState) -> Case {
         WorkloadKind::Md5,
         cache,
     )
+}
+
+/// A case's trials in a table cell: user/sys/elapsed and faults, means.
+fn trial_cell(results: &RunResults, c: &Case) -> String {
+    summary_of(results, c).map_or("-".to_string(), |s| {
+        let elapsed = s.time_ns.mean / 1e9;
+        let cpu = match cpu_split_of(s, elapsed) {
+            Some((user, sys)) => format!("{user:.3}u {sys:.3}s"),
+            None => format!("user/sys {BELOW_RESOLUTION}"),
+        };
+        format!(
+            "{cpu} {} elapsed, {:.0} faults",
+            secs(Some(elapsed)),
+            (s.per_mib.minflt + s.per_mib.majflt) * c.file_size as f64
+                / crate::stats::analysis::MIB,
+        )
+    })
+}
+
+/// A case's CPU share of elapsed time in a table cell (`-` when not told).
+fn share_cell_of(results: &RunResults, c: &Case) -> String {
+    match cpu_share(results, std::slice::from_ref(c)) {
+        Ok(c) => format!("{:.0}%", c.mean * 100.0),
+        Err(_) => "-".to_string(),
+    }
 }
 
 /// The file size and block sizes a plan's cases use.
@@ -604,25 +629,8 @@ impl Preset for Dillon2004 {
     fn measured(&self, results: &RunResults) -> Vec<Table> {
         let cases: Vec<Case> = results.cases.iter().map(|c| c.case.clone()).collect();
         let (size, blocks) = shape(&cases);
-        let cell = |c: &Case| {
-            summary_of(results, c).map_or("-".to_string(), |s| {
-                let elapsed = s.time_ns.mean / 1e9;
-                let cpu = match cpu_split_of(s, elapsed) {
-                    Some((user, sys)) => format!("{user:.3}u {sys:.3}s"),
-                    None => format!("user/sys {BELOW_RESOLUTION}"),
-                };
-                format!(
-                    "{cpu} {} elapsed, {:.0} faults",
-                    secs(Some(elapsed)),
-                    (s.per_mib.minflt + s.per_mib.majflt) * c.file_size as f64
-                        / crate::stats::analysis::MIB,
-                )
-            })
-        };
-        let share = |c: &Case| match cpu_share(results, std::slice::from_ref(c)) {
-            Ok(c) => format!("{:.0}%", c.mean * 100.0),
-            Err(_) => "-".to_string(),
-        };
+        let cell = |c: &Case| trial_cell(results, c);
+        let share = |c: &Case| share_cell_of(results, c);
         // The CPU-bound and I/O-bound claims: each comparison once, as its
         // claim reads it (the claimed winner's advantage, 90% CI).
         // The throttled pairs (the I/O-bound claim's, when the run had a
