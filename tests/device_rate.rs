@@ -69,25 +69,25 @@ fn a_throttled_cold_read_takes_at_least_its_bytes_over_the_rate() {
     }
 }
 
-/// A data directory on no block device (tmpfs) cannot be throttled: refused
-/// before anything is generated.
+/// A file on no block device (tmpfs) cannot be throttled: refused before
+/// any trial.
 #[test]
 #[ignore = "needs root"]
-fn a_data_directory_on_tmpfs_is_refused_before_anything_runs() {
+fn a_file_on_tmpfs_is_refused_before_anything_runs() {
     require_root("an I/O cgroup for --device-rate");
     let shm = tempfile::tempdir_in("/dev/shm").expect("/dev/shm (tmpfs)");
-    let data = shm.path().join("data");
+    let file = shm.path().join("input");
+    std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
     let s = Scratch::new();
     s.refused(
         Flags::new()
-            .size("1M")
             .method("read")
             .cache("cold")
-            .flag("--device-rate", "8MB/s")
-            .flag("--data-dir", &data),
+            .flag("--file", &file)
+            .flag("--device-rate", "8MB/s"),
         &["--device-rate cannot throttle", "is on no block device"],
     );
-    assert!(!data.exists(), "nothing generated");
+    assert_eq!(std::fs::read(&file).unwrap(), vec![7u8; 1 << 20]);
 }
 
 /// Without root no I/O cgroup can be made: one line, exit 2, before any trial.
