@@ -142,7 +142,17 @@ struct CpuShare {
     range: (f64, f64),
     /// Clean trials counted.
     trials: usize,
+    /// Of them, interfered trials of a throttled case counted by an upper
+    /// bound ([`THROTTLE_LEAST_SHARE`]).
+    bounded: usize,
 }
+
+/// A throttled trial cannot take less than its bytes over the rate (this
+/// share of it: the throttle's first slice may pass a little early), load
+/// or no load; and load only adds CPU time. So an interfered throttled
+/// trial's CPU time over that least time bounds its unloaded CPU share from
+/// above: enough to tell I/O-bound, never CPU-bound.
+const THROTTLE_LEAST_SHARE: f64 = 0.9;
 
 /// The CPU share of elapsed time of `cases`' trials (whole trials: md5's
 /// metric is the whole trial, which is what getrusage spans), from the
@@ -151,17 +161,26 @@ struct CpuShare {
 /// why it cannot be told.
 fn cpu_share(results: &RunResults, cases: &[Case]) -> Result<CpuShare, String> {
     let mut shares = Vec::new();
-    let (mut all, mut short) = (0, 0);
+    let (mut all, mut short, mut bounded) = (0, 0, 0);
     for c in cases {
         let Some(found) = super::find_case(results, c) else {
             continue;
         };
+        let least = c
+            .device_rate
+            .map(|r| THROTTLE_LEAST_SHARE * c.file_size as f64 / r.bytes_per_s as f64);
         for s in found.counted_samples() {
             all += 1;
+            let mut elapsed = s.total_ns as f64 / 1e9;
             if s.interfered() {
-                continue;
+                match least {
+                    Some(least) => {
+                        elapsed = least;
+                        bounded += 1;
+                    }
+                    None => continue,
+                }
             }
-            let elapsed = s.total_ns as f64 / 1e9;
             if elapsed < CPU_SPLIT_RESOLUTION_S || s.child.passes.is_some_and(|n| n > 1) {
                 short += 1;
                 continue;
@@ -192,6 +211,7 @@ fn cpu_share(results: &RunResults, cases: &[Case]) -> Result<CpuShare, String> {
                 (a.min(x), b.max(x))
             }),
         trials: n,
+        bounded,
     })
 }
 
@@ -226,6 +246,17 @@ fn cold_boundness(results: &RunResults, throttled: bool) -> (&'static str, Strin
             "not told",
             format!("Whether md5 of a cold file {disk} is I/O-bound cannot be told: {why}."),
         ),
+        // Upper bounds tell I/O-bound, never CPU-bound or in between.
+        Ok(c) if c.bounded > 0 && c.mean > IO_BOUND_AT_MOST => (
+            "not told",
+            format!(
+                "Whether md5 of a cold file {disk} is I/O-bound cannot be told: {} of its {} trials were interfered with, and their CPU share bounded from above ({:.0}%) is above the {:.0}% that is I/O-bound.",
+                c.bounded,
+                c.trials,
+                c.mean * 100.0,
+                IO_BOUND_AT_MOST * 100.0
+            ),
+        ),
         Ok(c) => {
             let bound = if c.mean <= IO_BOUND_AT_MOST {
                 "I/O-bound"
@@ -234,12 +265,24 @@ fn cold_boundness(results: &RunResults, throttled: bool) -> (&'static str, Strin
             } else {
                 "between I/O- and CPU-bound"
             };
+            let (at, counted) = if c.bounded > 0 {
+                (
+                    "at most ",
+                    format!(
+                        "{} trials, {} of them interfered with and counted at the least time the throttle allows ({:.0}% of their bytes over the rate; load only adds CPU time), so an upper bound",
+                        c.trials,
+                        c.bounded,
+                        THROTTLE_LEAST_SHARE * 100.0
+                    ),
+                )
+            } else {
+                ("", format!("{} clean trials", c.trials))
+            };
             (
                 bound,
                 format!(
-                    "md5 of a cold file {disk} (read() and plain mmap) kept the CPU busy (user + sys) for {:.0}% of its elapsed time, mean of {} clean trials ({:.0}–{:.0}%): {bound} (faultline calls it I/O-bound at {:.0}% or less, CPU-bound at {:.0}% or more; {poster})",
+                    "md5 of a cold file {disk} (read() and plain mmap) kept the CPU busy (user + sys) for {at}{:.0}% of its elapsed time, mean of {counted} ({:.0}–{:.0}%): {bound} (faultline calls it I/O-bound at {:.0}% or less, CPU-bound at {:.0}% or more; {poster})",
                     c.mean * 100.0,
-                    c.trials,
                     c.range.0 * 100.0,
                     c.range.1 * 100.0,
                     IO_BOUND_AT_MOST * 100.0,
@@ -1202,6 +1245,65 @@ mod tests {
             .sum::<f64>()
             * f64::from(plan.runs);
         assert!((20.0..25.0).contains(&seconds), "{seconds}");
+    }
+
+    #[test]
+    fn interfered_throttled_trials_bound_the_share_from_above() {
+        let preset = Dillon2004::throttled(poster_disk());
+        let plan = preset.plan(Scope::QUICK);
+        let throttled: Vec<Case> = plan
+            .cases
+            .iter()
+            .filter(|c| c.device_rate.is_some())
+            .cloned()
+            .collect();
+        let least = THROTTLE_LEAST_SHARE * THROTTLED_QUICK_SIZE as f64 / 16e6;
+        let run = |ms: f64, cpu_ms: f64| {
+            let mut results = crate::fixtures::results_of(&plan.cases);
+            for c in &throttled {
+                let trials: Vec<Trial> = (0..5)
+                    .map(|_| Trial {
+                        interfered: true,
+                        ..Trial::quiet((ms * 1e6) as u64, cpu_ms / ms)
+                    })
+                    .collect();
+                measure(&mut results, c, &trials);
+            }
+            results
+        };
+        // Loaded: 3 s elapsed, 60 ms of CPU: bounded by 60 ms over the
+        // least time, not diluted by the 3 s.
+        let results = run(3000.0, 60.0);
+        let share = cpu_share(&results, &throttled).unwrap();
+        assert_eq!((share.trials, share.bounded), (20, 20));
+        assert!((share.mean - 0.060 / least).abs() < 1e-3, "{share:?}");
+        let (bound, words) = cold_boundness(&results, true);
+        assert_eq!(bound, "I/O-bound", "{words}");
+        assert!(words.contains("at most 6%"), "{words}");
+        assert!(words.contains("20 of them interfered with"), "{words}");
+        // A bound above the I/O-bound line tells nothing.
+        let (bound, words) = cold_boundness(&run(3000.0, 700.0), true);
+        assert_eq!(bound, "not told", "{words}");
+        // The machine's own disk has no least time: interfered trials are
+        // left out, as before.
+        let own: Vec<Case> = plan
+            .cases
+            .iter()
+            .filter(|c| c.device_rate.is_none() && c.cache == CacheState::Cold)
+            .cloned()
+            .collect();
+        let mut results = crate::fixtures::results_of(&plan.cases);
+        for c in &own {
+            let trials: Vec<Trial> = around(300.0, 5, 0.4)
+                .into_iter()
+                .map(|t| Trial {
+                    interfered: true,
+                    ..t
+                })
+                .collect();
+            measure(&mut results, c, &trials);
+        }
+        assert!(cpu_share(&results, &own).is_err());
     }
 
     #[test]
