@@ -822,7 +822,9 @@ impl Preset for Dillon2004 {
         // Throttled: the machine's own disk, measured too, for contrast.
         if throttle.is_some() {
             let (_, own) = cold_boundness(results, false);
-            note.push_str(&format!(". Unthrottled, {}", own.trim_end_matches('.')));
+            let own = own.trim_end_matches('.');
+            let own = own.replacen("Whether", "whether", 1);
+            note.push_str(&format!(". Unthrottled, {own}"));
         }
         vec![note]
     }
