@@ -18,6 +18,7 @@ pub const HEADINGS: &[(&str, &str)] = &[
     ("trace-path", "Workload"),
     ("duration", "Workload"),
     ("memory-budget", "Workload"),
+    ("device-rate", "Workload"),
     ("rate", "Workload"),
     ("think-time", "Workload"),
     ("read-share", "Workload"),

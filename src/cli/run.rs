@@ -188,6 +188,11 @@ pub struct RunArgs {
     /// Run each trial in a memory cgroup that limits its page cache to SIZE (needs root).
     #[arg(long, value_name = "SIZE", value_parser = clap_size)]
     pub memory_budget: Option<u64>,
+    /// Run each trial in an I/O cgroup that throttles reads (and direct writes) of the disk
+    /// holding its file to RATE, e.g. 16MB/s (cgroup v2 io.max, else v1 blkio; needs root):
+    /// a fast disk made slow.
+    #[arg(long, value_name = "RATE", value_parser = faultline::plan::device_rate::parse_device_rate)]
+    pub device_rate: Option<u64>,
     /// Trial processes run at once on the same file, released together, 1 to 64
     /// (each reports its peak RSS and PSS).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(faultline::runner::procs::MAX_PROCS)))]
@@ -223,7 +228,7 @@ pub struct RunArgs {
         "method", "pattern", "block", "size", "file", "workload", "cache", "warm_by", "populate",
         "advice", "share", "open_sync", "msync", "stdio_buffer", "iov", "depth", "uring_registered", "latency", "seed", "runs", "warmup", "order", "metric", "drop_caches", "journal",
         "factor", "enlarge", "scale_unit", "image", "threads", "thread_mode", "procs",
-        "trace", "fadvise", "duration", "memory_budget", "precision", "min_trial_time",
+        "trace", "fadvise", "duration", "memory_budget", "device_rate", "precision", "min_trial_time",
         "rate", "think_time", "pair_across_sync", "read_share", "files", "file_size",
     ])]
     pub resume: Option<PathBuf>,
@@ -474,7 +479,33 @@ pub fn ready(args: &RunArgs) -> anyhow::Result<Ready> {
              each read needs the bytes of the one before",
         );
     }
+    // Refused before anything runs: no I/O cgroup here (not root), or
+    // several trial processes (only the one trial child joins the cgroup).
+    let device_rate = match args.device_rate {
+        Some(_) if args.procs.is_some_and(|n| n > 1) => {
+            return Err(faultline::error::Error::Plan(
+                "--device-rate throttles the one trial process; not with --procs".into(),
+            )
+            .into())
+        }
+        Some(rate) => Some(faultline::plan::device_rate::for_run(
+            &faultline::plan::device_rate::probe(),
+            rate,
+        )?),
+        None => None,
+    };
+    if device_rate.is_some() {
+        // The file read (or the data directory it is generated in) and the
+        // write methods' directory must be on a disk the throttle can limit.
+        let read_from = args.file.as_deref().unwrap_or(&config.data_dir);
+        for place in std::iter::once(read_from).chain(args.dir.as_deref()) {
+            faultline::plan::device_rate::device_of(place)?;
+        }
+    }
     let mut plan = factors.plan(&sizes)?;
+    for case in &mut plan.cases {
+        case.device_rate = device_rate;
+    }
     if let Some(note) = args
         .statistics
         .apply(&config.statistics_or_default(), &mut plan)?
@@ -599,6 +630,7 @@ mod tests {
         "--threads",
         "--thread-mode",
         "--procs",
+        "--device-rate",
         "--seed",
         "--runs",
         "--warmup",

@@ -91,6 +91,11 @@ pub struct Case {
     /// ([`crate::plan::memory_budget`]); absent: no limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_budget: Option<crate::plan::memory_budget::MemoryBudget>,
+    /// The rate the trial may read (and directly write) its file's device
+    /// at, and how that is enforced ([`crate::plan::device_rate`],
+    /// `--device-rate`); absent: the device's own rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_rate: Option<crate::plan::device_rate::DeviceRate>,
     /// The trace replayed (`--trace FILE`; `pattern` is then `trace`):
     /// read methods replay its reads, write methods its writes.
     #[serde(default, skip_serializing_if = "Option::is_none")]

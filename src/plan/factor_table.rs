@@ -406,6 +406,21 @@ pub const FACTORS: &[Factor] = &[
         },
     },
     Factor {
+        name: "device_rate",
+        flags: &["--device-rate"],
+        role: Role::Groups,
+        label: None,
+        heading: Some(|c| c.device_rate.map(|r| format!(", {r}"))),
+        columns: &[],
+        example: |c| {
+            let kind = super::device_rate::ThrottleKind::CgroupV1Blkio;
+            c.device_rate = Some(super::device_rate::DeviceRate {
+                kind,
+                bytes_per_s: 8_000_000,
+            });
+        },
+    },
+    Factor {
         name: "pace",
         flags: &["--rate", "--think-time"],
         role: Role::Groups,
@@ -589,7 +604,7 @@ mod tests {
         let mut fields = case_fields!(
             method, pattern, block_size, file_size, workload, cache, warm_by, populate,
             advice, share, sync, sync_call, open_sync, msync, target, size_with, fill, seed,
-            latency, scale, scale_unit, threads, procs, duration_s, pace, memory_budget, trace,
+            latency, scale, scale_unit, threads, procs, duration_s, pace, memory_budget, device_rate, trace,
             min_trial_ns, read_share, files, replica, pair_across_sync;
             io: stdio_buffer, iov, depth, registered, fadvise
         )

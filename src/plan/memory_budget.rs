@@ -185,15 +185,14 @@ pub fn for_run(probe: &Probe, limit: u64) -> Result<MemoryBudget> {
 
 /// Reads what this machine offers (nothing is created or changed).
 pub fn probe() -> Probe {
-    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
-    let mounts = parse_cgroup_mounts(&mounts);
-    let v2_parent = own_dir(&mounts, &own, Hierarchy::V2).filter(|dir| {
+    let dirs = own_dirs();
+    let v2_parent = dirs.v2.filter(|dir| {
         std::fs::read_to_string(dir.join("cgroup.subtree_control"))
             .is_ok_and(|s| s.split_whitespace().any(|c| c == "memory"))
             && writable(dir)
     });
-    let v1_parent = own_dir(&mounts, &own, Hierarchy::V1Memory)
+    let v1_parent = dirs
+        .v1_memory
         .filter(|dir| dir.join("memory.limit_in_bytes").exists() && writable(dir));
     Probe {
         v2_parent,
@@ -201,6 +200,30 @@ pub fn probe() -> Probe {
         mem_available: std::fs::read_to_string("/proc/meminfo")
             .ok()
             .and_then(|t| parse_mem_available(&t)),
+    }
+}
+
+/// This process's own cgroup directories, where mounted (whether a
+/// controller is enabled there is the caller's to check).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OwnDirs {
+    /// Its cgroup v2 directory.
+    pub v2: Option<PathBuf>,
+    /// Its cgroup v1 memory directory.
+    pub v1_memory: Option<PathBuf>,
+    /// Its cgroup v1 blkio directory.
+    pub v1_blkio: Option<PathBuf>,
+}
+
+/// Reads this process's cgroup directories from /proc (nothing is changed).
+pub fn own_dirs() -> OwnDirs {
+    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    let mounts = parse_cgroup_mounts(&mounts);
+    OwnDirs {
+        v2: own_dir(&mounts, &own, Hierarchy::V2),
+        v1_memory: own_dir(&mounts, &own, Hierarchy::V1Memory),
+        v1_blkio: own_dir(&mounts, &own, Hierarchy::V1Blkio),
     }
 }
 
@@ -216,10 +239,11 @@ pub fn parse_mem_available(text: &str) -> Option<u64> {
 enum Hierarchy {
     V2,
     V1Memory,
+    V1Blkio,
 }
 
 /// (hierarchy, mount point) of the cgroup2 mounts and the v1 mounts with the
-/// memory controller, from /proc/self/mountinfo text.
+/// memory or the blkio controller, from /proc/self/mountinfo text.
 fn parse_cgroup_mounts(text: &str) -> Vec<(Hierarchy, PathBuf)> {
     text.lines()
         .filter_map(|line| {
@@ -228,8 +252,15 @@ fn parse_cgroup_mounts(text: &str) -> Vec<(Hierarchy, PathBuf)> {
             let mount = PathBuf::from(fields.get(4)?);
             match *fields.get(sep + 1)? {
                 "cgroup2" => Some((Hierarchy::V2, mount)),
-                "cgroup" if fields.get(sep + 3)?.split(',').any(|o| o == "memory") => {
-                    Some((Hierarchy::V1Memory, mount))
+                "cgroup" => {
+                    let options = fields.get(sep + 3)?;
+                    if options.split(',').any(|o| o == "memory") {
+                        Some((Hierarchy::V1Memory, mount))
+                    } else if options.split(',').any(|o| o == "blkio") {
+                        Some((Hierarchy::V1Blkio, mount))
+                    } else {
+                        None
+                    }
                 }
                 _ => None,
             }
@@ -247,6 +278,7 @@ fn own_dir(mounts: &[(Hierarchy, PathBuf)], own: &str, hierarchy: Hierarchy) -> 
         let matches = match hierarchy {
             Hierarchy::V2 => id == "0" && controllers.is_empty(),
             Hierarchy::V1Memory => controllers.split(',').any(|c| c == "memory"),
+            Hierarchy::V1Blkio => controllers.split(',').any(|c| c == "blkio"),
         };
         matches.then(|| path.to_string())
     })?;
@@ -254,7 +286,7 @@ fn own_dir(mounts: &[(Hierarchy, PathBuf)], own: &str, hierarchy: Hierarchy) -> 
 }
 
 /// Whether this process may create entries in `dir`.
-fn writable(dir: &Path) -> bool {
+pub(crate) fn writable(dir: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
     let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
         return false;
@@ -345,10 +377,16 @@ mod tests {
 30 25 0:26 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw,nsdelegate
 33 25 0:29 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory
 34 25 0:30 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu,cpuacct
+35 25 0:31 / /sys/fs/cgroup/blkio rw - cgroup cgroup rw,blkio
 ";
-        let own = "9:name=systemd:/\n4:memory:/jobs/a1\n1:cpu,cpuacct:/\n0::/user.slice\n";
+        let own =
+            "9:name=systemd:/\n7:blkio:/\n4:memory:/jobs/a1\n1:cpu,cpuacct:/\n0::/user.slice\n";
         let mounts = parse_cgroup_mounts(mountinfo);
-        assert_eq!(mounts.len(), 2);
+        assert_eq!(mounts.len(), 3);
+        assert_eq!(
+            own_dir(&mounts, own, Hierarchy::V1Blkio),
+            Some(PathBuf::from("/sys/fs/cgroup/blkio"))
+        );
         assert_eq!(
             own_dir(&mounts, own, Hierarchy::V1Memory),
             Some(PathBuf::from("/sys/fs/cgroup/memory/jobs/a1"))

@@ -4,13 +4,15 @@
 //! types it is made of ([`CacheState`], [`WarmBy`], [`Target`], [`Threads`]);
 //! [`factors`] expands lists of factors into cases, [`preflight`] checks a
 //! plan against this machine before anything runs, [`memory_budget`]
-//! finds how a page-cache budget can be enforced here, [`duration`]
+//! finds how a page-cache budget can be enforced here, [`device_rate`] how
+//! a device's read rate can be limited, [`duration`]
 //! says which cases can run for a fixed time, and [`pace`] which can run
 //! at a target rate.
 use serde::{Deserialize, Serialize};
 
 pub mod cache;
 mod case;
+pub mod device_rate;
 pub mod duration;
 pub mod factor_table;
 pub mod factors;

@@ -1,31 +1,79 @@
-//! A trial's memory cgroup: created with the case's budget before the trial
-//! child starts, joined by the child alone, and removed when the trial ends
-//! ([`Drop`], so also on an error or a stop). `faultline clean` removes any
-//! left behind by a faultline that was killed ([`clean_stale`]).
+//! A trial's cgroups: created with the case's memory budget and device
+//! rate before the trial child starts, joined by the child alone, and
+//! removed when the trial ends ([`Drop`], so also on an error or a stop).
+//! `faultline clean` removes any left behind by a faultline that was killed
+//! ([`clean_stale`]).
+//!
+//! With cgroup v2 one directory holds both limits (`memory.max`, `io.max`);
+//! with v1 (or v2 memory beside v1 blkio) each controller's hierarchy has a
+//! directory of its own, and the child joins each.
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Result};
+use crate::plan::device_rate::{self, DeviceRate};
 use crate::plan::memory_budget::{probe, BudgetKind, MemoryBudget};
+use crate::plan::Case;
 
 /// The prefix of every cgroup faultline creates.
 pub const CGROUP_PREFIX: &str = "faultline-";
 
-/// One trial's cgroup: created with its limit, removed when dropped.
+/// One trial's cgroups: created with their limits, removed when dropped.
 #[derive(Debug)]
 pub struct TrialCgroup {
-    dir: PathBuf,
-    kind: BudgetKind,
+    /// Every directory the child joins (one per hierarchy), in the order made.
+    dirs: Vec<PathBuf>,
+    /// The directory holding the memory limit, and how it limits.
+    memory: Option<(PathBuf, BudgetKind)>,
+}
+
+/// A new, unique cgroup name: `faultline-<pid>-<n>`.
+fn unique_name() -> String {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "{CGROUP_PREFIX}{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 impl TrialCgroup {
-    /// Creates a uniquely named cgroup limited to `budget` (`None` for a
-    /// budget without a cgroup).
-    pub fn create(budget: &MemoryBudget) -> Result<Option<TrialCgroup>> {
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        if !budget.kind.uses_cgroup() {
+    /// The cgroups `case`'s trial runs in, reading `path`: its memory budget
+    /// ([`TrialCgroup::create`]) and its device rate (throttling the disk
+    /// holding `path`); `None` when the case asks for neither.
+    pub fn for_case(case: &Case, path: &Path) -> Result<Option<TrialCgroup>> {
+        let budget = case.memory_budget.filter(|b| b.kind.uses_cgroup());
+        if budget.is_none() && case.device_rate.is_none() {
             return Ok(None);
         }
+        let name = unique_name();
+        let mut group = TrialCgroup {
+            dirs: Vec::new(),
+            memory: None,
+        };
+        if let Some(budget) = budget {
+            group.add_memory(&budget, &name)?;
+        }
+        if let Some(rate) = case.device_rate {
+            group.add_throttle(&rate, path, &name)?;
+        }
+        Ok(Some(group))
+    }
+
+    /// Makes (or reuses) the directory `name` under `parent`; it is removed
+    /// on drop from then on.
+    fn dir_in(&mut self, parent: &Path, name: &str) -> Result<PathBuf> {
+        let dir = parent.join(name);
+        if self.dirs.contains(&dir) {
+            return Ok(dir);
+        }
+        std::fs::create_dir(&dir).map_err(|e| Error::io("create cgroup", &dir, e))?;
+        self.dirs.push(dir.clone());
+        Ok(dir)
+    }
+
+    /// Adds the memory limit of `budget`.
+    fn add_memory(&mut self, budget: &MemoryBudget, name: &str) -> Result<()> {
         let probe = probe();
         let (parent, limit_file) = match budget.kind {
             BudgetKind::CgroupV2MemoryMax => (probe.v2_parent, "memory.max"),
@@ -37,37 +85,59 @@ impl TrialCgroup {
                 budget.kind.describe()
             ))
         })?;
-        let name = format!(
-            "{CGROUP_PREFIX}{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        );
-        let dir = parent.join(name);
-        std::fs::create_dir(&dir).map_err(|e| Error::io("create cgroup", &dir, e))?;
-        let group = TrialCgroup {
-            dir,
-            kind: budget.kind,
-        };
-        let path = group.dir.join(limit_file);
+        let dir = self.dir_in(&parent, name)?;
+        let path = dir.join(limit_file);
         std::fs::write(&path, budget.limit_bytes.to_string())
             .map_err(|e| Error::io("set the memory limit in", &path, e))?;
-        Ok(Some(group))
+        self.memory = Some((dir, budget.kind));
+        Ok(())
     }
 
-    /// Moves process `pid` into the cgroup.
+    /// Adds the throttle of `rate` on the disk holding `path`.
+    fn add_throttle(&mut self, rate: &DeviceRate, path: &Path, name: &str) -> Result<()> {
+        let device = device_rate::device_of(path)?;
+        let probe = device_rate::probe();
+        let parent = probe.parent(rate.kind).map(Path::to_path_buf).ok_or_else(|| {
+            Error::Trial(format!(
+                "the case asks for a device rate by {} and this process may not create one (run as root?)",
+                rate.kind.describe()
+            ))
+        })?;
+        // A v2 memory cgroup is a child of the same directory: one cgroup
+        // holds both limits.
+        let dir = self.dir_in(&parent, name)?;
+        for (file, line) in device_rate::limit_lines(rate, device) {
+            let path = dir.join(file);
+            std::fs::write(&path, &line)
+                .map_err(|e| Error::io("set the device rate in", &path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Moves process `pid` into the cgroups.
     pub fn add(&self, pid: u32) -> Result<()> {
-        let path = self.dir.join("cgroup.procs");
-        std::fs::write(&path, pid.to_string()).map_err(|e| Error::io("join", &path, e))
+        for dir in &self.dirs {
+            let path = dir.join("cgroup.procs");
+            std::fs::write(&path, pid.to_string()).map_err(|e| Error::io("join", &path, e))?;
+        }
+        Ok(())
     }
 
-    /// The cgroup's directory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    /// The cgroup's directories, one per hierarchy.
+    pub fn dirs(&self) -> &[PathBuf] {
+        &self.dirs
     }
 
-    /// The file holding the memory charged to the cgroup now.
-    pub fn usage_file(&self) -> PathBuf {
-        self.dir.join(usage_file_name(self.kind))
+    /// Whether it limits memory (a memory budget).
+    pub fn limits_memory(&self) -> bool {
+        self.memory.is_some()
+    }
+
+    /// The file holding the memory charged to the cgroup now; `None`
+    /// without a memory budget.
+    pub fn usage_file(&self) -> Option<PathBuf> {
+        let (dir, kind) = self.memory.as_ref()?;
+        Some(dir.join(usage_file_name(*kind)))
     }
 }
 
@@ -84,16 +154,18 @@ impl Drop for TrialCgroup {
         // The child has exited, so the cgroup has no tasks; its page cache is
         // handed to the parent cgroup by the kernel. Retried briefly: the
         // kernel may still be finishing the exit.
-        for _ in 0..50 {
-            if std::fs::remove_dir(&self.dir).is_ok() || !self.dir.exists() {
-                return;
+        'dirs: for dir in &self.dirs {
+            for _ in 0..50 {
+                if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+                    continue 'dirs;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
             }
-            std::thread::sleep(std::time::Duration::from_millis(20));
+            eprintln!(
+                "warning: could not remove cgroup {}; `faultline clean` removes it",
+                dir.display()
+            );
         }
-        eprintln!(
-            "warning: could not remove cgroup {}; `faultline clean` removes it",
-            self.dir.display()
-        );
     }
 }
 
@@ -101,9 +173,20 @@ impl Drop for TrialCgroup {
 /// children of this process's cgroups whose creator is no longer running);
 /// returns the directories removed.
 pub fn clean_stale() -> Vec<PathBuf> {
-    let probe = probe();
+    let (memory, io) = (probe(), device_rate::probe());
+    let mut parents: Vec<PathBuf> = [
+        memory.v2_parent,
+        memory.v1_parent,
+        io.v2_parent,
+        io.v1_parent,
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    parents.sort();
+    parents.dedup();
     let mut removed = Vec::new();
-    for parent in [probe.v2_parent, probe.v1_parent].into_iter().flatten() {
+    for parent in parents {
         let Ok(entries) = std::fs::read_dir(&parent) else {
             continue;
         };
@@ -123,4 +206,17 @@ pub fn clean_stale() -> Vec<PathBuf> {
         }
     }
     removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_case_without_limits_gets_no_cgroup() {
+        let case = Case::default();
+        assert!(TrialCgroup::for_case(&case, Path::new("/"))
+            .unwrap()
+            .is_none());
+    }
 }

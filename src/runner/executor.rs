@@ -184,17 +184,16 @@ impl<'a> Executor<'a> {
         let datasets = file.datasets();
         let dataset = &datasets[0];
         let prepared = self.prepare_cache(case, slot.run, datasets, warnings)?;
-        // A case with a memory budget runs its child alone in a cgroup of
-        // its own, removed when this trial ends (dropped).
-        let cgroup = match case.memory_budget.as_ref().map(TrialCgroup::create) {
-            Some(Err(error)) => {
+        // A case with a memory budget or a device rate runs its child alone
+        // in cgroups of its own, removed when this trial ends (dropped).
+        let cgroup = match TrialCgroup::for_case(case, file.path()) {
+            Err(error) => {
                 return Ok(Outcome::Fatal {
                     failure: None,
                     error,
                 })
             }
-            Some(Ok(cgroup)) => cgroup,
-            None => None,
+            Ok(cgroup) => cgroup,
         };
         let ran = self.spawn(slot, case, file.path(), dataset.seed, cgroup.as_ref());
         drop(cgroup);
@@ -326,7 +325,7 @@ impl<'a> Executor<'a> {
             path: path.to_path_buf(),
             case: case.clone(),
             keep_output: self.spec.keep_output.clone(),
-            cgroup_usage: cgroup.map(TrialCgroup::usage_file),
+            cgroup_usage: cgroup.and_then(TrialCgroup::usage_file),
             content_seed,
             // A control trial is the same trial, unprofiled.
             profile: if slot.control {

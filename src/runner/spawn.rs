@@ -138,7 +138,11 @@ pub(super) fn spawn_trial(
             limit.as_secs_f64()
         ));
     }
-    if let Some(reason) = out_of_memory(&output, oom_kills_before, cgroup.is_some()) {
+    if let Some(reason) = out_of_memory(
+        &output,
+        oom_kills_before,
+        cgroup.is_some_and(TrialCgroup::limits_memory),
+    ) {
         return Err(reason);
     }
     if let Some(signal) = output.status.signal() {

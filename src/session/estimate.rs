@@ -211,7 +211,12 @@ fn trial_seconds(c: &Case) -> f64 {
             } else {
                 0.0
             };
-            device(bytes).max(waits)
+            // A cold read through a throttled disk (--device-rate) takes at
+            // least its bytes at that rate.
+            let throttled = c
+                .device_rate
+                .map_or(0.0, |r| bytes as f64 / r.bytes_per_s as f64);
+            device(bytes).max(waits).max(throttled)
         }
         None => cached(bytes),
     };

@@ -8,6 +8,7 @@ use super::{
 use crate::measure::profile::Category;
 use crate::method::{Advice, MethodKind, Populate};
 use crate::pattern::Pattern;
+use crate::plan::device_rate::{self, DeviceRate};
 use crate::plan::CacheState;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
 use crate::report::plot::{bar_plot, AxisScale, Bar, BarChart, BarGroup, BarPanel, Plot};
@@ -17,8 +18,35 @@ use crate::stats::RunResults;
 use crate::studies::claims::{Claim, Expect};
 use crate::workload::WorkloadKind;
 
-/// The preset.
-pub struct Dillon2004;
+/// The preset. Prepared on a machine where an I/O cgroup can be made, its
+/// I/O-bound claim is judged on cold trials of its own that read a disk
+/// throttled to the poster's rate ([`POSTER_DISK_BYTES_PER_S`]); else on
+/// this machine's own disk.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Dillon2004 {
+    /// The throttle the I/O-bound claim's cold trials read through.
+    throttle: Option<DeviceRate>,
+}
+
+impl Dillon2004 {
+    /// The preset with the I/O-bound claim's cold trials read through
+    /// `throttle` (what [`Preset::prepare`] chooses where it can).
+    pub fn throttled(throttle: DeviceRate) -> Dillon2004 {
+        Dillon2004 {
+            throttle: Some(throttle),
+        }
+    }
+}
+
+/// The poster's disk, bytes per second. The Pentium 4M read the file in
+/// 93.02 s (read) and 83.59 s (mmap); the file was the thread's
+/// 1,462,726,660-byte one (its 11221 blocks in are that size in 128 KiB
+/// clusters, and the Pentium II's 22328 faults that size in Dillon's
+/// 16-page fault-ahead): 15.7 and 17.5 MB/s, so 16 MB/s.
+pub const POSTER_DISK_BYTES_PER_S: u64 = 16_000_000;
+/// The file the throttled cold trials read in quick mode: 16 MiB takes
+/// about 1 s at 16 MB/s, so its 20 trials cost about 21 s.
+const THROTTLED_QUICK_SIZE: u64 = 16 << 20;
 
 /// The follow-up's file size, bytes.
 const FULL_SIZE: u64 = 1_462_726_660;
@@ -74,8 +102,27 @@ fn provenance(in_text: bool) -> &'static str {
 /// poster's I/O-bound Pentium 4M ran at 38.1% (read) and 35.4% (mmap), by
 /// its `time` output.
 const IO_BOUND_AT_MOST: f64 = 0.5;
-/// Which disk the cold trials read: this machine's, at its own rate.
-const DISK_AS_IS: &str = "the cold trials read this machine's disk at its own rate: no device-rate limit (cgroup v2 io.max) was applied to make it I/O-bound";
+/// Which disk the I/O-bound claim's cold trials read, in words: a throttled
+/// one (its rate, how, and the file), or this machine's own.
+fn disk_words(throttle: Option<(DeviceRate, u64)>) -> String {
+    match throttle {
+        Some((rate, size)) => format!(
+            "its cold trials read a {} file from this machine's disk throttled to {} by a cgroup ({}), the poster's disk rate (1,462,726,660 B in 93.02 s and 83.59 s: 15.7 and 17.5 MB/s)",
+            crate::size::format_size(size),
+            rate.rate_words(),
+            rate.kind.describe()
+        ),
+        None => "its cold trials read this machine's own disk at its own rate: no I/O cgroup could be made here to throttle it to the poster's 16 MB/s (that needs root, and cgroup v2 io or v1 blkio)".into(),
+    }
+}
+
+/// The device rate and file size of a plan's throttled cases (the
+/// I/O-bound claim's), if it has them.
+fn throttle_of(cases: &[Case]) -> Option<(DeviceRate, u64)> {
+    cases
+        .iter()
+        .find_map(|c| c.device_rate.map(|r| (r, c.file_size)))
+}
 /// ... and "CPU-bound": at least this share.
 const CPU_BOUND_AT_LEAST: f64 = 0.8;
 
@@ -95,7 +142,17 @@ struct CpuShare {
     range: (f64, f64),
     /// Clean trials counted.
     trials: usize,
+    /// Of them, interfered trials of a throttled case counted by an upper
+    /// bound ([`THROTTLE_LEAST_SHARE`]).
+    bounded: usize,
 }
+
+/// A throttled trial cannot take less than its bytes over the rate (this
+/// share of it: the throttle's first slice may pass a little early), load
+/// or no load; and load only adds CPU time. So an interfered throttled
+/// trial's CPU time over that least time bounds its unloaded CPU share from
+/// above: enough to tell I/O-bound, never CPU-bound.
+const THROTTLE_LEAST_SHARE: f64 = 0.9;
 
 /// The CPU share of elapsed time of `cases`' trials (whole trials: md5's
 /// metric is the whole trial, which is what getrusage spans), from the
@@ -104,17 +161,26 @@ struct CpuShare {
 /// why it cannot be told.
 fn cpu_share(results: &RunResults, cases: &[Case]) -> Result<CpuShare, String> {
     let mut shares = Vec::new();
-    let (mut all, mut short) = (0, 0);
+    let (mut all, mut short, mut bounded) = (0, 0, 0);
     for c in cases {
         let Some(found) = super::find_case(results, c) else {
             continue;
         };
+        let least = c
+            .device_rate
+            .map(|r| THROTTLE_LEAST_SHARE * c.file_size as f64 / r.bytes_per_s as f64);
         for s in found.counted_samples() {
             all += 1;
+            let mut elapsed = s.total_ns as f64 / 1e9;
             if s.interfered() {
-                continue;
+                match least {
+                    Some(least) => {
+                        elapsed = least;
+                        bounded += 1;
+                    }
+                    None => continue,
+                }
             }
-            let elapsed = s.total_ns as f64 / 1e9;
             if elapsed < CPU_SPLIT_RESOLUTION_S || s.child.passes.is_some_and(|n| n > 1) {
                 short += 1;
                 continue;
@@ -145,23 +211,30 @@ fn cpu_share(results: &RunResults, cases: &[Case]) -> Result<CpuShare, String> {
                 (a.min(x), b.max(x))
             }),
         trials: n,
+        bounded,
     })
 }
 
-/// Whether md5 of a cold file is I/O-bound on this machine, in words:
+/// Whether md5 of a cold file is I/O-bound on the disk read, in words:
 /// `(bound, sentence)`, `bound` one of `I/O-bound`, `CPU-bound`,
-/// `between I/O- and CPU-bound`, or `not told`.
-fn cold_boundness(results: &RunResults) -> (&'static str, String) {
+/// `between I/O- and CPU-bound`, or `not told`; from the throttled cold
+/// cases (`throttled`) or the machine's own.
+fn cold_boundness(results: &RunResults, throttled: bool) -> (&'static str, String) {
     let cases: Vec<Case> = results
         .cases
         .iter()
         .map(|c| c.case.clone())
         .filter(|c| {
             c.cache == CacheState::Cold
+                && c.device_rate.is_some() == throttled
                 && (c.method == MethodKind::Read
                     || (c.populate == Some(Populate::None) && c.advice == Some(Advice::Normal)))
         })
         .collect();
+    let disk = match cases.first().and_then(|c| c.device_rate) {
+        Some(rate) => format!("from the disk throttled to {}", rate.rate_words()),
+        None => "from this machine's own disk".to_string(),
+    };
     let (_, read, mmap, _, _) = PUBLISHED[2];
     let poster = format!(
         "the poster's I/O-bound Pentium 4M: {:.1}% and {:.1}%",
@@ -171,7 +244,18 @@ fn cold_boundness(results: &RunResults) -> (&'static str, String) {
     match cpu_share(results, &cases) {
         Err(why) => (
             "not told",
-            format!("Whether md5 of a cold file is I/O-bound here cannot be told: {why}."),
+            format!("Whether md5 of a cold file {disk} is I/O-bound cannot be told: {why}."),
+        ),
+        // Upper bounds tell I/O-bound, never CPU-bound or in between.
+        Ok(c) if c.bounded > 0 && c.mean > IO_BOUND_AT_MOST => (
+            "not told",
+            format!(
+                "Whether md5 of a cold file {disk} is I/O-bound cannot be told: {} of its {} trials were interfered with, and their CPU share bounded from above ({:.0}%) is above the {:.0}% that is I/O-bound.",
+                c.bounded,
+                c.trials,
+                c.mean * 100.0,
+                IO_BOUND_AT_MOST * 100.0
+            ),
         ),
         Ok(c) => {
             let bound = if c.mean <= IO_BOUND_AT_MOST {
@@ -181,12 +265,24 @@ fn cold_boundness(results: &RunResults) -> (&'static str, String) {
             } else {
                 "between I/O- and CPU-bound"
             };
+            let (at, counted) = if c.bounded > 0 {
+                (
+                    "at most ",
+                    format!(
+                        "{} trials, {} of them interfered with and counted at the least time the throttle allows ({:.0}% of their bytes over the rate; load only adds CPU time), so an upper bound",
+                        c.trials,
+                        c.bounded,
+                        THROTTLE_LEAST_SHARE * 100.0
+                    ),
+                )
+            } else {
+                ("", format!("{} clean trials", c.trials))
+            };
             (
                 bound,
                 format!(
-                    "md5 of a cold file (read() and plain mmap) kept the CPU busy (user + sys) for {:.0}% of its elapsed time, mean of {} clean trials ({:.0}–{:.0}%): {bound} here (faultline calls it I/O-bound at {:.0}% or less, CPU-bound at {:.0}% or more; {poster})",
+                    "md5 of a cold file {disk} (read() and plain mmap) kept the CPU busy (user + sys) for {at}{:.0}% of its elapsed time, mean of {counted} ({:.0}–{:.0}%): {bound} (faultline calls it I/O-bound at {:.0}% or less, CPU-bound at {:.0}% or more; {poster})",
                     c.mean * 100.0,
-                    c.trials,
                     c.range.0 * 100.0,
                     c.range.1 * 100.0,
                     IO_BOUND_AT_MOST * 100.0,
@@ -197,17 +293,25 @@ fn cold_boundness(results: &RunResults) -> (&'static str, String) {
     }
 }
 
-/// The premise of the I/O-bound claim, judged on this run: met, not met,
-/// or not told, with the measurement.
+/// The premise of the I/O-bound claim, judged on this run's cold trials
+/// of the claim (throttled when the plan has them): met, not met, or not
+/// told, with the measurement and the disk.
 fn io_bound_premise(results: &RunResults) -> String {
-    let (bound, measured) = cold_boundness(results);
+    let throttle = throttle_of(&plan_cases(results));
+    let (bound, measured) = cold_boundness(results, throttle.is_some());
+    let disk = disk_words(throttle);
     match bound {
-        "I/O-bound" => format!("Premise met: {measured}."),
-        "not told" => format!("Premise not checked: {measured}"),
+        "I/O-bound" => format!("Premise met: {measured}; {disk}."),
+        "not told" => format!("Premise not checked: {measured} Which disk: {disk}."),
         _ => format!(
-            "Premise not met on this machine: the claim is about an I/O-bound machine, and {measured}; so this verdict says what a machine where the cold file is not the bottleneck does, not what Dillon described ({DISK_AS_IS})."
+            "Premise not met: the claim is about an I/O-bound machine, and {measured}; so this verdict says what a machine where the cold file is not the bottleneck does, not what Dillon described ({disk})."
         ),
     }
+}
+
+/// The cases of a run.
+fn plan_cases(results: &RunResults) -> Vec<Case> {
+    results.cases.iter().map(|c| c.case.clone()).collect()
 }
 
 /// The published figure of the claim a read-against-plain-mmap row is
@@ -323,10 +427,41 @@ fn read(block: u64, size: u64, cache: CacheState) -> Case {
     )
 }
 
+/// A case's trials in a table cell: user/sys/elapsed and faults, means.
+fn trial_cell(results: &RunResults, c: &Case) -> String {
+    summary_of(results, c).map_or("-".to_string(), |s| {
+        let elapsed = s.time_ns.mean / 1e9;
+        let cpu = match cpu_split_of(s, elapsed) {
+            Some((user, sys)) => format!("{user:.3}u {sys:.3}s"),
+            None => format!("user/sys {BELOW_RESOLUTION}"),
+        };
+        format!(
+            "{cpu} {} elapsed, {:.0} faults",
+            secs(Some(elapsed)),
+            (s.per_mib.minflt + s.per_mib.majflt) * c.file_size as f64
+                / crate::stats::analysis::MIB,
+        )
+    })
+}
+
+/// A case's CPU share of elapsed time in a table cell (`-` when not told).
+fn share_cell_of(results: &RunResults, c: &Case) -> String {
+    match cpu_share(results, std::slice::from_ref(c)) {
+        Ok(c) => format!("{:.0}%", c.mean * 100.0),
+        Err(_) => "-".to_string(),
+    }
+}
+
 /// The file size and block sizes a plan's cases use.
+/// (The I/O-bound claim's throttled cases, read from a file of their own,
+/// are left out: [`throttle_of`].)
 fn shape(plan_cases: &[Case]) -> (u64, Vec<u64>) {
-    let size = plan_cases.first().map_or(0, |c| c.file_size);
-    let mut blocks: Vec<u64> = plan_cases.iter().map(|c| c.block_size).collect();
+    let own: Vec<&Case> = plan_cases
+        .iter()
+        .filter(|c| c.device_rate.is_none())
+        .collect();
+    let size = own.first().map_or(0, |c| c.file_size);
+    let mut blocks: Vec<u64> = own.iter().map(|c| c.block_size).collect();
     blocks.sort_unstable();
     blocks.dedup();
     (size, blocks)
@@ -387,6 +522,20 @@ impl Preset for Dillon2004 {
                 }
             }
         }
+        // The I/O-bound claim's cold pairs again, on a disk throttled to the
+        // poster's rate, over a file small enough to read at that rate.
+        if let Some(rate) = self.throttle {
+            let small = scope.size(THROTTLED_QUICK_SIZE, FULL_SIZE, 256 << 10);
+            for &b in &blocks(scope) {
+                for mut c in [
+                    read(b, small, CacheState::Cold),
+                    plain(b, small, CacheState::Cold),
+                ] {
+                    c.device_rate = Some(rate);
+                    cases.push(c);
+                }
+            }
+        }
         Plan {
             cases,
             runs: scope.runs(5, 5),
@@ -415,6 +564,34 @@ impl Preset for Dillon2004 {
             .map(|c| (plain(c.block_size, size, c.cache), c.clone()))
             .collect();
         let io_bound = io_bound_ratio();
+        // The I/O-bound claim reads the throttled disk when the plan has it.
+        let throttle = throttle_of(&plan.cases);
+        let io_pairs: Vec<(Case, Case)> = blocks
+            .iter()
+            .map(|&b| {
+                let (mut r, mut m) = match throttle {
+                    Some((_, small)) => (
+                        read(b, small, CacheState::Cold),
+                        plain(b, small, CacheState::Cold),
+                    ),
+                    None => (
+                        read(b, size, CacheState::Cold),
+                        plain(b, size, CacheState::Cold),
+                    ),
+                };
+                r.device_rate = throttle.map(|t| t.0);
+                m.device_rate = throttle.map(|t| t.0);
+                (r, m)
+            })
+            .collect();
+        let disk = match throttle {
+            Some((rate, small)) => format!(
+                "on a disk throttled to {} by a cgroup (the poster's rate), a {} file",
+                rate.rate_words(),
+                crate::size::format_size(small)
+            ),
+            None => "on this machine's own disk (no I/O cgroup to throttle it)".to_string(),
+        };
         vec![
             Claim {
                 id: "cpu-bound".into(),
@@ -429,13 +606,10 @@ impl Preset for Dillon2004 {
             Claim {
                 id: "io-bound".into(),
                 text: format!(
-                    "I/O-bound (cold): mmap is only marginally faster than read(), {io_bound:.2}x in the quoted times (1:33.02 / 1:23.59), judged as faster by {}–{}x (faultline's reading of \"marginally\"), in at least 3 of every 4 buffer sizes",
+                    "I/O-bound (cold, {disk}): mmap is only marginally faster than read(), {io_bound:.2}x in the quoted times (1:33.02 / 1:23.59), judged as faster by {}–{}x (faultline's reading of \"marginally\"), in at least 3 of every 4 buffer sizes",
                     MARGINAL.0, MARGINAL.1
                 ),
-                pairs: blocks
-                    .iter()
-                    .map(|&b| (read(b, size, CacheState::Cold), plain(b, size, CacheState::Cold)))
-                    .collect(),
+                pairs: io_pairs,
                 expect: Expect::Effect(Published::faster(Size::Range {
                     low: MARGINAL.0,
                     high: MARGINAL.1,
@@ -458,14 +632,39 @@ impl Preset for Dillon2004 {
         ]
     }
 
+    fn prepare(
+        &mut self,
+        scope: Scope,
+        choices: &super::Choices,
+    ) -> crate::error::Result<Option<String>> {
+        let _ = choices;
+        let small = scope.size(THROTTLED_QUICK_SIZE, FULL_SIZE, 256 << 10);
+        match device_rate::for_run(&device_rate::probe(), POSTER_DISK_BYTES_PER_S) {
+            Ok(rate) => {
+                self.throttle = Some(rate);
+                Ok(Some(format!(
+                    "dillon2004: the I/O-bound claim is judged on cold trials of a {} file read from a disk throttled to {} ({}), the poster's disk rate; each takes about {:.1} s",
+                    crate::size::format_size(small),
+                    rate.rate_words(),
+                    rate.kind.describe(),
+                    small as f64 / POSTER_DISK_BYTES_PER_S as f64
+                )))
+            }
+            Err(_) => {
+                self.throttle = None;
+                Ok(Some("dillon2004: no I/O cgroup can be made here (it needs root, and cgroup v2 io or v1 blkio), so the I/O-bound claim is judged on this machine's own disk, which may not be I/O-bound".into()))
+            }
+        }
+    }
+
     fn fidelity(&self) -> Vec<String> {
         vec![
             "--faithful changes nothing in this preset: the thread gives no quirk whose replay would move a number. Each departure below says why.".into(),
             "md5 is faultline's Rust MD5 in the trial process, not the 2004 md5(1) binary; one file, not the poster's own. Not replayable: neither is published.".into(),
             "The read version loops read() into one buffer and digests each chunk, as the poster's pseudo-code does (the poster labelled it \"stdio\"; the code shown calls read()). Its buffer size is not given, so faultline measures the 8–64 KiB Dillon names.".into(),
             "The mmap version maps the whole file and digests it in buffer-sized pieces; the poster's digested the mapping in one call. Not replayed by --faithful: MD5 consumes 64-byte blocks either way and the pages are faulted in by the same first touches, so the call count is all that differs.".into(),
-            "Quick digests a 128 MiB file with 8 and 64 KiB buffers and three mmap variants; full uses the follow-up's 1,462,726,660-byte file, 8/16/32/64 KiB and five variants. The follow-up's two parallel processes are not run.".into(),
-            format!("The I/O-bound claim assumes a machine whose disk, not its CPU, limits md5 of a cold file: the poster's Pentium 4M kept its CPU busy {:.1}% (read) and {:.1}% (mmap) of the elapsed time. On a fast disk md5 of a cold file can be CPU-bound instead, so every run measures the CPU share of elapsed time of its cold trials (user + sys over the whole trial, clean trials only: another process's CPU use would lower it), and the claim's explanation and the machine notes say whether the premise holds here (I/O-bound at {:.0}% or less, CPU-bound at {:.0}% or more). No device-rate limit is applied to recreate an I/O-bound disk.", published_cpu_share(PUBLISHED[2].1) * 100.0, published_cpu_share(PUBLISHED[2].2) * 100.0, IO_BOUND_AT_MOST * 100.0, CPU_BOUND_AT_LEAST * 100.0),
+            "Quick digests a 128 MiB file with 8 and 64 KiB buffers and three mmap variants (and, throttled, a 16 MiB file for the I/O-bound claim); full uses the follow-up's 1,462,726,660-byte file, 8/16/32/64 KiB and five variants. The follow-up's two parallel processes are not run.".into(),
+            format!("The I/O-bound claim assumes a machine whose disk, not its CPU, limits md5 of a cold file: the poster's Pentium 4M kept its CPU busy {:.1}% (read) and {:.1}% (mmap) of the elapsed time. On a fast disk md5 of a cold file is CPU-bound instead, so where faultline may make an I/O cgroup (root; cgroup v2 io.max, else v1 blkio.throttle) the claim is judged on cold trials of their own whose reads of the disk are throttled to {} MB/s, the poster's disk: the file was the thread's 1,462,726,660 bytes (the 11221 blocks in are that size in 128 KiB clusters), read in 93.02 s (15.7 MB/s) and 83.59 s (17.5 MB/s). They read a {} file in quick mode (about 1 s a trial, 20 trials) and the full file in full mode (about 91 s a trial). Without an I/O cgroup the claim is judged on this machine's own disk, and says so. Every run measures the CPU share of elapsed time of the claim's cold trials (user + sys over the whole trial, clean trials only: another process's CPU use would lower it), and the claim's explanation and the machine notes say whether the premise holds (I/O-bound at {:.0}% or less, CPU-bound at {:.0}% or more).", published_cpu_share(PUBLISHED[2].1) * 100.0, published_cpu_share(PUBLISHED[2].2) * 100.0, POSTER_DISK_BYTES_PER_S / 1_000_000, crate::size::format_size(THROTTLED_QUICK_SIZE), IO_BOUND_AT_MOST * 100.0, CPU_BOUND_AT_LEAST * 100.0),
             "Cold means the file evicted before each trial (posix_fadvise DONTNEED, or drop_caches when asked), verified by residency; the 2004 runs read files larger than the cache. A machine difference, not replayable by a mode.".into(),
         ]
     }
@@ -473,31 +672,22 @@ impl Preset for Dillon2004 {
     fn measured(&self, results: &RunResults) -> Vec<Table> {
         let cases: Vec<Case> = results.cases.iter().map(|c| c.case.clone()).collect();
         let (size, blocks) = shape(&cases);
-        let cell = |c: &Case| {
-            summary_of(results, c).map_or("-".to_string(), |s| {
-                let elapsed = s.time_ns.mean / 1e9;
-                let cpu = match cpu_split_of(s, elapsed) {
-                    Some((user, sys)) => format!("{user:.3}u {sys:.3}s"),
-                    None => format!("user/sys {BELOW_RESOLUTION}"),
-                };
-                format!(
-                    "{cpu} {} elapsed, {:.0} faults",
-                    secs(Some(elapsed)),
-                    (s.per_mib.minflt + s.per_mib.majflt) * size as f64
-                        / crate::stats::analysis::MIB,
-                )
-            })
-        };
-        let share = |c: &Case| match cpu_share(results, std::slice::from_ref(c)) {
-            Ok(c) => format!("{:.0}%", c.mean * 100.0),
-            Err(_) => "-".to_string(),
-        };
+        let cell = |c: &Case| trial_cell(results, c);
+        let share = |c: &Case| share_cell_of(results, c);
         // The CPU-bound and I/O-bound claims: each comparison once, as its
         // claim reads it (the claimed winner's advantage, 90% CI).
+        // The throttled pairs (the I/O-bound claim's, when the run had a
+        // throttle) follow the machine's own cold disk.
+        let throttle = throttle_of(&cases);
         let mut rows = Vec::new();
-        for cache in [CacheState::Warm, CacheState::Cold] {
+        let mut disks = vec![(CacheState::Warm, None), (CacheState::Cold, None)];
+        disks.extend(throttle.map(|t| (CacheState::Cold, Some(t))));
+        for &(cache, disk) in &disks {
             for &b in &blocks {
-                let (r, m) = (read(b, size, cache), plain(b, size, cache));
+                let at = disk.map_or(size, |(_, small)| small);
+                let (mut r, mut m) = (read(b, at, cache), plain(b, at, cache));
+                r.device_rate = disk.map(|d| d.0);
+                m.device_rate = disk.map(|d| d.0);
                 if !cases.contains(&r) || !cases.contains(&m) {
                     continue;
                 }
@@ -505,14 +695,25 @@ impl Preset for Dillon2004 {
                     CacheState::Cold => ("mmap", ratio_cell(results, &r, &m)),
                     _ => ("read", ratio_cell(results, &m, &r)),
                 };
+                let on = disk.map_or(String::new(), |(rate, small)| {
+                    format!(
+                        ", {} file, disk throttled to {}",
+                        crate::size::format_size(small),
+                        rate.rate_words()
+                    )
+                });
                 rows.push(vec![
-                    format!("{cache}, {} buffer", crate::size::format_size(b)),
+                    format!("{cache}, {} buffer{on}", crate::size::format_size(b)),
                     cell(&r),
                     cell(&m),
                     format!("{} / {}", share(&r), share(&m)),
                     winner.to_string(),
                     advantage,
-                    published_for(cache),
+                    if cache == CacheState::Cold && disk.is_none() && throttle.is_some() {
+                        "(the claim is judged on the throttled disk)".to_string()
+                    } else {
+                        published_for(cache)
+                    },
                 ]);
             }
         }
@@ -606,16 +807,26 @@ impl Preset for Dillon2004 {
     }
 
     fn machine_notes(&self, results: &RunResults) -> Vec<String> {
-        let (bound, measured) = cold_boundness(results);
+        let throttle = throttle_of(&plan_cases(results));
+        let (bound, measured) = cold_boundness(results, throttle.is_some());
         let premise = match bound {
             "I/O-bound" => "the I/O-bound claim's premise is met",
             "not told" => "the I/O-bound claim's premise is not checked",
             _ => "the I/O-bound claim's premise (an I/O-bound machine) is not met",
         };
-        vec![format!(
-            "dillon2004: {}; {premise}; {DISK_AS_IS}",
-            measured.trim_end_matches('.')
-        )]
+        let mut note = format!(
+            "dillon2004: {}; {premise}; {}",
+            measured.trim_end_matches('.'),
+            disk_words(throttle)
+        );
+        // Throttled: the machine's own disk, measured too, for contrast.
+        if throttle.is_some() {
+            let (_, own) = cold_boundness(results, false);
+            let own = own.trim_end_matches('.');
+            let own = own.replacen("Whether", "whether", 1);
+            note.push_str(&format!(". Unthrottled, {own}"));
+        }
+        vec![note]
     }
 
     fn plots(&self, results: &RunResults) -> Vec<Plot> {
@@ -740,18 +951,18 @@ mod tests {
     #[test]
     fn faithful_changes_nothing() {
         for scope in [Scope::QUICK, Scope::FULL, Scope::new(false, 256)] {
-            let default = Dillon2004.plan(scope);
-            let faithful = Dillon2004.plan(scope.faithful(true));
+            let default = Dillon2004::default().plan(scope);
+            let faithful = Dillon2004::default().plan(scope.faithful(true));
             assert_eq!(default.cases, faithful.cases);
             assert_eq!(default.runs, faithful.runs);
         }
-        assert!(Dillon2004.fidelity()[0].contains("--faithful changes nothing"));
+        assert!(Dillon2004::default().fidelity()[0].contains("--faithful changes nothing"));
     }
 
     #[test]
     fn the_io_bound_figure_is_judged_for_size_and_outside_rows_are_marked() {
-        let plan = Dillon2004.plan(Scope::QUICK);
-        let claims = Dillon2004.claims(&plan);
+        let plan = Dillon2004::default().plan(Scope::QUICK);
+        let claims = Dillon2004::default().claims(&plan);
         let io = claims
             .iter()
             .find(|c| c.text.starts_with("I/O-bound"))
@@ -777,7 +988,7 @@ mod tests {
             assert_eq!((b.method, o.method), (MethodKind::Read, MethodKind::Mmap));
             assert_eq!(b.cache, CacheState::Cold);
         }
-        let published = &Dillon2004.published()[0];
+        let published = &Dillon2004::default().published()[0];
         let source = published
             .columns
             .iter()
@@ -787,7 +998,7 @@ mod tests {
             let outside = row[source].starts_with("outside the study's text");
             assert_eq!(outside, !row[0].contains("I/O-bound"), "{row:?}");
         }
-        let measured = Dillon2004.measured(&crate::fixtures::results_of(&plan.cases));
+        let measured = Dillon2004::default().measured(&crate::fixtures::results_of(&plan.cases));
         assert!(measured[0]
             .rows
             .iter()
@@ -799,8 +1010,30 @@ mod tests {
     /// Quick dillon2004 results: read and plain mmap measured at every
     /// buffer, warm at full CPU, cold at `cold_share` of elapsed time.
     fn measured_at(cold_share: f64, interfered: bool) -> (Plan, RunResults) {
-        let plan = Dillon2004.plan(Scope::QUICK);
+        measured_with(Dillon2004::default(), cold_share, interfered)
+    }
+
+    /// The preset's own throttle in tests: cgroup v1, the poster's rate.
+    fn poster_disk() -> DeviceRate {
+        DeviceRate {
+            kind: device_rate::ThrottleKind::CgroupV1Blkio,
+            bytes_per_s: POSTER_DISK_BYTES_PER_S,
+        }
+    }
+
+    /// [`measured_at`] for `preset`; its throttled cold pairs (if any) read
+    /// at 4% CPU, read 1100 ms and mmap 1050 ms.
+    fn measured_with(preset: Dillon2004, cold_share: f64, interfered: bool) -> (Plan, RunResults) {
+        let plan = preset.plan(Scope::QUICK);
         let mut results = crate::fixtures::results_of(&plan.cases);
+        for c in plan.cases.iter().filter(|c| c.device_rate.is_some()) {
+            let ms = if c.method == MethodKind::Read {
+                1100.0
+            } else {
+                1050.0
+            };
+            measure(&mut results, c, &around(ms, 5, 0.04));
+        }
         let (size, blocks) = shape(&plan.cases);
         for b in blocks {
             // Warm: read 200 ms, mmap 240 ms; cold: read 330 ms, mmap 300 ms.
@@ -829,7 +1062,7 @@ mod tests {
     }
 
     fn io_claim(plan: &Plan) -> Claim {
-        Dillon2004
+        Dillon2004::default()
             .claims(plan)
             .into_iter()
             .find(|c| c.id == "io-bound")
@@ -840,68 +1073,79 @@ mod tests {
     fn the_io_bound_premise_is_checked_on_every_run_from_the_cold_cpu_share() {
         // CPU-bound cold md5 (a fast disk): the premise is not met, and said so.
         let (plan, results) = measured_at(0.95, false);
-        let why = Dillon2004.explain(&io_claim(&plan), &results).unwrap();
-        assert!(why.contains("Premise not met on this machine"), "{why}");
+        let why = Dillon2004::default()
+            .explain(&io_claim(&plan), &results)
+            .unwrap();
+        assert!(why.contains("Premise not met"), "{why}");
         assert!(why.contains("95% of its elapsed time"), "{why}");
-        assert!(why.contains("CPU-bound here"), "{why}");
+        assert!(why.contains(": CPU-bound (faultline calls"), "{why}");
+        assert!(why.contains("from this machine's own disk"), "{why}");
         assert!(
             why.contains("38.1% and 35.4%"),
             "the poster's shares: {why}"
         );
-        let notes = Dillon2004.machine_notes(&results);
+        let notes = Dillon2004::default().machine_notes(&results);
         assert!(
             notes[0].contains("premise (an I/O-bound machine) is not met"),
             "{notes:?}"
         );
-        // Which disk was used is said: this one, unthrottled.
-        assert!(notes[0].contains("no device-rate limit (cgroup v2 io.max)"));
-        assert!(why.contains("no device-rate limit"), "{why}");
-        let judged = crate::studies::judge_claims(&Dillon2004, &results);
+        // Which disk was used is said: this one, unthrottled, and why.
+        assert!(notes[0].contains("this machine's own disk at its own rate: no I/O cgroup"));
+        assert!(why.contains("no I/O cgroup could be made here"), "{why}");
+        assert!(io_claim(&plan).text.contains("on this machine's own disk"));
+        let judged = crate::studies::judge_claims(&Dillon2004::default(), &results);
         let io = judged.iter().find(|c| c.id == "io-bound").unwrap();
         assert!(
             io.explanation.contains(". Premise not met"),
             "a sentence of its own: {}",
             io.explanation
         );
-        let outcome = crate::studies::outcome::PresetOutcome::build(&Dillon2004, &results);
+        let outcome =
+            crate::studies::outcome::PresetOutcome::build(&Dillon2004::default(), &results);
         assert!(outcome
             .machine
             .iter()
             .any(|n| n.starts_with("dillon2004: ")));
         // I/O-bound: met.
         let (plan, results) = measured_at(0.36, false);
-        let why = Dillon2004.explain(&io_claim(&plan), &results).unwrap();
+        let why = Dillon2004::default()
+            .explain(&io_claim(&plan), &results)
+            .unwrap();
         assert!(why.starts_with("Premise met"), "{why}");
-        assert!(Dillon2004.machine_notes(&results)[0].contains("premise is met"));
+        assert!(Dillon2004::default().machine_notes(&results)[0].contains("premise is met"));
         // In between.
         let (plan, results) = measured_at(0.65, false);
-        let why = Dillon2004.explain(&io_claim(&plan), &results).unwrap();
+        let why = Dillon2004::default()
+            .explain(&io_claim(&plan), &results)
+            .unwrap();
         assert!(why.contains("between I/O- and CPU-bound"), "{why}");
         assert!(why.contains("Premise not met"), "{why}");
         // Every cold trial interfered with: not told, never guessed.
         let (plan, results) = measured_at(0.36, true);
-        let why = Dillon2004.explain(&io_claim(&plan), &results).unwrap();
+        let why = Dillon2004::default()
+            .explain(&io_claim(&plan), &results)
+            .unwrap();
         assert!(
             why.contains("cannot be told") && why.contains("interfered"),
             "{why}"
         );
         // The CPU-bound claim carries no premise sentence.
-        let cpu = Dillon2004
+        let cpu = Dillon2004::default()
             .claims(&plan)
             .into_iter()
             .find(|c| c.id == "cpu-bound")
             .unwrap();
-        assert_eq!(Dillon2004.explain(&cpu, &results), None);
+        assert_eq!(Dillon2004::default().explain(&cpu, &results), None);
     }
 
     #[test]
     fn each_comparison_is_shown_once_as_its_claim_reads_it() {
         let (_, results) = measured_at(0.94, false);
-        let tables = Dillon2004.measured(&results);
+        let tables = Dillon2004::default().measured(&results);
         let t = &tables[0];
         let col = |name: &str| t.columns.iter().position(|c| c == name).expect(name);
         let (who, adv) = (col("advantage of"), col("advantage [90% CI]"));
-        let judged = crate::studies::judge_claims(&Dillon2004, &results);
+        let judged = crate::studies::judge_claims(&Dillon2004::default(), &results);
         for (id, cache, winner, near) in [
             ("cpu-bound", "warm", "read", 1.2),
             ("io-bound", "cold", "mmap", 1.1),
@@ -933,5 +1177,177 @@ mod tests {
             "{:?}",
             t.rows
         );
+    }
+
+    #[test]
+    fn the_posters_disk_rate_comes_from_its_own_figures() {
+        // The file (1,462,726,660 B) in 93.02 s (read) and 83.59 s (mmap).
+        let (read_rate, mmap_rate) = (FULL_SIZE as f64 / 93.02, FULL_SIZE as f64 / 83.59);
+        assert!((15.6e6..15.8e6).contains(&read_rate), "{read_rate}");
+        assert!((17.4e6..17.6e6).contains(&mmap_rate), "{mmap_rate}");
+        let rate = POSTER_DISK_BYTES_PER_S as f64;
+        assert!(read_rate * 0.95 <= rate && rate <= mmap_rate, "{rate}");
+        // 11221 blocks in: the file in 128 KiB clusters, within 1%.
+        let clusters = FULL_SIZE as f64 / (128.0 * 1024.0);
+        assert!((clusters / 11221.0 - 1.0).abs() < 0.01, "{clusters}");
+    }
+
+    #[test]
+    fn a_throttle_gives_the_io_bound_claim_cold_pairs_of_its_own() {
+        let rate = poster_disk();
+        for (scope, size) in [
+            (Scope::QUICK, THROTTLED_QUICK_SIZE),
+            (Scope::FULL, FULL_SIZE),
+        ] {
+            let own = Dillon2004::default().plan(scope);
+            let plan = Dillon2004::throttled(rate).plan(scope);
+            // The unthrottled cases are unchanged; the throttled ones follow.
+            assert_eq!(plan.cases[..own.cases.len()], own.cases[..]);
+            let added = &plan.cases[own.cases.len()..];
+            assert_eq!(added.len(), 2 * blocks(scope).len());
+            for c in added {
+                assert_eq!(c.device_rate, Some(rate));
+                assert_eq!((c.cache, c.file_size), (CacheState::Cold, size));
+            }
+            assert!(own.cases.iter().all(|c| c.device_rate.is_none()));
+            // The claim is judged on them, and says on which disk.
+            let io = io_claim(&plan);
+            assert_eq!(io.pairs.len(), blocks(scope).len());
+            for (r, m) in &io.pairs {
+                assert!(added.contains(r) && added.contains(m), "{r:?} {m:?}");
+                assert_eq!((r.method, m.method), (MethodKind::Read, MethodKind::Mmap));
+            }
+            assert!(
+                io.text
+                    .contains("on a disk throttled to 16 MB/s by a cgroup"),
+                "{}",
+                io.text
+            );
+            assert!(!io_claim(&own).text.contains("throttled"));
+            // The other claims and the tables' shape read the own disk.
+            assert_eq!(shape(&plan.cases), shape(&own.cases));
+            let claims = Dillon2004::default().claims(&plan);
+            for c in claims.iter().filter(|c| c.id != "io-bound") {
+                assert!(c
+                    .pairs
+                    .iter()
+                    .all(|(a, b)| a.device_rate.is_none() && b.device_rate.is_none()));
+            }
+        }
+        // Quick: the throttled trials fit the quick budget (about 21 s of
+        // reading at the poster's rate, well within one preset's share).
+        let plan = Dillon2004::throttled(rate).plan(Scope::QUICK);
+        let seconds: f64 = plan
+            .cases
+            .iter()
+            .filter_map(|c| {
+                c.device_rate
+                    .map(|r| c.file_size as f64 / r.bytes_per_s as f64)
+            })
+            .sum::<f64>()
+            * f64::from(plan.runs);
+        assert!((20.0..25.0).contains(&seconds), "{seconds}");
+    }
+
+    #[test]
+    fn interfered_throttled_trials_bound_the_share_from_above() {
+        let preset = Dillon2004::throttled(poster_disk());
+        let plan = preset.plan(Scope::QUICK);
+        let throttled: Vec<Case> = plan
+            .cases
+            .iter()
+            .filter(|c| c.device_rate.is_some())
+            .cloned()
+            .collect();
+        let least = THROTTLE_LEAST_SHARE * THROTTLED_QUICK_SIZE as f64 / 16e6;
+        let run = |ms: f64, cpu_ms: f64| {
+            let mut results = crate::fixtures::results_of(&plan.cases);
+            for c in &throttled {
+                let trials: Vec<Trial> = (0..5)
+                    .map(|_| Trial {
+                        interfered: true,
+                        ..Trial::quiet((ms * 1e6) as u64, cpu_ms / ms)
+                    })
+                    .collect();
+                measure(&mut results, c, &trials);
+            }
+            results
+        };
+        // Loaded: 3 s elapsed, 60 ms of CPU: bounded by 60 ms over the
+        // least time, not diluted by the 3 s.
+        let results = run(3000.0, 60.0);
+        let share = cpu_share(&results, &throttled).unwrap();
+        assert_eq!((share.trials, share.bounded), (20, 20));
+        assert!((share.mean - 0.060 / least).abs() < 1e-3, "{share:?}");
+        let (bound, words) = cold_boundness(&results, true);
+        assert_eq!(bound, "I/O-bound", "{words}");
+        assert!(words.contains("at most 6%"), "{words}");
+        assert!(words.contains("20 of them interfered with"), "{words}");
+        // A bound above the I/O-bound line tells nothing.
+        let (bound, words) = cold_boundness(&run(3000.0, 700.0), true);
+        assert_eq!(bound, "not told", "{words}");
+        // The machine's own disk has no least time: interfered trials are
+        // left out, as before.
+        let own: Vec<Case> = plan
+            .cases
+            .iter()
+            .filter(|c| c.device_rate.is_none() && c.cache == CacheState::Cold)
+            .cloned()
+            .collect();
+        let mut results = crate::fixtures::results_of(&plan.cases);
+        for c in &own {
+            let trials: Vec<Trial> = around(300.0, 5, 0.4)
+                .into_iter()
+                .map(|t| Trial {
+                    interfered: true,
+                    ..t
+                })
+                .collect();
+            measure(&mut results, c, &trials);
+        }
+        assert!(cpu_share(&results, &own).is_err());
+    }
+
+    #[test]
+    fn a_throttled_run_judges_the_premise_on_the_throttled_disk_and_says_so() {
+        // The own disk CPU-bound (95%), the throttled one I/O-bound (4%).
+        let (plan, results) = measured_with(Dillon2004::throttled(poster_disk()), 0.95, false);
+        let why = Dillon2004::default()
+            .explain(&io_claim(&plan), &results)
+            .unwrap();
+        assert!(why.starts_with("Premise met"), "{why}");
+        assert!(why.contains("from the disk throttled to 16 MB/s"), "{why}");
+        assert!(why.contains("4% of its elapsed time"), "{why}");
+        assert!(
+            why.contains("throttled to 16 MB/s by a cgroup (cgroup v1 blkio.throttle)"),
+            "{why}"
+        );
+        let notes = Dillon2004::default().machine_notes(&results);
+        assert!(notes[0].contains("premise is met"), "{notes:?}");
+        assert!(
+            notes[0].contains("Unthrottled, md5 of a cold file from this machine's own disk"),
+            "{notes:?}"
+        );
+        assert!(notes[0].contains("95% of its elapsed time"), "{notes:?}");
+        // The claim compares the throttled pairs: 1100 / 1050 ms.
+        let judged = crate::studies::judge_claims(&Dillon2004::default(), &results);
+        let io = judged.iter().find(|c| c.id == "io-bound").unwrap();
+        for pair in &io.pairs {
+            let m = pair.measured.unwrap();
+            assert!((m - 1100.0 / 1050.0).abs() < 0.01, "{m}");
+        }
+        // The table shows both cold disks, the throttled rows named.
+        let t = &Dillon2004::default().measured(&results)[0];
+        let throttled: Vec<_> = t
+            .rows
+            .iter()
+            .filter(|r| r[0].contains("disk throttled to 16 MB/s"))
+            .collect();
+        assert_eq!(throttled.len(), 2, "{:?}", t.rows);
+        assert!(throttled.iter().all(|r| r[0].contains("16 MiB file")));
+        assert!(t
+            .rows
+            .iter()
+            .any(|r| r.last().unwrap() == "(the claim is judged on the throttled disk)"));
     }
 }

@@ -217,7 +217,7 @@ impl Choices {
 /// (those whose [`Preset::in_all`] is false run only when named).
 pub fn registry() -> Vec<Box<dyn Preset>> {
     vec![
-        Box::new(dillon2004::Dillon2004),
+        Box::new(dillon2004::Dillon2004::default()),
         Box::new(liege2018::Liege2018),
         Box::new(fedorova2019::Fedorova2019),
         Box::new(write2020::Write2020),
