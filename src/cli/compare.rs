@@ -114,6 +114,11 @@ pub fn execute(args: &CompareArgs) -> anyhow::Result<ExitCode> {
         ));
     }
     args.output.print(&text);
+    // The parsed exports (about 7 KB a case, in many small allocations)
+    // are left for the process's exit to return: freeing them one by one
+    // took a noticeable share of a large compare's time.
+    std::mem::forget(fleet);
+    std::mem::forget(runs);
     Ok(ExitCode::SUCCESS)
 }
 

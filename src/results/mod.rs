@@ -3,6 +3,7 @@
 //! a run produced before any statistics ([`RawResults`]), and the run-wide
 //! [`Settings`]. Nothing here measures or computes.
 pub mod claim;
+pub mod flat;
 mod raw;
 mod sample;
 mod settings;

@@ -146,7 +146,11 @@ impl ChildReport {
 }
 
 /// One successful trial of one case.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Read by [`SampleVisitor`] rather than a derived `Deserialize`: serde's
+/// `flatten` would gather the child's report (most of the sample) into a
+/// buffer and parse it a second time.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Sample {
     /// Index of the case in the plan.
     pub case: usize,
@@ -192,6 +196,140 @@ pub struct Sample {
     /// case's statistics (`excluded` is `profile-control`).
     #[serde(default, skip_serializing_if = "is_false")]
     pub profile_control: bool,
+}
+
+/// A sample's own fields as [`SampleVisitor`] finds them.
+#[derive(Default)]
+struct SampleOwn {
+    case: Option<usize>,
+    run: Option<u32>,
+    sequence: Option<u64>,
+    total_ns: Option<u64>,
+    residency_before: Option<f64>,
+    residency_after: Option<f64>,
+    residency_source: Option<String>,
+    cache_prepared_by: Option<String>,
+    cache_reached: Option<bool>,
+    interference: Option<Option<crate::measure::interference::Interference>>,
+    attempt: Option<u32>,
+    excluded: Option<Option<String>>,
+    profile_control: Option<bool>,
+}
+
+impl SampleOwn {
+    /// Parses the value of `key` if it is a sample's own field.
+    fn take<'de, A: serde::de::MapAccess<'de>>(
+        &mut self,
+        key: &str,
+        map: &mut A,
+    ) -> Result<bool, A::Error> {
+        use super::flat::take;
+        match key {
+            "case" => take(&mut self.case, "case", map)?,
+            "run" => take(&mut self.run, "run", map)?,
+            "sequence" => take(&mut self.sequence, "sequence", map)?,
+            "total_ns" => take(&mut self.total_ns, "total_ns", map)?,
+            "residency_before" => take(&mut self.residency_before, "residency_before", map)?,
+            "residency_after" => take(&mut self.residency_after, "residency_after", map)?,
+            "residency_source" => take(&mut self.residency_source, "residency_source", map)?,
+            "cache_prepared_by" => take(&mut self.cache_prepared_by, "cache_prepared_by", map)?,
+            "cache_reached" => take(&mut self.cache_reached, "cache_reached", map)?,
+            "interference" => take(&mut self.interference, "interference", map)?,
+            "attempt" => take(&mut self.attempt, "attempt", map)?,
+            "excluded" => take(&mut self.excluded, "excluded", map)?,
+            "profile_control" => take(&mut self.profile_control, "profile_control", map)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// The sample, with the child's report; its defaults as the derived
+    /// reader's (`#[serde(default)]` and absent options).
+    fn sample<E: serde::de::Error>(self, child: ChildReport) -> Result<Sample, E> {
+        use super::flat::required;
+        Ok(Sample {
+            case: required(self.case, "case")?,
+            run: required(self.run, "run")?,
+            sequence: required(self.sequence, "sequence")?,
+            total_ns: required(self.total_ns, "total_ns")?,
+            child,
+            residency_before: required(self.residency_before, "residency_before")?,
+            residency_after: required(self.residency_after, "residency_after")?,
+            residency_source: required(self.residency_source, "residency_source")?,
+            cache_prepared_by: required(self.cache_prepared_by, "cache_prepared_by")?,
+            cache_reached: required(self.cache_reached, "cache_reached")?,
+            interference: self.interference.unwrap_or_default(),
+            attempt: self.attempt.unwrap_or_default(),
+            excluded: self.excluded.unwrap_or_default(),
+            profile_control: self.profile_control.unwrap_or_default(),
+        })
+    }
+}
+
+/// Reads a [`Sample`] in one pass: the child's report is parsed straight
+/// from the object, through [`ChildKeys`], which takes the sample's own
+/// fields out of its way.
+struct SampleVisitor;
+
+impl<'de> serde::de::Visitor<'de> for SampleVisitor {
+    type Value = Sample;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a sample")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Sample, A::Error> {
+        let mut keys = ChildKeys {
+            map,
+            own: SampleOwn::default(),
+        };
+        let child =
+            ChildReport::deserialize(serde::de::value::MapAccessDeserializer::new(&mut keys))?;
+        keys.own.sample(child)
+    }
+}
+
+impl<'de> Deserialize<'de> for Sample {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Sample, D::Error> {
+        d.deserialize_map(SampleVisitor)
+    }
+}
+
+/// A sample's object as the child's report sees it: every key but the
+/// sample's own, which it parses into `own` as it passes them.
+struct ChildKeys<A> {
+    map: A,
+    own: SampleOwn,
+}
+
+impl<'de, A: serde::de::MapAccess<'de>> serde::de::MapAccess<'de> for &mut ChildKeys<A> {
+    type Error = A::Error;
+
+    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, A::Error> {
+        use serde::de::IntoDeserializer;
+        while let Some(super::flat::Key(key)) = self.map.next_key()? {
+            if self.own.take(&key, &mut self.map)? {
+                continue;
+            }
+            return match key {
+                std::borrow::Cow::Borrowed(k) => seed
+                    .deserialize(serde::de::value::BorrowedStrDeserializer::new(k))
+                    .map(Some),
+                std::borrow::Cow::Owned(k) => seed.deserialize(k.into_deserializer()).map(Some),
+            };
+        }
+        Ok(None)
+    }
+
+    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(
+        &mut self,
+        seed: V,
+    ) -> Result<V::Value, A::Error> {
+        self.map.next_value_seed(seed)
+    }
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -268,4 +406,82 @@ pub struct ProcStat {
     /// loop + teardown); `None` in results written before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_bytes: Option<u64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sample with every field of its own and of the child's report
+    /// present, none at its default.
+    fn full() -> Sample {
+        let mut s = crate::fixtures::sample(3, 2);
+        s.child.continued = true;
+        s.child.sync_ns = 7;
+        s.child.setup_faults = Some(SetupFaults {
+            minflt: 3,
+            majflt: 1,
+        });
+        s.child.bytes_written = Some(4096);
+        s.child.files_opened = Some(2);
+        s.child.thread_ns = vec![1, 2];
+        s.child.pss_kib = Some(9);
+        s.child.procs = vec![ProcStat::default()];
+        s.child.passes = Some(2);
+        s.residency_before = 0.25;
+        s.residency_after = 0.5;
+        s.cache_reached = false;
+        s.interference = Some(crate::measure::interference::Interference {
+            interfered: true,
+            reasons: vec!["busy".to_string()],
+            ..Default::default()
+        });
+        s.attempt = 1;
+        s.excluded = Some("retried".to_string());
+        s.profile_control = true;
+        s
+    }
+
+    #[test]
+    fn reads_back_every_field_it_writes() {
+        for sample in [full(), crate::fixtures::sample(0, 0)] {
+            let text = serde_json::to_string_pretty(&sample).unwrap();
+            let back: Sample = serde_json::from_str(&text).unwrap();
+            assert_eq!(back, sample);
+            // From a reader (keys not borrowed) too.
+            let back: Sample = serde_json::from_reader(text.as_bytes()).unwrap();
+            assert_eq!(back, sample);
+        }
+    }
+
+    #[test]
+    fn reads_as_the_derived_reader_did() {
+        // The fields in another order (by name: the sample's own among the child's).
+        let text = serde_json::to_string(&crate::fixtures::sample(1, 4)).unwrap();
+        let sorted: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let sorted = serde_json::to_string(&sorted).unwrap();
+        assert_ne!(sorted, text);
+        assert_eq!(
+            serde_json::from_str::<Sample>(&sorted).unwrap(),
+            crate::fixtures::sample(1, 4)
+        );
+        // A missing field of its own, or of the child's, is named.
+        let mut value = serde_json::to_value(crate::fixtures::sample(1, 4)).unwrap();
+        value.as_object_mut().unwrap().remove("run");
+        let err = serde_json::from_value::<Sample>(value.clone()).unwrap_err();
+        assert!(err.to_string().contains("missing field `run`"), "{err}");
+        value
+            .as_object_mut()
+            .unwrap()
+            .insert("run".into(), 4.into());
+        value.as_object_mut().unwrap().remove("wall_ns");
+        let err = serde_json::from_value::<Sample>(value).unwrap_err();
+        assert!(err.to_string().contains("missing field `wall_ns`"), "{err}");
+        // A field given twice is refused.
+        let twice = text.replacen("{", "{\"run\":1,", 1);
+        let err = serde_json::from_str::<Sample>(&twice).unwrap_err();
+        assert!(err.to_string().contains("duplicate field `run`"), "{err}");
+        // Not an object.
+        assert!(serde_json::from_str::<Sample>("[1]").is_err());
+    }
 }

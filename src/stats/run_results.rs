@@ -63,7 +63,11 @@ pub struct StatisticsReport {
 }
 
 /// One case and what was measured for it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+///
+/// Read by [`CaseResultWire`]'s visitor rather than a derived
+/// `Deserialize`: serde's `flatten` would buffer every field but `case`'s
+/// own, the samples included, before parsing them a second time.
+#[derive(Clone, Debug, Serialize)]
 pub struct CaseResult {
     /// Index of the case.
     pub id: usize,
@@ -81,6 +85,52 @@ pub struct CaseResult {
     /// How interference touched its trials; `None` when none was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interference: Option<crate::stats::interference::CaseInterference>,
+}
+
+/// Reads a [`CaseResult`] in one pass: its own fields parsed in place, the
+/// case's factors (every other key, a few scalars) gathered and parsed as
+/// a [`Case`], as `#[serde(flatten)]` reads them.
+struct CaseResultWire;
+
+impl<'de> serde::de::Visitor<'de> for CaseResultWire {
+    type Value = CaseResult;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a case's results")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<CaseResult, A::Error> {
+        use crate::results::flat::{required, take, Key};
+        let (mut id, mut label, mut summary, mut samples, mut interference) =
+            (None, None, None, None, None);
+        let mut rest = serde_json::Map::new();
+        while let Some(Key(key)) = map.next_key()? {
+            match &*key {
+                "id" => take(&mut id, "id", &mut map)?,
+                "label" => take(&mut label, "label", &mut map)?,
+                "summary" => take(&mut summary, "summary", &mut map)?,
+                "samples" => take(&mut samples, "samples", &mut map)?,
+                "interference" => take(&mut interference, "interference", &mut map)?,
+                _ => {
+                    rest.insert(key.into_owned(), map.next_value()?);
+                }
+            }
+        }
+        Ok(CaseResult {
+            id: required(id, "id")?,
+            case: crate::results::flat::rest(rest)?,
+            label: required(label, "label")?,
+            summary: summary.unwrap_or_default(),
+            samples: required(samples, "samples")?,
+            interference: interference.unwrap_or_default(),
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for CaseResult {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<CaseResult, D::Error> {
+        d.deserialize_map(CaseResultWire)
+    }
 }
 
 /// One case compared with its group's baseline.
@@ -360,5 +410,62 @@ impl RunResults {
             statistics,
             claims: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_case_result_reads_back_every_field_it_writes() {
+        let results = crate::fixtures::results();
+        let mut case = results.cases[1].clone();
+        case.case.io.stdio_buffer = Some(8192);
+        case.case.replica = Some(1);
+        case.interference = Some(crate::stats::interference::CaseInterference {
+            trials: 3,
+            interfered: 1,
+            ..Default::default()
+        });
+        let mut empty = results.cases[2].clone();
+        empty.summary = None;
+        for case in [case, empty] {
+            let text = serde_json::to_string_pretty(&case).unwrap();
+            for back in [
+                serde_json::from_str::<CaseResult>(&text).unwrap(),
+                serde_json::from_reader::<_, CaseResult>(text.as_bytes()).unwrap(),
+            ] {
+                assert_eq!(serde_json::to_string_pretty(&back).unwrap(), text, "{text}");
+                assert_eq!(back.case, case.case);
+                assert_eq!(back.samples, case.samples);
+            }
+        }
+    }
+
+    #[test]
+    fn a_case_result_refuses_what_the_derived_reader_refused() {
+        let case = crate::fixtures::results().cases[0].clone();
+        for field in ["id", "label", "samples", "method"] {
+            let mut value = serde_json::to_value(&case).unwrap();
+            value.as_object_mut().unwrap().remove(field);
+            let err = serde_json::from_value::<CaseResult>(value).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains(&format!("missing field `{field}`")),
+                "{err}"
+            );
+        }
+        let text = serde_json::to_string(&case).unwrap();
+        let twice = text.replacen('{', "{\"label\":\"x\",", 1);
+        let err = serde_json::from_str::<CaseResult>(&twice).unwrap_err();
+        assert!(err.to_string().contains("duplicate field `label`"), "{err}");
+        // A summary given as null, or left out, is none.
+        let mut value = serde_json::to_value(&case).unwrap();
+        value.as_object_mut().unwrap().remove("summary");
+        assert!(serde_json::from_value::<CaseResult>(value)
+            .unwrap()
+            .summary
+            .is_none());
     }
 }
