@@ -18,6 +18,7 @@ pub mod names;
 pub mod noise;
 pub mod outputs;
 pub mod readback;
+pub mod record;
 pub mod scratch;
 pub mod sweep;
 pub mod trial_times;

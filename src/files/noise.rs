@@ -2,7 +2,6 @@
 //! spread of one paired log ratio, kept in the data directory
 //! (`noise.json`) so that `reproduce --dry-run` can plan each claim's runs
 //! from this machine rather than from an assumption.
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -34,13 +33,7 @@ pub fn path(dir: &Path) -> PathBuf {
 
 /// The noise recorded in `dir`, if a readable, sane record is there.
 pub fn read(dir: &Path) -> Option<Noise> {
-    let file = std::fs::File::open(path(dir)).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    file.take(MOST_BYTES).read_to_string(&mut text).ok()?;
-    let noise: Noise = serde_json::from_str(&text).ok()?;
+    let noise: Noise = super::record::read_json(&path(dir), MOST_BYTES)?;
     (noise.pair_sd.is_finite() && noise.pair_sd > 0.0 && noise.pair_sd < 10.0).then_some(noise)
 }
 

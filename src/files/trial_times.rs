@@ -5,7 +5,6 @@
 //! (`trial-times.json`). A later dry run of the same case estimates from
 //! them instead of from assumed device and page-cache rates.
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -61,13 +60,7 @@ pub fn path(dir: &Path) -> PathBuf {
 
 /// The record in `dir`, if a readable, sane one is there.
 pub fn read(dir: &Path) -> Option<TrialTimes> {
-    let file = std::fs::File::open(path(dir)).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
-    let mut text = String::new();
-    file.take(MOST_BYTES).read_to_string(&mut text).ok()?;
-    let mut times: TrialTimes = serde_json::from_str(&text).ok()?;
+    let mut times: TrialTimes = super::record::read_json(&path(dir), MOST_BYTES)?;
     times
         .cases
         .retain(|_, t| t.seconds.is_finite() && t.seconds >= 0.0 && t.runs > 0);
