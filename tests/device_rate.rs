@@ -94,18 +94,10 @@ fn a_file_on_tmpfs_is_refused_before_anything_runs() {
 #[test]
 #[ignore = "needs root"]
 fn without_root_a_device_rate_is_refused_in_one_line() {
-    use std::os::unix::fs::{chown, PermissionsExt};
     require_root("running faultline as another user");
     let s = Scratch::new();
-    std::fs::set_permissions(s.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let home = s.path("nobody");
-    std::fs::create_dir(&home).unwrap();
-    chown(&home, Some(65534), Some(65534)).unwrap();
-    let bin = home.join("faultline");
-    std::fs::copy(assert_cmd::cargo::cargo_bin!("faultline"), &bin).unwrap();
-    let out = std::process::Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-        .arg(bin)
+    let (mut nobody, home) = common::faultline_as_nobody(&s);
+    let out = nobody
         .arg("run")
         .args(
             Flags::new()

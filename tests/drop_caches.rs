@@ -33,7 +33,6 @@ fn as_root_cold_means_drop_caches() {
 #[test]
 #[ignore = "needs root"]
 fn without_root_drop_caches_falls_back_with_a_warning() {
-    use std::os::unix::fs::{chown, PermissionsExt};
     require_root("running faultline as another user");
     assert!(
         std::process::Command::new("setpriv")
@@ -43,29 +42,19 @@ fn without_root_drop_caches_falls_back_with_a_warning() {
         "this test needs setpriv (util-linux) to run faultline as another user"
     );
     let scratch = Scratch::new();
-    std::fs::set_permissions(scratch.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-    let home = scratch.path("nobody");
-    std::fs::create_dir(&home).unwrap();
-    chown(&home, Some(65534), Some(65534)).unwrap();
-    // A copy nobody can reach, wherever the checkout is.
-    let bin = home.join("faultline");
-    std::fs::copy(assert_cmd::cargo::cargo_bin!("faultline"), &bin).unwrap();
+    let (mut nobody, home) = common::faultline_as_nobody(&scratch);
     let out = succeeded(
-        std::process::Command::new("setpriv")
-            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-            .arg(bin)
-            .arg("run")
-            .args(
-                Flags::new()
-                    .size("1M")
-                    .method("read")
-                    .pattern("seq")
-                    .cache("cold")
-                    .switch("--drop-caches")
-                    .runs(1)
-                    .flag("--data-dir", home.join("data"))
-                    .export_json(&home.join("out.json")),
-            ),
+        nobody.arg("run").args(
+            Flags::new()
+                .size("1M")
+                .method("read")
+                .pattern("seq")
+                .cache("cold")
+                .switch("--drop-caches")
+                .runs(1)
+                .flag("--data-dir", home.join("data"))
+                .export_json(&home.join("out.json")),
+        ),
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

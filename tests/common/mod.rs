@@ -42,7 +42,7 @@ pub use files::{entries, file_ending, user_file};
 pub use flags::Flags;
 pub use output::{one_line, one_line_besides_damon, stderr_lines, succeeded};
 pub use procs::{spawn_piped, trial_children, wait_until, with_file_size_limit};
-pub use root::{require_root, Mount};
+pub use root::{faultline_as_nobody, require_root, Mount};
 
 /// A scratch area: a data directory and a place for exports.
 pub struct Scratch {

@@ -52,3 +52,21 @@ impl Drop for Mount {
         let _ = Command::new("umount").arg(self.point.path()).status();
     }
 }
+
+/// A command that runs a copy of faultline as nobody (uid and gid 65534,
+/// through util-linux's `setpriv`), and that copy's home: a directory of
+/// nobody's inside `scratch`, which is opened to others. Needs root.
+pub fn faultline_as_nobody(scratch: &super::Scratch) -> (Command, std::path::PathBuf) {
+    use std::os::unix::fs::{chown, PermissionsExt};
+    std::fs::set_permissions(scratch.dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let home = scratch.path("nobody");
+    std::fs::create_dir(&home).unwrap();
+    chown(&home, Some(65534), Some(65534)).unwrap();
+    // A copy nobody can reach, wherever the checkout is.
+    let bin = home.join("faultline");
+    std::fs::copy(assert_cmd::cargo::cargo_bin!("faultline"), &bin).unwrap();
+    let mut cmd = Command::new("setpriv");
+    cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(bin);
+    (cmd, home)
+}
