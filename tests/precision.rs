@@ -143,6 +143,51 @@ fn min_trial_time_repeats_the_pass_and_reports_the_bytes_moved() {
     }
 }
 
+/// Without --runs, a warm read trial repeats its pass to 40 ms (the default
+/// shortest trial, said in the rules line), silently where it cannot apply;
+/// with --runs, one pass a trial as asked.
+#[test]
+fn warm_trials_of_the_default_rules_repeat_their_pass_to_40_ms() {
+    let scratch = Scratch::new();
+    let flags = || {
+        Flags::new()
+            .method("read,mmap")
+            .pattern("seq")
+            .block("16k")
+            .size("1M")
+            .cache("warm,cold")
+    };
+    let json_path = scratch.path("default.json");
+    let out = succeeded(scratch.run(flags()).arg("--export-json").arg(&json_path));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("a warm read trial repeats its pass until its loops take 40 ms"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("--min-trial-time applies"), "{stderr}");
+    for (case, s) in samples(&common::read_json(&json_path)) {
+        if case["cache"] == "cold" {
+            assert!(s.get("passes").is_none(), "cold trials run one pass: {s}");
+            continue;
+        }
+        let passes = s["passes"].as_u64().expect("passes recorded");
+        assert!(passes >= 2, "a 1 MiB warm pass is far under 40 ms: {s}");
+        assert_eq!(s["bytes"].as_u64().unwrap(), passes * MIB, "{s}");
+        let spent = s["setup_ns"].as_u64().unwrap()
+            + s["wall_ns"].as_u64().unwrap()
+            + s["teardown_ns"].as_u64().unwrap();
+        assert!(spent >= 40_000_000, "{s}");
+    }
+    // --runs: the runs asked for, one pass each.
+    let json = scratch.run_json(flags().runs(2));
+    for (_, s) in samples(&json) {
+        assert!(s.get("passes").is_none(), "{s}");
+        assert_eq!(s["bytes"].as_u64().unwrap(), MIB, "{s}");
+    }
+}
+
 #[test]
 fn short_trials_get_a_warning_naming_the_fix() {
     let out = succeeded(

@@ -20,6 +20,16 @@ pub const DEFAULT_PRECISION: Precision = Precision {
     until_decided: true,
 };
 
+/// The shortest warm trial of every run given no --runs (and no
+/// --min-trial-time): a warm or as-is read trial on one thread repeats its
+/// pass over the file until its passes take 40 ms, twice the 20 ms under
+/// which a trial is flagged as too short to time well
+/// (`stats::short_trials`). The main job's 128 MiB file takes 11–25 ms a
+/// pass warm here (docs/performance.md): one pass would be flagged and
+/// noisy, and a file large enough for one pass would spend the run's time
+/// on the cold random case, which reads every 4 KiB block from the device.
+pub const DEFAULT_MIN_TRIAL_S: f64 = 0.04;
+
 /// Most runs per case under --precision when --max-runs is not given.
 pub const DEFAULT_MAX_RUNS: u32 = 30;
 
@@ -56,7 +66,7 @@ pub struct PrecisionArgs {
     pub fdr: Option<Adjustment>,
     /// Repeat the pass over the file (setup, loop and teardown) inside one trial until its main
     /// loops add up to at least this long (e.g. 20ms), or its passes to four times it; warm and
-    /// as-is read trials only.
+    /// as-is read trials only [without --runs: 40ms].
     #[arg(long, value_name = "TIME", value_parser = parse_min_trial)]
     pub min_trial_time: Option<f64>,
     /// The smallest difference a verdict calls (e.g. 5%; 0 calls any difference the CI shows):
@@ -67,8 +77,9 @@ pub struct PrecisionArgs {
 
 impl PrecisionArgs {
     /// The statistics settings; `adaptive` says the run was given no --runs
-    /// (and is not a resume), so it gets [`DEFAULT_PRECISION`]. Every run
-    /// calls differences from [`DEFAULT_MIN_EFFECT`] unless told otherwise.
+    /// (and is not a resume), so it gets [`DEFAULT_PRECISION`] and
+    /// [`DEFAULT_MIN_TRIAL_S`]. Every run calls differences from
+    /// [`DEFAULT_MIN_EFFECT`] unless told otherwise.
     pub fn statistics(&self, adaptive: bool) -> Statistics {
         let precision = match self.precision {
             Some(target) => Some(Precision {
@@ -83,7 +94,10 @@ impl PrecisionArgs {
         Statistics {
             precision,
             adjustment: self.fdr.unwrap_or(DEFAULT_ADJUSTMENT),
-            min_trial_ns: self.min_trial_time.map(|s| (s * 1e9) as u64),
+            min_trial_ns: self
+                .min_trial_time
+                .or(adaptive.then_some(DEFAULT_MIN_TRIAL_S))
+                .map(|s| (s * 1e9) as u64),
             // --min-effect, else a --precision target (an effect below the
             // precision asked for is not told from noise), else ±5%.
             min_effect: Some(
@@ -121,7 +135,9 @@ impl PrecisionArgs {
                 skipped += 1;
             }
         }
-        Ok((skipped > 0).then(|| {
+        // The default applies where it can without a word; a --min-trial-time
+        // the user gave says which cases it cannot apply to.
+        Ok((skipped > 0 && self.min_trial_time.is_some()).then(|| {
             format!(
                 "--min-trial-time applies to warm and as-is read trials on one thread; \
                  {skipped} of {} case(s) (cold, write, threaded, timed or scale) run one pass",
@@ -202,6 +218,20 @@ pub fn parse_min_trial(s: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_rules_give_warm_trials_40_ms_and_flags_win() {
+        let ns = |args: &PrecisionArgs, adaptive| args.statistics(adaptive).min_trial_ns;
+        let none = PrecisionArgs::default();
+        assert_eq!(ns(&none, true), Some(40_000_000));
+        assert_eq!(ns(&none, false), None, "--runs: one pass as asked");
+        let given = PrecisionArgs {
+            min_trial_time: Some(0.02),
+            ..PrecisionArgs::default()
+        };
+        assert_eq!(ns(&given, true), Some(20_000_000));
+        assert_eq!(ns(&given, false), Some(20_000_000));
+    }
 
     #[test]
     fn precision_and_times_parse() {

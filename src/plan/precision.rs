@@ -70,7 +70,8 @@ impl Statistics {
 impl Statistics {
     /// The rules a run's verdicts follow, in words: how many runs (`runs`
     /// fixed by --runs, or a start with more added until the precision
-    /// target), the smallest effect called, and the interference rule.
+    /// target), the shortest warm trial, the smallest effect called, and the
+    /// interference rule.
     pub fn rules_words(&self, runs: u32) -> String {
         let pct = |f: f64| {
             let p = f * 100.0;
@@ -101,11 +102,24 @@ impl Statistics {
             e if e > 0.0 => format!("differences within {} are no difference", pct(e)),
             _ => "any difference the CI shows is called".to_string(),
         };
+        let passes = match self.min_trial_ns {
+            Some(ns) => format!(
+                "; a warm read trial repeats its pass until its loops take {} ms",
+                milliseconds(ns)
+            ),
+            None => String::new(),
+        };
         format!(
-            "rules: {how}; {effect}; decided from clean pairs when trials were interfered \
-             with, else unsettled"
+            "rules: {how}{passes}; {effect}; decided from clean pairs when trials were \
+             interfered with, else unsettled"
         )
     }
+}
+
+/// `ns` in milliseconds, to a tenth, without a trailing `.0`: `40`, `1.5`.
+fn milliseconds(ns: u64) -> String {
+    let text = format!("{:.1}", ns as f64 / 1e6);
+    text.strip_suffix(".0").unwrap_or(&text).to_string()
 }
 
 /// How the p-values of one run's comparisons are adjusted before verdicts.
@@ -138,6 +152,18 @@ impl Adjustment {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_rules_say_the_shortest_warm_trial_when_there_is_one() {
+        let mut stats = Statistics::default();
+        assert!(!stats.rules_words(5).contains("repeats its pass"));
+        stats.min_trial_ns = Some(40_000_000);
+        assert!(stats
+            .rules_words(5)
+            .contains("a warm read trial repeats its pass until its loops take 40 ms"));
+        stats.min_trial_ns = Some(1_500_000);
+        assert!(stats.rules_words(5).contains("take 1.5 ms"));
+    }
 
     #[test]
     fn each_group_gets_its_share_of_the_time() {

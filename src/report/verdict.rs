@@ -245,13 +245,15 @@ fn sync_mean(s: &CaseSummary) -> f64 {
 pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<String> {
     let (f, s) = (&faster.summary.per_mib, &slower.summary.per_mib);
     let far_more = |slow: f64, fast: f64| slow >= FAR * fast && slow - fast >= MIN_PER_MIB;
-    let time_gap = slower.summary.time_ns.mean - faster.summary.time_ns.mean;
+    // The faster side's per-trial times over the slower side's bytes.
+    let k = crate::stats::analysis::work_scale(faster.summary, slower.summary);
+    let time_gap = slower.summary.time_ns.mean - k * faster.summary.time_ns.mean;
     // Kernel CPU explains the gap only when it is a large share of it.
-    let sys_gap = slower.summary.sys_ns.mean - faster.summary.sys_ns.mean;
+    let sys_gap = slower.summary.sys_ns.mean - k * faster.summary.sys_ns.mean;
     let more_sys = s.sys_ms > f.sys_ms && time_gap > 0.0 && sys_gap >= SETUP_SHARE * time_gap;
 
     if metric == Metric::Total {
-        let sync_gap = sync_mean(slower.summary) - sync_mean(faster.summary);
+        let sync_gap = sync_mean(slower.summary) - k * sync_mean(faster.summary);
         if time_gap > 0.0 && sync_gap >= SETUP_SHARE * time_gap {
             return Some(format!(
                 "sync dominates ({} ms more sync; {} ms slower in all)",
@@ -267,7 +269,7 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
     // are then left to the fault and syscall rules.)
     let cpu = |x: &CaseSummary| x.user_ns.mean + x.sys_ns.mean;
     let waited =
-        time_gap > 0.0 && cpu(slower.summary) - cpu(faster.summary) < SETUP_SHARE * time_gap;
+        time_gap > 0.0 && cpu(slower.summary) - k * cpu(faster.summary) < SETUP_SHARE * time_gap;
     if let (true, Some(amp), Some(other_amp)) = (
         waited,
         slower.summary.read_amplification,
@@ -328,7 +330,7 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
     }
     if metric == Metric::Total {
         let fixed = |x: &CaseSummary| x.setup_ns.mean + x.teardown_ns.mean;
-        let fixed_gap = fixed(slower.summary) - fixed(faster.summary);
+        let fixed_gap = fixed(slower.summary) - k * fixed(faster.summary);
         if time_gap > 0.0 && fixed_gap >= SETUP_SHARE * time_gap {
             return Some(format!(
                 "setup and teardown dominate ({} ms of {} ms difference)",
@@ -471,7 +473,7 @@ mod tests {
     fn sync_is_evidence_and_blamed_when_it_is_most_of_the_gap() {
         let mut slow = fixtures::case_summary(fixtures::read_per_mib(), None);
         let fast = fixtures::case_summary(fixtures::read_per_mib(), None);
-        slow.time_ns.mean = fast.time_ns.mean + 10e6;
+        retime(&mut slow, fast.time_ns.mean + 10e6);
         slow.sync_ns = Some(fixtures::summary(8e6, 0.0, None));
         let e = evidence(&slow, &fast);
         assert!(e.starts_with("sync 8.00 vs 0.00 ms, sys"), "{e}");
@@ -524,8 +526,21 @@ mod tests {
     }
 
     /// `slow` made `time_ms` slower than `fast`, `sys_ms` of it in the kernel.
+    /// Sets a summary's mean time and its throughput with it: the same
+    /// bytes a trial, as in a real case.
+    fn retime(s: &mut CaseSummary, time_ns: f64) {
+        let bytes = s.throughput_bps.mean * s.time_ns.mean / 1e9;
+        s.time_ns.mean = time_ns;
+        s.throughput_bps.mean = bytes / (time_ns / 1e9);
+    }
+
+    /// Multiplies a summary's mean time by `factor`, the bytes kept.
+    fn stretch(s: &mut CaseSummary, factor: f64) {
+        retime(s, s.time_ns.mean * factor);
+    }
+
     fn slowed(mut slow: CaseSummary, fast: &CaseSummary, time_ms: f64, sys_ms: f64) -> CaseSummary {
-        slow.time_ns.mean = fast.time_ns.mean + time_ms * 1e6;
+        retime(&mut slow, fast.time_ns.mean + time_ms * 1e6);
         slow.sys_ns.mean = fast.sys_ns.mean + sys_ms * 1e6;
         slow
     }
@@ -542,6 +557,24 @@ mod tests {
             sys_ms,
             ..PerMib::default()
         }
+    }
+
+    /// Trials that repeat their pass to a shortest time take as long on
+    /// both sides; the faster side moved more bytes in it. The gap is read
+    /// over the same bytes, so the counters still explain it.
+    #[test]
+    fn sides_that_moved_different_bytes_a_trial_are_compared_over_the_same_bytes() {
+        let mut fast = fixtures::case_summary(per_mib(16.0, 0.0, 0.0, 0.05), None);
+        let mut slow = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.31), None);
+        let trial_ns = 40e6;
+        retime(&mut slow, trial_ns);
+        fast.time_ns.mean = trial_ns;
+        fast.throughput_bps.mean = 2.0 * slow.throughput_bps.mean;
+        fast.sys_ns.mean = 2e6;
+        slow.sys_ns.mean = 30e6;
+        assert!((crate::stats::analysis::work_scale(&fast, &slow) - 0.5).abs() < 1e-9);
+        let clause = explain(side("mmap", &fast), side("read", &slow), Metric::Loop);
+        assert_eq!(clause.as_deref(), Some("syscall cost dominates"));
     }
 
     #[test]
@@ -622,7 +655,7 @@ mod tests {
     fn amplification_rule_fires_only_on_large_and_lopsided_amplification() {
         let fast = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.1), Some(1.0));
         let mut slow = fixtures::case_summary(per_mib(256.0, 4.0, 0.0, 0.4), Some(4.0));
-        slow.time_ns.mean *= 2.0; // waiting: same CPU time, twice the wall time
+        stretch(&mut slow, 2.0); // waiting: same CPU time, twice the wall time
         let clause = explain(
             side("read", &fast),
             side("mmap(advice=random)", &slow),
@@ -655,7 +688,7 @@ mod tests {
         let fast = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.31), None);
         let mut slow = fixtures::case_summary(per_mib(0.0, 0.0, 0.0, 0.31), None);
         // 1 ms slower, of which 0.8 ms more setup.
-        slow.time_ns.mean = fast.time_ns.mean + 1.0e6;
+        retime(&mut slow, fast.time_ns.mean + 1.0e6);
         slow.setup_ns.mean = fast.setup_ns.mean + 0.8e6;
         let clause = explain(side("read", &fast), side("mmap", &slow), Metric::Total);
         assert_eq!(
@@ -693,7 +726,7 @@ mod tests {
         let mut slow = fixtures::case_summary(fixtures::read_per_mib(), Some(1.0));
         slow.device_reads_per_mib = Some(256.0);
         slow.device_read_request_bytes = Some(4096.0);
-        slow.time_ns.mean *= 2.0; // waiting: same CPU time, twice the wall time
+        stretch(&mut slow, 2.0); // waiting: same CPU time, twice the wall time
         let mut fast = fixtures::case_summary(fixtures::mmap_per_mib(), Some(1.0));
         fast.device_reads_per_mib = Some(8.0);
         fast.device_read_request_bytes = Some(131072.0);
@@ -758,7 +791,7 @@ mod tests {
         let mut slow = fixtures::case_summary(per_mib(0.0, 0.0, 1000.0, 600.0), Some(0.33));
         slow.device_reads_per_mib = Some(63.0);
         fast.device_reads_per_mib = Some(0.0);
-        slow.time_ns.mean = fast.time_ns.mean + 4.0e8;
+        retime(&mut slow, fast.time_ns.mean + 4.0e8);
         slow.sys_ns.mean = fast.sys_ns.mean + 3.9e8;
         let clause = explain(side("mmap", &fast), side("read", &slow), Metric::Loop);
         assert_eq!(clause.as_deref(), Some("syscall cost dominates"));
@@ -792,7 +825,7 @@ mod tests {
         slow.read_bytes_source = Some(crate::stats::analysis::OWN_BYTES_SOURCE.into());
         let mut fast = fast;
         fast.device_reads_per_mib = Some(0.0);
-        slow.time_ns.mean *= 1.5;
+        stretch(&mut slow, 1.5);
         assert_eq!(
             explain(side("read", &fast), side("pread", &slow), Metric::Loop),
             None

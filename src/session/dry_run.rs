@@ -280,11 +280,20 @@ pub fn describe(name: &str, plan: &Plan, config: &RunSpec) -> String {
             .map(|c| u128::from(bytes_per_pass(c)) * u128::from(passes(c)) * u128::from(per_case))
             .sum();
         let repeated = counted.iter().any(|c| passes(c) > 1);
+        // A trial repeating its pass to a shortest time makes as many passes
+        // as fit in it, which only the run finds out.
+        let at_least = counted.iter().any(|c| c.min_trial_ns.is_some());
         lines.push(format!(
-            "  file bytes the trials pass over: {} in all{}",
+            "  file bytes the trials pass over: {}{} in all{}{}",
+            if at_least { "at least " } else { "" },
             crate::plan::resources::format_wide(volume),
             if repeated {
                 " (each thread that runs the whole workload, and each process, counted)"
+            } else {
+                ""
+            },
+            if at_least {
+                " (warm trials repeat their pass to their shortest time)"
             } else {
                 ""
             }

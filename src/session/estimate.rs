@@ -218,7 +218,9 @@ fn trial_seconds(c: &Case) -> f64 {
                 .map_or(0.0, |r| bytes as f64 / r.bytes_per_s as f64);
             device(bytes).max(waits).max(throttled)
         }
-        None => cached(bytes),
+        // A warm trial repeats its pass until its loops take the shortest
+        // trial time (--min-trial-time, or the default without --runs).
+        None => cached(bytes).max(c.min_trial_ns.map_or(0.0, |ns| ns as f64 / 1e9)),
     };
     ASSUMED_SECONDS_PER_TRIAL + main.max(paced_seconds(c))
 }

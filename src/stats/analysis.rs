@@ -138,6 +138,28 @@ pub struct PerMib {
     pub nivcsw: f64,
 }
 
+impl CaseSummary {
+    /// Bytes one trial delivered, on average (mean throughput × mean
+    /// compared time); `None` when either is not a positive finite number.
+    pub fn bytes_per_trial(&self) -> Option<f64> {
+        let bytes = self.throughput_bps.mean * self.time_ns.mean / 1e9;
+        (bytes.is_finite() && bytes > 0.0).then_some(bytes)
+    }
+}
+
+/// What the faster side's per-trial times are multiplied by to compare
+/// them with the slower side's over the same bytes. A warm trial that
+/// repeats its pass to a shortest time (`--min-trial-time`, the default
+/// without `--runs`) moves more bytes the faster it is, so its per-trial
+/// times are not the slower side's work; sides whose trials moved the same
+/// bytes (within 2%, the spread of the estimate) compare as they are (1).
+pub fn work_scale(faster: &CaseSummary, slower: &CaseSummary) -> f64 {
+    match (faster.bytes_per_trial(), slower.bytes_per_trial()) {
+        (Some(fast), Some(slow)) if (slow / fast - 1.0).abs() > 0.02 => slow / fast,
+        _ => 1.0,
+    }
+}
+
 /// Bytes in a MiB, the unit of [`PerMib`].
 pub const MIB: f64 = 1_048_576.0;
 
