@@ -282,12 +282,13 @@ fn uring_direct_agrees_with_read_at_depths_1_and_32() {
 fn digests_agree_across_every_method_in_a_random_order() {
     // Digests depend on the order of the bytes, so this checks that uring
     // at depth 32 hands blocks over in submission order. Cold, so that the
-    // device completes reads out of order.
+    // device completes reads out of order. Every read method of the registry.
     let scratch = Scratch::new();
+    let methods = common::read_methods(|_| true);
     let results = scratch.run_json(
         Flags::new()
             .size("2M")
-            .method("read,direct,uring,uring-direct,stdio,preadv,mmap")
+            .method(&methods)
             .depth("32")
             .pattern("random,random-replace")
             .block("4k")
@@ -306,6 +307,11 @@ fn digests_agree_across_every_method_in_a_random_order() {
     for (pattern, sums) in by_pattern {
         assert_eq!(sums.len(), 1, "{pattern}: {sums:?}");
     }
+    let measured: HashSet<String> = samples(&results)
+        .iter()
+        .map(|(case, _)| case["method"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(measured.len(), methods.split(',').count(), "{measured:?}");
 }
 
 #[test]
@@ -424,11 +430,13 @@ fn a_seccomp_policy_that_refuses_io_uring_is_explained() {
 fn latency_is_recorded_per_block_for_every_method_only_when_asked() {
     let scratch = Scratch::new();
     let csv = scratch.path("samples.csv");
+    // Every read method of the registry.
+    let methods = common::read_methods(|_| true);
     let out = succeeded(
         &mut scratch.run(
             Flags::new()
                 .size("2M")
-                .method("read,mmap,direct,uring,stdio,preadv")
+                .method(&methods)
                 .depth("32")
                 .pattern("seq,random")
                 .block("16k")
@@ -487,7 +495,11 @@ fn latency_is_recorded_per_block_for_every_method_only_when_asked() {
         let summary = &case["summary"]["latency"];
         assert_eq!(summary["trials"], 2, "{}", case["label"]);
     }
-    assert_eq!(with, 6 * 2 * 2, "every method, both patterns, both runs");
+    assert_eq!(
+        with,
+        methods.split(',').count() * 2 * 2,
+        "every method, both patterns, both runs"
+    );
     let text = std::fs::read_to_string(&csv).unwrap();
     assert!(text.lines().next().unwrap().contains("latency_p99_ns"));
     // The wrapper changes no checksum.

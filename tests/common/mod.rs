@@ -150,6 +150,19 @@ impl Scratch {
     }
 }
 
+/// The read methods of the registry whose names pass `keep`, comma-separated
+/// as `--method` takes them: tests of "every method" follow the registry, so
+/// a method added to it is tested without anyone editing a list.
+pub fn read_methods(keep: impl Fn(faultline::method::MethodKind) -> bool) -> String {
+    use clap::ValueEnum;
+    faultline::method::MethodKind::value_variants()
+        .iter()
+        .filter(|m| !m.writes() && keep(**m))
+        .map(|m| m.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// The faultline binary this test suite was built with.
 /// The binary, without the caller's `COLUMNS` (the width is then 100 into
 /// a pipe, as the tests expect, unless a test sets it).
