@@ -180,11 +180,25 @@ fn warm_trials_of_the_default_rules_repeat_their_pass_to_40_ms() {
             + s["teardown_ns"].as_u64().unwrap();
         assert!(spent >= 40_000_000, "{s}");
     }
-    // --runs: the runs asked for, one pass each.
+    // --runs: the runs asked for, one pass each; and --min-trial-time off
+    // under the default rules: one pass each, and the rules line says none.
     let json = scratch.run_json(flags().runs(2));
     for (_, s) in samples(&json) {
         assert!(s.get("passes").is_none(), "{s}");
         assert_eq!(s["bytes"].as_u64().unwrap(), MIB, "{s}");
+    }
+    let off_path = scratch.path("off.json");
+    let out = succeeded(
+        scratch
+            .run(flags().cache("warm").flag("--min-trial-time", "off"))
+            .arg("--export-json")
+            .arg(&off_path),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("rules: "), "{stdout}");
+    assert!(!stdout.contains("repeats its pass"), "{stdout}");
+    for (_, s) in samples(&common::read_json(&off_path)) {
+        assert!(s.get("passes").is_none(), "{s}");
     }
 }
 
@@ -712,7 +726,7 @@ fn resume_takes_precision_from_the_journal_not_the_command_line() {
     one_line(
         &out,
         2,
-        &["'--resume <JOURNAL>' cannot be used with '--min-trial-time <TIME>'"],
+        &["'--resume <JOURNAL>' cannot be used with '--min-trial-time <TIME|off>'"],
     );
 }
 

@@ -405,4 +405,85 @@ mod tests {
     fn the_command_line_is_consistent() {
         super::Cli::command().debug_assert();
     }
+
+    /// Values of many kinds, each accepted by some flag's parser.
+    const VALUES: &[&str] = &[
+        "1", "2", "5", "20ms", "1s", "off", "on", "4k", "1M", "5%", "0.05", "read", "mmap",
+        "seq", "random", "warm", "cold", "all", "sum", "bh", "holm", "none", "bash", "a.json",
+        "block=4k..1M", "1280x1024", "16MB/s", "fsync", "4k..64k", "read,mmap", "2000",
+    ];
+
+    /// Every flag of every subcommand, given any value its parser accepts,
+    /// becomes the typed arguments without a panic: clap checks a field's
+    /// type against its parser's only when the value is read (a field of
+    /// `Option<Option<T>>` whose parser gives `Option<T>` parsed and then
+    /// panicked on `reproduce --min-trial-time 20ms`). Parsing only: nothing
+    /// is run.
+    #[test]
+    fn every_flag_of_every_subcommand_parses_any_accepted_value_without_a_panic() {
+        let root = super::command();
+        let mut checked = 0;
+        let mut panics = Vec::new();
+        for sub in root.get_subcommands().filter(|s| !s.is_hide_set()) {
+            let name = sub.get_name().to_string();
+            // The required positionals, filled with the first value that parses.
+            let mut base = vec!["faultline".to_string(), name.clone()];
+            for arg in sub.get_positionals().filter(|a| a.is_required_set()) {
+                let fits = VALUES.iter().find(|v| {
+                    let mut argv = base.clone();
+                    argv.push(v.to_string());
+                    parses(&argv) == Some(true) || {
+                        let mut more = argv.clone();
+                        more.push("a.json".into());
+                        parses(&more) == Some(true)
+                    }
+                });
+                base.push(fits.unwrap_or(&"a.json").to_string());
+                let _ = arg;
+            }
+            for arg in sub.get_arguments().filter(|a| a.get_long().is_some()) {
+                let long = format!("--{}", arg.get_long().unwrap());
+                let mut tries: Vec<Vec<String>> = Vec::new();
+                if arg.get_action().takes_values() {
+                    let possible: Vec<String> = arg
+                        .get_possible_values()
+                        .iter()
+                        .map(|p| p.get_name().to_string())
+                        .collect();
+                    for v in VALUES.iter().map(|v| v.to_string()).chain(possible) {
+                        tries.push(vec![long.clone(), v]);
+                    }
+                } else {
+                    tries.push(vec![long.clone()]);
+                }
+                for t in tries {
+                    let mut argv = base.clone();
+                    argv.extend(t.iter().cloned());
+                    checked += 1;
+                    if parses(&argv).is_none() {
+                        panics.push(argv.join(" "));
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} flag values tried");
+        assert!(panics.is_empty(), "panicked: {panics:#?}");
+    }
+
+    /// Whether `argv` parses into [`super::Cli`] (`Some(false)`: clap or the
+    /// typed conversion refused it); `None` when parsing panicked.
+    fn parses(argv: &[String]) -> Option<bool> {
+        use clap::FromArgMatches;
+        let argv = argv.to_vec();
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let result = std::panic::catch_unwind(move || {
+            match super::command().try_get_matches_from(&argv) {
+                Ok(matches) => super::Cli::from_arg_matches(&matches).is_ok(),
+                Err(_) => false,
+            }
+        });
+        std::panic::set_hook(hook);
+        result.ok()
+    }
 }

@@ -66,9 +66,9 @@ pub struct PrecisionArgs {
     pub fdr: Option<Adjustment>,
     /// Repeat the pass over the file (setup, loop and teardown) inside one trial until its main
     /// loops add up to at least this long (e.g. 20ms), or its passes to four times it; warm and
-    /// as-is read trials only [without --runs: 40ms].
-    #[arg(long, value_name = "TIME", value_parser = parse_min_trial)]
-    pub min_trial_time: Option<f64>,
+    /// as-is read trials only; `off`: one pass a trial [without --runs: 40ms].
+    #[arg(long, value_name = "TIME|off", value_parser = parse_min_trial_or_off)]
+    pub min_trial_time: Option<MinTrial>,
     /// The smallest difference a verdict calls (e.g. 5%; 0 calls any difference the CI shows):
     /// "faster" or "slower" only when the 95% CI lies wholly beyond ×/÷ (1 + P) [default: 5%].
     #[arg(long, value_name = "P", value_parser = parse_min_effect)]
@@ -96,7 +96,7 @@ impl PrecisionArgs {
             adjustment: self.fdr.unwrap_or(DEFAULT_ADJUSTMENT),
             min_trial_ns: self
                 .min_trial_time
-                .or(adaptive.then_some(DEFAULT_MIN_TRIAL_S))
+                .map_or(adaptive.then_some(DEFAULT_MIN_TRIAL_S), |m| m.0)
                 .map(|s| (s * 1e9) as u64),
             // --min-effect, else a --precision target (an effect below the
             // precision asked for is not told from noise), else ±5%.
@@ -137,13 +137,15 @@ impl PrecisionArgs {
         }
         // The default applies where it can without a word; a --min-trial-time
         // the user gave says which cases it cannot apply to.
-        Ok((skipped > 0 && self.min_trial_time.is_some()).then(|| {
-            format!(
-                "--min-trial-time applies to warm and as-is read trials on one thread; \
+        Ok(
+            (skipped > 0 && matches!(self.min_trial_time, Some(MinTrial(Some(_))))).then(|| {
+                format!(
+                    "--min-trial-time applies to warm and as-is read trials on one thread; \
                  {skipped} of {} case(s) (cold, write, threaded, timed or scale) run one pass",
-                plan.cases.len()
-            )
-        }))
+                    plan.cases.len()
+                )
+            }),
+        )
     }
 }
 
@@ -215,6 +217,21 @@ pub fn parse_min_trial(s: &str) -> Result<f64, String> {
     }
 }
 
+/// `--min-trial-time`'s value: the shortest trial in seconds, or `None`
+/// for `off` (one pass a trial). A type of its own: clap reads a field of
+/// `Option<Option<T>>` as a flag whose value may be left out, not as a
+/// value that may say "off".
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MinTrial(pub Option<f64>);
+
+/// `20ms` (as [`parse_min_trial`]) or `off` (one pass a trial).
+pub(crate) fn parse_min_trial_or_off(s: &str) -> Result<MinTrial, String> {
+    if s.trim().eq_ignore_ascii_case("off") {
+        return Ok(MinTrial(None));
+    }
+    parse_min_trial(s).map(|t| MinTrial(Some(t)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,11 +243,19 @@ mod tests {
         assert_eq!(ns(&none, true), Some(40_000_000));
         assert_eq!(ns(&none, false), None, "--runs: one pass as asked");
         let given = PrecisionArgs {
-            min_trial_time: Some(0.02),
+            min_trial_time: Some(MinTrial(Some(0.02))),
             ..PrecisionArgs::default()
         };
         assert_eq!(ns(&given, true), Some(20_000_000));
         assert_eq!(ns(&given, false), Some(20_000_000));
+        let off = PrecisionArgs {
+            min_trial_time: Some(MinTrial(None)),
+            ..PrecisionArgs::default()
+        };
+        assert_eq!(ns(&off, true), None, "off: one pass");
+        assert_eq!(parse_min_trial_or_off("OFF"), Ok(MinTrial(None)));
+        assert_eq!(parse_min_trial_or_off("40ms"), Ok(MinTrial(Some(0.04))));
+        assert!(parse_min_trial_or_off("0.1ms").is_err());
     }
 
     #[test]

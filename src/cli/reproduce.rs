@@ -89,8 +89,8 @@ pub struct ReproduceArgs {
     pub max_runs: Option<u32>,
     /// Repeat the pass of every warm read trial until the trial lasts at least this long, so no
     /// main loop is timed below it (e.g. 20ms, `off`) [default: 20ms].
-    #[arg(long, value_name = "TIME|off", value_parser = parse_min_trial_or_off)]
-    pub min_trial_time: Option<Option<f64>>,
+    #[arg(long, value_name = "TIME|off", value_parser = super::precision_args::parse_min_trial_or_off)]
+    pub min_trial_time: Option<super::precision_args::MinTrial>,
     /// Do not profile the presets whose claims need a profile (fedorova2019) unless --profile
     /// is given: their profile claims are then listed as "unsettled: needs --profile".
     #[arg(long, conflicts_with = "profile")]
@@ -117,14 +117,6 @@ pub enum PrecisionChoice {
     Target(f64),
     /// The planned runs only.
     Off,
-}
-
-/// `20ms` (a least trial length) or `off`.
-fn parse_min_trial_or_off(s: &str) -> Result<Option<f64>, String> {
-    if s.trim().eq_ignore_ascii_case("off") {
-        return Ok(None);
-    }
-    super::precision_args::parse_min_trial(s).map(Some)
 }
 
 /// `3%`, `0.03` or `off`.
@@ -234,7 +226,7 @@ fn max_runs(args: &ReproduceArgs, plan: &faultline::plan::Plan) -> u32 {
 
 /// `--min-trial-time` or its default.
 fn min_trial_s(args: &ReproduceArgs) -> Option<f64> {
-    args.min_trial_time.unwrap_or(Some(MIN_TRIAL_S))
+    args.min_trial_time.map_or(Some(MIN_TRIAL_S), |m| m.0)
 }
 
 /// The plan with the least trial length set on every case that can repeat
