@@ -272,14 +272,16 @@ pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> 
     let statistics = if output.quiet {
         Vec::new()
     } else {
-        faultline::report::precision::statistics_lines(results)
+        faultline::report::sections::precision::statistics_lines(results)
     };
     for line in statistics {
         for part in faultline::report::terminal::wrap(&line, width) {
             println!("{part}");
         }
     }
-    if let Some((text, header, rows)) = faultline::report::precision::short_trial_table(results) {
+    if let Some((text, header, rows)) =
+        faultline::report::sections::precision::short_trial_table(results)
+    {
         faultline::console::warning_table(&text, &header, &rows);
     }
     for line in faultline::report::failure_lines(results) {
@@ -299,7 +301,7 @@ pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> 
         eprintln!("journal: {journal}");
     }
     // Failed trials, or none measured: the run did not do what was asked.
-    if let Some(line) = faultline::report::failed::failure_summary(results) {
+    if let Some(line) = faultline::report::terminal::failed::failure_summary(results) {
         eprintln!("error: {line}");
         return ExitCode::from(EXIT_FAILURE);
     }
@@ -314,7 +316,7 @@ pub fn results_text(
     results: &faultline::stats::RunResults,
     output: &output_args::OutputArgs,
 ) -> String {
-    use faultline::report::{terminal, verdict_line};
+    use faultline::report::terminal::{self, verdicts as verdict_line};
     let layout = output.layout();
     let mut text = String::new();
     if !output.quiet {

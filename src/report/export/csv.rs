@@ -643,7 +643,7 @@ mod tests {
 
     #[test]
     fn every_column_is_described_in_the_docs() {
-        let doc = include_str!("../../docs/csv.md");
+        let doc = include_str!("../../../docs/csv.md");
         for column in super::header() {
             assert!(
                 doc.contains(&format!("| `{column}` |")),

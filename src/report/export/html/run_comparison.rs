@@ -6,14 +6,14 @@
 //! from a [`Fleet`] the caller computed; nothing is computed here.
 use std::path::Path;
 
-use super::compare::{change_text, ratio_text, run_label, run_letter};
-use super::html::{
-    escape, page_end, page_start, push_environment, push_plot, push_results, push_verdicts,
-};
-use super::units::sig3;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::plan::size_heading;
+use crate::report::export::html::{
+    escape, page_end, page_start, push_environment, push_plot, push_results, push_verdicts,
+};
+use crate::report::terminal::run_comparison::{change_text, ratio_text, run_label, run_letter};
+use crate::report::units::sig3;
 use crate::stats::across::fleet::Fleet;
 use crate::stats::RunResults;
 
@@ -121,8 +121,8 @@ pub fn render_html_many(runs: &[&RunResults], names: &[String], fleet: &Fleet) -
         ));
         // Each run's sections, their ids made unique by the run's letter.
         let mut own = String::new();
-        push_verdicts(&mut own, r, &super::verdict_lines(r));
-        for mut plot in super::plots(r) {
+        push_verdicts(&mut own, r, &crate::report::verdict_lines(r));
+        for mut plot in crate::report::plots(r) {
             plot.name = format!("{l}-{}", plot.name);
             push_plot(&mut own, &plot);
         }

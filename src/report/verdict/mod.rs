@@ -7,7 +7,7 @@
 //! side's main loop spent its CPU time (its telling categories' shares).
 //! Nothing is computed here beyond inverting a ratio and comparing counters
 //! that are already in the results.
-use super::fmt::{num, opt_num, ratio};
+use super::units::{num, opt_num, ratio};
 use crate::plan::Metric;
 use crate::stats::analysis::CaseSummary;
 use crate::stats::Verdict;
@@ -128,7 +128,7 @@ pub fn verdict_line(cmp: &ComparisonResult, results: &RunResults) -> String {
             }
             if let (Some(op), Some(bp)) = (&o.profile, &b.profile) {
                 line.push_str("; ");
-                line.push_str(&super::profile::verdict_clause(
+                line.push_str(&super::sections::profile::verdict_clause(
                     (&base_label, bp),
                     (&other_label, op),
                 ));

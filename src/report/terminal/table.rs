@@ -1,10 +1,10 @@
-//! The terminal table: the table of [`super::table`] fitted to a width, in
+//! The terminal table: the table of [`crate::report::rows`] fitted to a width, in
 //! one throughput unit, one time unit per column and three significant
 //! digits. Columns that would overflow the width are left out, least
 //! telling first, and a line under the table names them.
-use super::groups::groups;
-use super::table::{outlier_count, OUTLIER_NOTE};
-use super::units::{sig3, sig3_pm, ThroughputUnit, TimeUnit};
+use crate::report::groups::groups;
+use crate::report::rows::{outlier_count, OUTLIER_NOTE};
+use crate::report::units::{sig3, sig3_pm, ThroughputUnit, TimeUnit};
 use crate::stats::analysis::CaseSummary;
 use crate::stats::{CaseResult, RunResults};
 
@@ -152,7 +152,7 @@ fn columns(results: &RunResults, cases: &[&CaseResult], layout: &Layout) -> Vec<
             drop_rank: Some(8),
         },
     ];
-    if super::table::shows_latency(results) {
+    if crate::report::rows::shows_latency(results) {
         for (name, pick) in [
             (
                 "p50 µs",
@@ -257,9 +257,9 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
                 any_outliers |= case.summary.as_ref().is_some_and(|s| outlier_count(s) > 0);
                 out.push_str(&line(cells, "  "));
             } else {
-                let note = match super::table::case_row(case, results, false) {
-                    super::table::Row::Empty { note, .. } => note,
-                    super::table::Row::Measured(_) => String::new(),
+                let note = match crate::report::rows::case_row(case, results, false) {
+                    crate::report::rows::Row::Empty { note, .. } => note,
+                    crate::report::rows::Row::Measured(_) => String::new(),
                 };
                 out.push_str(format!("  {}  {note}", case.label).trim_end());
             }
@@ -287,9 +287,9 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
             out.push('\n');
         }
     }
-    let spreads = super::spread::spread_lines(results);
+    let spreads = crate::report::sections::spread::spread_lines(results);
     if !spreads.is_empty() {
-        out.push_str(&format!("{}:\n", super::spread::TITLE));
+        out.push_str(&format!("{}:\n", crate::report::sections::spread::TITLE));
         for s in spreads {
             for l in wrap(&format!("  {s}"), layout.width) {
                 out.push_str(&l);
@@ -311,16 +311,24 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
             }
         }
     };
-    section(super::access::TITLE, super::access::access_lines(results));
-    let mut cycles: Vec<String> = super::profile::legend(results).into_iter().collect();
-    cycles.extend(super::profile::section_lines(results));
-    if super::profile::profile_lines(results).is_empty() {
+    section(
+        crate::report::sections::access::TITLE,
+        crate::report::sections::access::access_lines(results),
+    );
+    let mut cycles: Vec<String> = crate::report::sections::profile::legend(results)
+        .into_iter()
+        .collect();
+    cycles.extend(crate::report::sections::profile::section_lines(results));
+    if crate::report::sections::profile::profile_lines(results).is_empty() {
         cycles.clear();
     }
-    section(super::profile::TITLE, cycles);
-    let timelines = super::access::timeline_text(results);
+    section(crate::report::sections::profile::TITLE, cycles);
+    let timelines = crate::report::sections::access::timeline_text(results);
     if !timelines.is_empty() {
-        out.push_str(&format!("{}:\n{timelines}", super::access::TIMELINE_TITLE));
+        out.push_str(&format!(
+            "{}:\n{timelines}",
+            crate::report::sections::access::TIMELINE_TITLE
+        ));
     }
     if !results.complete {
         for l in wrap(
@@ -334,7 +342,7 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
     out
 }
 
-pub use crate::console::{fit, width, wrap, wrap_hanging};
+use crate::console::{fit, width, wrap};
 
 #[cfg(test)]
 mod tests {

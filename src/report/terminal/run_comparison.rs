@@ -3,10 +3,10 @@
 //! case's throughput per run with its change against the first run, and each
 //! comparison's ratio per run with the ratio of ratios. The statistics come
 //! from [`crate::stats::across`]; this only formats them.
-use super::terminal::{fit, width};
-use super::units::{percent, sig3, ThroughputUnit};
-use super::verdict_line::{paint, verdict_style};
 use crate::plan::size_heading;
+use crate::report::terminal::verdicts::{paint, verdict_style};
+use crate::report::terminal::{fit, width};
+use crate::report::units::{percent, sig3, ThroughputUnit};
 use crate::stats::across::fleet::Fleet;
 use crate::stats::{RatioEstimate, RunResults, Verdict};
 
@@ -88,7 +88,7 @@ pub fn render_fleet_text(
     let mut out = String::new();
     for (i, r) in runs.iter().enumerate() {
         let line = format!("{}  {} ({})", run_letter(i), run_label(r), names[i]);
-        for l in super::terminal::wrap(&line, max) {
+        for l in crate::report::terminal::wrap(&line, max) {
             out.push_str(&l);
             out.push('\n');
         }
@@ -176,7 +176,7 @@ pub fn render_fleet_text(
                 continue;
             }
             let hang = width(line) - width(&notes.join("; "));
-            for l in super::terminal::wrap_hanging(line, max, hang.min(max / 2)) {
+            for l in crate::report::terminal::wrap_hanging(line, max, hang.min(max / 2)) {
                 out.push_str(&l);
                 out.push('\n');
             }
@@ -217,7 +217,7 @@ pub fn render_fleet_text(
                     ));
                 }
             }
-            for l in super::terminal::wrap(&line, max) {
+            for l in crate::report::terminal::wrap(&line, max) {
                 out.push_str(&l);
                 out.push('\n');
             }
@@ -257,7 +257,7 @@ pub fn render_baseline_text(fleet: &Fleet, max: usize, styled: bool) -> String {
     ] {
         if !list.is_empty() {
             let line = format!("  {what}: {}", list.join("; "));
-            for l in super::terminal::wrap(&line, max) {
+            for l in crate::report::terminal::wrap(&line, max) {
                 out.push_str(&l);
                 out.push('\n');
             }

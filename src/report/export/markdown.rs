@@ -8,12 +8,12 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::fmt::MISSING;
-use super::groups::groups;
-use super::table::{case_row, headers, outlier_count, Row, OUTLIER_NOTE};
-use super::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::report::groups::groups;
+use crate::report::rows::{case_row, headers, outlier_count, Row, OUTLIER_NOTE};
+use crate::report::units::MISSING;
+use crate::report::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::stats::RunResults;
 
 /// Renders the whole report as Markdown.
@@ -42,16 +42,14 @@ pub fn render_markdown(results: &RunResults) -> String {
         out.push_str("## Claims\n\n");
         push_row(
             &mut out,
-            crate::report::claims::COLUMNS.iter().map(|c| c.to_string()),
+            super::claims_csv::COLUMNS.iter().map(|c| c.to_string()),
         );
         push_row(
             &mut out,
-            crate::report::claims::COLUMNS
-                .iter()
-                .map(|_| "---".to_string()),
+            super::claims_csv::COLUMNS.iter().map(|_| "---".to_string()),
         );
         for c in &results.claims {
-            push_row(&mut out, crate::report::claims::claim_row(c));
+            push_row(&mut out, super::claims_csv::claim_row(c));
         }
         out.push('\n');
     }
@@ -65,7 +63,7 @@ pub fn render_markdown(results: &RunResults) -> String {
         out.push_str("No cases.\n\n");
     }
     let headers = headers(results);
-    let latency = super::table::shows_latency(results);
+    let latency = crate::report::rows::shows_latency(results);
     for group in groups(results) {
         out.push_str(&format!("### {}\n\n", escape(&group.heading)));
         push_row(&mut out, headers.iter().map(|h| h.to_string()));
@@ -93,26 +91,29 @@ pub fn render_markdown(results: &RunResults) -> String {
         out.push_str(&format!("{OUTLIER_NOTE}.\n\n"));
     }
 
-    let access = super::access::access_lines(results);
+    let access = crate::report::sections::access::access_lines(results);
     if !access.is_empty() {
-        out.push_str(&format!("## {}\n\n", super::access::TITLE));
+        out.push_str(&format!(
+            "## {}\n\n",
+            crate::report::sections::access::TITLE
+        ));
         push_bullets(&mut out, &access);
     }
-    for (title, rows) in super::access::timelines(results) {
+    for (title, rows) in crate::report::sections::access::timelines(results) {
         out.push_str(&format!(
             "## {}: {}\n\n",
-            super::access::TIMELINE_TITLE,
+            crate::report::sections::access::TIMELINE_TITLE,
             escape(&title)
         ));
         push_row(
             &mut out,
-            super::access::TIMELINE_HEADERS
+            crate::report::sections::access::TIMELINE_HEADERS
                 .iter()
                 .map(|h| h.to_string()),
         );
         push_row(
             &mut out,
-            super::access::TIMELINE_HEADERS
+            crate::report::sections::access::TIMELINE_HEADERS
                 .iter()
                 .map(|_| "---:".to_string()),
         );
@@ -121,16 +122,22 @@ pub fn render_markdown(results: &RunResults) -> String {
         }
         out.push('\n');
     }
-    let spreads = super::spread::spread_lines(results);
+    let spreads = crate::report::sections::spread::spread_lines(results);
     if !spreads.is_empty() {
-        out.push_str(&format!("## {}\n\n", super::spread::TITLE));
+        out.push_str(&format!(
+            "## {}\n\n",
+            crate::report::sections::spread::TITLE
+        ));
         push_bullets(&mut out, &spreads);
     }
 
-    let cycles = super::profile::section_lines(results);
+    let cycles = crate::report::sections::profile::section_lines(results);
     if !cycles.is_empty() {
-        out.push_str(&format!("## {}\n\n", super::profile::TITLE));
-        if let Some(legend) = super::profile::legend(results) {
+        out.push_str(&format!(
+            "## {}\n\n",
+            crate::report::sections::profile::TITLE
+        ));
+        if let Some(legend) = crate::report::sections::profile::legend(results) {
             out.push_str(&format!("{}.\n\n", escape(&legend)));
         }
         push_bullets(&mut out, &cycles);
@@ -143,12 +150,12 @@ pub fn render_markdown(results: &RunResults) -> String {
     } else {
         push_bullets(&mut out, &verdicts);
     }
-    let statistics = super::precision::statistics_lines(results);
+    let statistics = crate::report::sections::precision::statistics_lines(results);
     if !statistics.is_empty() {
         out.push_str("## Statistics\n\n");
         push_bullets(&mut out, &statistics);
     }
-    let short = super::precision::short_trial_warnings(results);
+    let short = crate::report::sections::precision::short_trial_warnings(results);
     if !short.is_empty() {
         out.push_str("## Short trials\n\n");
         push_bullets(&mut out, &short);
@@ -309,7 +316,7 @@ pub(super) fn shell_word(w: &str) -> String {
 mod tests {
     use super::*;
     use crate::fixtures;
-    use crate::report::table::HEADERS;
+    use crate::report::rows::HEADERS;
 
     #[test]
     fn has_every_section_and_the_tables() {

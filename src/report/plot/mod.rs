@@ -38,10 +38,10 @@ use std::path::{Path, PathBuf};
 use plotters::style::RGBColor;
 
 use self::chart::{ChartRow, LegendEntry, Mark, RowChart, Swatch, XyChart, XySeries};
-use super::fmt::ratio;
 use super::groups::{groups, Group};
 use super::row_limit::{thousands, MAX_PLOT_ROWS};
-use super::table::{case_row, Row};
+use super::rows::{case_row, Row};
+use super::units::ratio;
 use crate::error::{Error, Result};
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::plan::Metric;
@@ -53,6 +53,7 @@ pub use self::heat::{HeatCell, HeatChart};
 
 mod bars;
 mod chart;
+pub mod flame;
 mod font;
 mod heat;
 pub mod strip;

@@ -10,29 +10,30 @@
 //! be mailed, archived or opened offline and looks the same.
 //!
 //! The text is the same as in the other reports: the tables have the
-//! terminal table's columns and cells ([`super::table`]), the verdicts are
+//! terminal table's columns and cells ([`crate::report::rows`]), the verdicts are
 //! [`verdict_lines`], the statistics lines are
-//! [`super::precision::statistics_lines`] (the adjustment used, each
+//! [`crate::report::sections::precision::statistics_lines`] (the adjustment used, each
 //! group's precision target and whether it was reached, in how many runs)
 //! and its short-trial warnings, the environment and settings are rendered from their
 //! serialized form as in the Markdown report. Every piece of text is escaped
 //! ([`escape`]): method labels, file paths and warnings may hold `<`, `&` or
-//! quotes. The plots come from [`super::plot::plots`], whose SVG plotters
+//! quotes. The plots come from [`crate::report::plot::plots`], whose SVG plotters
 //! has already escaped.
 use std::path::Path;
 
-pub use super::escape::escape;
-use super::groups::groups;
-use super::markdown::{flatten, shell_word};
-use super::plot::{plots, Plot};
-use super::row_limit::{left_out, MAX_ROWS};
-use super::table::{case_row, outlier_count, Row, HEADERS, OUTLIER_NOTE};
-use super::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
+pub use crate::report::escape::escape;
+use crate::report::export::markdown::{flatten, shell_word};
+use crate::report::groups::groups;
+use crate::report::plot::{plots, Plot};
+use crate::report::row_limit::{left_out, MAX_ROWS};
+use crate::report::rows::{case_row, outlier_count, Row, HEADERS, OUTLIER_NOTE};
+use crate::report::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::stats::RunResults;
 use crate::stats::Verdict;
 
+pub mod run_comparison;
 /// The page's Content-Security-Policy: nothing may be loaded, inline CSS may apply.
 pub const CONTENT_SECURITY_POLICY: &str =
     "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
@@ -97,9 +98,9 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     let verdicts = verdict_lines(results);
     let failures = failure_lines(results);
     let warnings = warning_lines(results);
-    let spreads = super::spread::spread_lines(results);
-    let statistics = super::precision::statistics_lines(results);
-    let short_trials = super::precision::short_trial_warnings(results);
+    let spreads = crate::report::sections::spread::spread_lines(results);
+    let statistics = crate::report::sections::precision::statistics_lines(results);
+    let short_trials = crate::report::sections::precision::short_trial_warnings(results);
 
     let mut nav = vec![("verdicts", "Verdicts")];
     if !results.claims.is_empty() {
@@ -116,11 +117,11 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     }
     nav.push(("results", "Results"));
     if !spreads.is_empty() {
-        nav.push(("spread", super::spread::TITLE));
+        nav.push(("spread", crate::report::sections::spread::TITLE));
     }
-    let cycles = super::profile::section_lines(results);
+    let cycles = crate::report::sections::profile::section_lines(results);
     if !cycles.is_empty() {
-        nav.push(("cycles", super::profile::TITLE));
+        nav.push(("cycles", crate::report::sections::profile::TITLE));
     }
     if !failures.is_empty() {
         nav.push(("failures", "Failures"));
@@ -152,7 +153,10 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     push_verdicts(&mut out, results, &verdicts);
     if !results.claims.is_empty() {
         out.push_str("<section id=\"claims\">\n<h2>Claims</h2>\n");
-        push_text_table(&mut out, &super::claims::claims_table(&results.claims));
+        push_text_table(
+            &mut out,
+            &crate::report::claims::claims_table(&results.claims),
+        );
         out.push_str("</section>\n");
     }
     if !statistics.is_empty() {
@@ -170,7 +174,12 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     }
     push_results(&mut out, results);
     if !spreads.is_empty() {
-        push_lines(&mut out, "spread", super::spread::TITLE, &spreads);
+        push_lines(
+            &mut out,
+            "spread",
+            crate::report::sections::spread::TITLE,
+            &spreads,
+        );
     }
     if !cycles.is_empty() {
         push_cycles(&mut out, results, &cycles, flame_dir);
@@ -273,9 +282,9 @@ pub fn push_cycles(
 ) {
     out.push_str(&format!(
         "<section id=\"cycles\">\n<h2>{}</h2>\n",
-        super::profile::TITLE
+        crate::report::sections::profile::TITLE
     ));
-    if let Some(legend) = super::profile::legend(results) {
+    if let Some(legend) = crate::report::sections::profile::legend(results) {
         out.push_str(&format!("<p class=\"lede\">{}.</p>\n", escape(&legend)));
     }
     out.push_str("<ul class=\"lines\">\n");
@@ -283,14 +292,18 @@ pub fn push_cycles(
         out.push_str(&format!("<li>{}</li>\n", escape(line)));
     }
     out.push_str("</ul>\n");
-    for graph in super::flame::flame_graphs(results) {
+    for graph in crate::report::plot::flame::flame_graphs(results) {
         push_flame(out, &graph, flame_dir);
     }
     out.push_str("</section>\n");
 }
 
 /// One flame graph, inline, in a figure with its caption (and its link).
-pub fn push_flame(out: &mut String, graph: &super::flame::FlameGraph, flame_dir: Option<&str>) {
+pub fn push_flame(
+    out: &mut String,
+    graph: &crate::report::plot::flame::FlameGraph,
+    flame_dir: Option<&str>,
+) {
     out.push_str(&format!(
         "<figure class=\"flame\" id=\"{}\">\n",
         escape(&graph.name)
@@ -424,7 +437,7 @@ pub(crate) fn push_results(out: &mut String, results: &RunResults) {
     if results.cases.is_empty() {
         out.push_str("<p>No cases.</p>\n");
     }
-    let latency = super::table::shows_latency(results);
+    let latency = crate::report::rows::shows_latency(results);
     let mut shown = 0;
     for group in groups(results) {
         if shown == MAX_ROWS {
@@ -525,7 +538,7 @@ fn humanise(name: &str, value: &str) -> String {
     } else {
         return value.to_string();
     };
-    format!("{} ({value})", super::units::human_bytes(bytes))
+    format!("{} ({value})", crate::report::units::human_bytes(bytes))
 }
 
 /// A two-column table of every field of `value` as serialized; nested
@@ -605,7 +618,7 @@ pub fn page_end(out: &mut String) {
 }
 
 /// One text table, caption included.
-pub fn push_text_table(out: &mut String, t: &super::text_table::Table) {
+pub fn push_text_table(out: &mut String, t: &crate::report::text_table::Table) {
     out.push_str(&format!(
         "<div class=\"scroll\"><table>\n<caption>{}</caption>\n<thead><tr>",
         escape(&t.caption)
@@ -831,7 +844,7 @@ mod tests {
         let html = render_html(&results);
         assert!(html.contains("<section id=\"cycles\">\n<h2>Where the cycles go</h2>"));
         assert!(html.contains("<a href=\"#cycles\">Where the cycles go</a>"));
-        for line in super::super::profile::profile_lines(&results) {
+        for line in crate::report::sections::profile::profile_lines(&results) {
             assert!(
                 html.contains(&format!("<li>{}</li>", escape(&line))),
                 "{line}"
