@@ -159,7 +159,12 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                 .collect();
             report::export::html::run_comparison::write_html_many(&refs, &names, fleet, &output)?;
         }
-        None => report::export::html::write_html_linking(&runs[0], &output, args.plots.as_deref())?,
+        None => {
+            let html = report::export::html::Html {
+                flame_dir: args.plots.as_deref(),
+            };
+            report::export::Exporter::write(&html, &runs[0], &output)?
+        }
     }
     println!("wrote {}", output.display());
     Ok(ExitCode::SUCCESS)

@@ -400,6 +400,40 @@ impl<W: io::Write> Rows<W> {
     }
 }
 
+/// The CSV export as an [`super::Exporter`]: one row per sample
+/// ([`write_csv`]), and beside it the claims (`<stem>-claims.csv`, when the
+/// run judged any) and the per-second timelines (`<stem>-timeline.csv`,
+/// when a trial recorded one).
+pub struct Csv;
+
+impl super::Exporter for Csv {
+    fn name(&self) -> &'static str {
+        "csv"
+    }
+
+    fn write(&self, results: &RunResults, path: &Path) -> Result<()> {
+        use super::{claims_csv, timeline_csv};
+        let mut first_error = None;
+        let mut keep = |r: Result<()>| {
+            if let Err(e) = r {
+                first_error.get_or_insert(e);
+            }
+        };
+        keep(write_csv(results, path));
+        if !results.claims.is_empty() {
+            keep(claims_csv::write_claims_csv(
+                results,
+                &claims_csv::path_beside(path),
+            ));
+        }
+        if timeline_csv::has_timelines(results) {
+            let beside = timeline_csv::path_beside(path);
+            keep(timeline_csv::write_timeline_csv(results, &beside));
+        }
+        first_error.map_or(Ok(()), Err)
+    }
+}
+
 /// Writes one row per sample of every case, under a header of [`COLUMNS`],
 /// atomically. Every cell goes through [`neutralise`] ([`Rows`]).
 pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {

@@ -182,6 +182,19 @@ pub fn write_markdown(results: &RunResults, path: &Path) -> Result<()> {
     write_atomically(path, SHARED_MODE, |w| w.write_all(text.as_bytes()))
 }
 
+/// The Markdown report as an [`super::Exporter`]: [`write_markdown`].
+pub struct Markdown;
+
+impl super::Exporter for Markdown {
+    fn name(&self) -> &'static str {
+        "markdown"
+    }
+
+    fn write(&self, results: &RunResults, path: &Path) -> Result<()> {
+        write_markdown(results, path)
+    }
+}
+
 /// A two-column table of every field of `value` as serialized; nested
 /// fields are named `outer.inner`.
 fn push_fields(out: &mut String, headings: [&str; 2], value: &impl serde::Serialize) {

@@ -199,6 +199,25 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     out
 }
 
+/// The HTML page as an [`crate::report::export::Exporter`] (`faultline
+/// report`'s `--output`), linking each profiled case's interactive flame
+/// graph in `flame_dir` when `--plots` wrote them there
+/// ([`write_html_linking`]).
+pub struct Html<'a> {
+    /// The directory the flame graphs were written to, if any.
+    pub flame_dir: Option<&'a Path>,
+}
+
+impl crate::report::export::Exporter for Html<'_> {
+    fn name(&self) -> &'static str {
+        "html"
+    }
+
+    fn write(&self, results: &RunResults, path: &Path) -> Result<()> {
+        write_html_linking(results, path, self.flame_dir)
+    }
+}
+
 /// Writes [`render_html`] to `path`, atomically.
 pub fn write_html(results: &RunResults, path: &Path) -> Result<()> {
     write_html_linking(results, path, None)
