@@ -629,10 +629,6 @@ const MAX_FUNCTION_LINES: usize = 120;
 /// Files allowed past [`MAX_FILE_LINES`], each with the reason it stays.
 const LONG_FILES: &[(&str, &str)] = &[
     ("plan/factors.rs", "Factors and their expansion: being replaced by the factor table (issue 22, step 3)"),
-    ("report/export/html/mod.rs", "the HTML page with its CSS: split with the report/ exporters (issue 22, step 4)"),
-    ("report/plot/mod.rs", "every results plot: split with the report/ plots (issue 22, step 4)"),
-    ("report/plot/chart.rs", "the SVG chart primitives and their tests: split with the report/ plots (issue 22, step 4)"),
-    ("report/verdict/mod.rs", "the verdict lines and their tests: split with report/ (issue 22, step 4)"),
     ("runner/journal.rs", "the journal: its header (the RunSpec), entries, reader and writer, with their tests"),
     ("studies/claims.rs", "the claim checker: one rule per kind of claim, each with its tests"),
     ("studies/mod.rs", "the Preset trait, the registry and the reproduce page: its formatting helpers move to report/ (issue 22, step 4)"),

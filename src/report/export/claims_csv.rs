@@ -68,10 +68,10 @@ pub fn path_beside(csv: &Path) -> PathBuf {
 
 /// Writes one row per claim of `results`, atomically; a cell a spreadsheet
 /// would read as a formula is neutralised, as in every CSV
-/// ([`super::csv::Rows`]).
+/// ([`super::csv_rows::Rows`]).
 pub fn write_claims_csv(results: &RunResults, path: &Path) -> Result<()> {
     write_atomically(path, SHARED_MODE, |w| {
-        let mut out = super::csv::Rows::new(w, &COLUMNS)?;
+        let mut out = super::csv_rows::Rows::new(w, &COLUMNS)?;
         for c in &results.claims {
             out.row(claim_row(c))?;
         }

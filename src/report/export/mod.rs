@@ -13,6 +13,7 @@ use crate::stats::RunResults;
 
 pub mod claims_csv;
 pub mod csv;
+pub mod csv_rows;
 pub mod html;
 pub mod json;
 pub mod markdown;
