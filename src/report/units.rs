@@ -222,6 +222,36 @@ pub(crate) fn ms(ns: f64) -> f64 {
     ns / 1e6
 }
 
+/// Seconds with 3 significant-ish decimals, or `-`.
+pub fn secs(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x >= 1.0 => format!("{x:.2} s"),
+        Some(x) if x >= 1e-3 => format!("{:.2} ms", x * 1e3),
+        Some(x) => format!("{:.1} µs", x * 1e6),
+        None => "-".to_string(),
+    }
+}
+
+/// `mean ± half` in the unit of the mean, both with the same decimals, so
+/// one cell never mixes units (`4.96 ± 0.26 ms`, not `4.96 ms ± 261.9 µs`).
+pub fn secs_pm(mean: f64, half: f64) -> String {
+    let (per, name) = time_unit(mean);
+    let (m, h) = (mean / per, half / per);
+    let d = decimals3(m);
+    format!("{m:.d$} ± {h:.d$} {name}")
+}
+
+/// A unit to show times up to `max` seconds in: `(seconds per unit, name)`.
+pub fn time_unit(max: f64) -> (f64, &'static str) {
+    if max >= 1.0 {
+        (1.0, "s")
+    } else if max >= 1e-3 {
+        (1e-3, "ms")
+    } else {
+        (1e-6, "µs")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -287,5 +317,18 @@ mod tests {
         assert_eq!(plus_minus(0.004, Some(0.0012), 2), "0.0040 ± 0.0012");
         assert_eq!(half_width(Some((1.0, 3.0))), Some(1.0));
         assert_eq!(half_width(None), None);
+    }
+
+    #[test]
+    fn seconds_take_the_unit_of_their_size_and_a_spread_the_unit_of_its_mean() {
+        assert_eq!(secs(Some(2.5)), "2.50 s");
+        assert_eq!(secs(Some(0.0042)), "4.20 ms");
+        assert_eq!(secs(Some(0.00042)), "420.0 µs");
+        assert_eq!(secs(None), "-");
+        assert_eq!(secs_pm(0.00496, 0.000262), "4.96 ± 0.26 ms");
+        assert_eq!(secs_pm(12.0, 0.5), "12.0 ± 0.5 s");
+        assert_eq!(time_unit(0.5), (1e-3, "ms"));
+        assert_eq!(time_unit(2.0), (1.0, "s"));
+        assert_eq!(time_unit(1e-4), (1e-6, "µs"));
     }
 }

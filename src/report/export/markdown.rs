@@ -16,9 +16,23 @@ use crate::report::units::MISSING;
 use crate::report::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::stats::RunResults;
 
-/// Renders the whole report as Markdown.
+/// Renders the whole report as Markdown: its head, the per-case tables, the
+/// sections every report shares, then the verdicts and what qualifies them.
 pub fn render_markdown(results: &RunResults) -> String {
     let mut out = String::from("# faultline results\n\n");
+    push_head(&mut out, results);
+    push_tables(&mut out, results);
+    push_sections(&mut out, results);
+    push_verdicts(&mut out, results);
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// Whether the run is complete, its command line, the study it reproduces
+/// and its claims, the environment and the settings.
+fn push_head(out: &mut String, results: &RunResults) {
     if !results.complete {
         out.push_str(
             "> **Incomplete run** (interrupted or still running): some cases may lack runs.\n\n",
@@ -41,23 +55,26 @@ pub fn render_markdown(results: &RunResults) -> String {
     if !results.claims.is_empty() {
         out.push_str("## Claims\n\n");
         push_row(
-            &mut out,
+            out,
             super::claims_csv::COLUMNS.iter().map(|c| c.to_string()),
         );
         push_row(
-            &mut out,
+            out,
             super::claims_csv::COLUMNS.iter().map(|_| "---".to_string()),
         );
         for c in &results.claims {
-            push_row(&mut out, super::claims_csv::claim_row(c));
+            push_row(out, super::claims_csv::claim_row(c));
         }
         out.push('\n');
     }
     out.push_str("## Environment\n\n");
-    push_fields(&mut out, ["field", "value"], &results.environment);
+    push_fields(out, ["field", "value"], &results.environment);
     out.push_str("## Settings\n\n");
-    push_fields(&mut out, ["setting", "value"], &results.settings);
+    push_fields(out, ["setting", "value"], &results.settings);
+}
 
+/// The per-case tables, one per group, and the note on outliers.
+fn push_tables(out: &mut String, results: &RunResults) {
     out.push_str("## Results\n\n");
     if results.cases.is_empty() {
         out.push_str("No cases.\n\n");
@@ -66,17 +83,17 @@ pub fn render_markdown(results: &RunResults) -> String {
     let latency = crate::report::rows::shows_latency(results);
     for group in groups(results) {
         out.push_str(&format!("### {}\n\n", escape(&group.heading)));
-        push_row(&mut out, headers.iter().map(|h| h.to_string()));
+        push_row(out, headers.iter().map(|h| h.to_string()));
         push_row(
-            &mut out,
+            out,
             (0..headers.len()).map(|i| if i == 0 { ":---" } else { "---:" }.to_string()),
         );
         for case in group.cases {
             match case_row(case, results, latency) {
-                Row::Measured(cells) => push_row(&mut out, cells),
+                Row::Measured(cells) => push_row(out, cells),
                 Row::Empty { label, note } => {
                     let blanks = std::iter::repeat_n(String::new(), headers.len() - 2);
-                    push_row(&mut out, [label, note].into_iter().chain(blanks));
+                    push_row(out, [label, note].into_iter().chain(blanks));
                 }
             }
         }
@@ -90,14 +107,17 @@ pub fn render_markdown(results: &RunResults) -> String {
     if any_outliers {
         out.push_str(&format!("{OUTLIER_NOTE}.\n\n"));
     }
+}
 
+/// The sections every report shares: access, timelines, spread and cycles.
+fn push_sections(out: &mut String, results: &RunResults) {
     let access = crate::report::sections::access::access_lines(results);
     if !access.is_empty() {
         out.push_str(&format!(
             "## {}\n\n",
             crate::report::sections::access::TITLE
         ));
-        push_bullets(&mut out, &access);
+        push_bullets(out, &access);
     }
     for (title, rows) in crate::report::sections::access::timelines(results) {
         out.push_str(&format!(
@@ -106,19 +126,19 @@ pub fn render_markdown(results: &RunResults) -> String {
             escape(&title)
         ));
         push_row(
-            &mut out,
+            out,
             crate::report::sections::access::TIMELINE_HEADERS
                 .iter()
                 .map(|h| h.to_string()),
         );
         push_row(
-            &mut out,
+            out,
             crate::report::sections::access::TIMELINE_HEADERS
                 .iter()
                 .map(|_| "---:".to_string()),
         );
         for row in rows {
-            push_row(&mut out, row);
+            push_row(out, row);
         }
         out.push('\n');
     }
@@ -128,7 +148,7 @@ pub fn render_markdown(results: &RunResults) -> String {
             "## {}\n\n",
             crate::report::sections::spread::TITLE
         ));
-        push_bullets(&mut out, &spreads);
+        push_bullets(out, &spreads);
     }
 
     let cycles = crate::report::sections::profile::section_lines(results);
@@ -140,40 +160,40 @@ pub fn render_markdown(results: &RunResults) -> String {
         if let Some(legend) = crate::report::sections::profile::legend(results) {
             out.push_str(&format!("{}.\n\n", escape(&legend)));
         }
-        push_bullets(&mut out, &cycles);
+        push_bullets(out, &cycles);
     }
+}
 
+/// The verdicts, then the statistics lines, short trials, failures and
+/// warnings.
+fn push_verdicts(out: &mut String, results: &RunResults) {
     out.push_str("## Verdicts\n\n");
     let verdicts = verdict_lines(results);
     if verdicts.is_empty() {
         out.push_str("No comparisons.\n\n");
     } else {
-        push_bullets(&mut out, &verdicts);
+        push_bullets(out, &verdicts);
     }
     let statistics = crate::report::sections::precision::statistics_lines(results);
     if !statistics.is_empty() {
         out.push_str("## Statistics\n\n");
-        push_bullets(&mut out, &statistics);
+        push_bullets(out, &statistics);
     }
     let short = crate::report::sections::precision::short_trial_warnings(results);
     if !short.is_empty() {
         out.push_str("## Short trials\n\n");
-        push_bullets(&mut out, &short);
+        push_bullets(out, &short);
     }
     let failures = failure_lines(results);
     if !failures.is_empty() {
         out.push_str("## Failures\n\n");
-        push_bullets(&mut out, &failures);
+        push_bullets(out, &failures);
     }
     let warnings = warning_lines(results);
     if !warnings.is_empty() {
         out.push_str("## Warnings\n\n");
-        push_bullets(&mut out, &warnings);
+        push_bullets(out, &warnings);
     }
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out
 }
 
 /// Writes [`render_markdown`] to `path`, atomically.

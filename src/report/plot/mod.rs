@@ -52,6 +52,7 @@ mod font;
 mod heat;
 pub mod run;
 pub mod strip;
+pub mod time_split;
 
 pub use run::{
     cycles_plot, plots, ratio_plot, throughput_plot, time_plot, write_plots, MAX_GROUP_PLOTS,
