@@ -1,10 +1,9 @@
-//! Units and precision of the terminal output: one throughput unit for the
-//! whole table (`--units`), one time unit per column, and three significant
-//! digits, so that a cell never mixes units and never prints `0.00048`.
-//!
-//! And the number formatting every report shares: rounded, never invented: a
-//! missing value prints as `-`, and a small value keeps enough decimals to show
-//! two significant digits instead of collapsing to zero.
+//! Units and number formatting, shared by every report. The terminal shows
+//! one throughput unit for the whole table (`--units`), one time unit per
+//! column and three significant digits, so that a cell never mixes units and
+//! never prints `0.00048`; the exports round without inventing: a missing
+//! value prints as `-`, and a small value keeps enough decimals to show two
+//! significant digits instead of collapsing to zero.
 
 /// The throughput unit the terminal shows (`--units`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
