@@ -140,7 +140,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         for line in faultline::report::failure_lines(&results) {
             eprintln!("failed: {line}");
         }
-        let why = faultline::report::failed::failure_summary(&results)
+        let why = faultline::report::terminal::failed::failure_summary(&results)
             .unwrap_or_else(|| "the A/A run gave no comparison of 2 or more pairs".into());
         Error::Trial(why)
     })?;
@@ -184,7 +184,9 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
             .ok_or_else(|| Error::Trial("the A/A run gave no paired runs".into()))?;
         print_claims(args, &pairs, scale);
     }
-    if let Some((text, header, rows)) = faultline::report::precision::short_trial_table(&results) {
+    if let Some((text, header, rows)) =
+        faultline::report::sections::precision::short_trial_table(&results)
+    {
         faultline::console::warning_table(&text, &header, &rows);
     }
     for line in faultline::report::failure_lines(&results) {
@@ -194,7 +196,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         eprintln!("journal: {}", journal.display());
     }
     // A run in which trials failed exits non-zero, saying how many and why.
-    if let Some(line) = faultline::report::failed::failure_summary(&results) {
+    if let Some(line) = faultline::report::terminal::failed::failure_summary(&results) {
         eprintln!("error: {line}");
         return Ok(ExitCode::from(super::EXIT_FAILURE));
     }

@@ -7,8 +7,8 @@ use std::process::ExitCode;
 use clap::Args;
 
 use faultline::error::Error;
-use faultline::report::fleet_matrix::render_verdict_matrix;
-use faultline::report::{self, compare::render_fleet_text};
+use faultline::report::terminal::fleet_matrix::render_verdict_matrix;
+use faultline::report::{self, terminal::run_comparison::render_fleet_text};
 use faultline::stats::across::fleet::fleet;
 use faultline::stats::across::verdicts;
 use faultline::stats::RunResults;
@@ -128,11 +128,13 @@ pub fn print_baseline(old: &RunResults, new: &RunResults, output: &super::output
     match fleet(&[old, new]) {
         Ok(f) => {
             let layout = output.layout();
-            output.print(&faultline::report::compare::render_baseline_text(
-                &f,
-                layout.width,
-                true,
-            ));
+            output.print(
+                &faultline::report::terminal::run_comparison::render_baseline_text(
+                    &f,
+                    layout.width,
+                    true,
+                ),
+            );
         }
         Err(e) => eprintln!("baseline: {e}"),
     }

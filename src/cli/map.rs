@@ -413,17 +413,17 @@ pub fn execute(args: &MapArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs a 2-D map and prints its answer.
 fn execute_plane(args: &MapArgs, plane: &PlaneSpec) -> anyhow::Result<ExitCode> {
-    use faultline::report::map2;
+    use faultline::report::map::plane;
     let r = plane.run()?;
     if args.quiet {
-        for line in map2::words(&r) {
+        for line in plane::words(&r) {
             println!("{line}");
         }
-        for line in map2::boundary_lines(&r) {
+        for line in plane::boundary_lines(&r) {
             println!("  {line}");
         }
     } else {
-        print!("{}", map2::render_text(&r));
+        print!("{}", plane::render_text(&r));
     }
     for w in &r.warnings {
         faultline::console::warning(w);

@@ -272,14 +272,16 @@ pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> 
     let statistics = if output.quiet {
         Vec::new()
     } else {
-        faultline::report::precision::statistics_lines(results)
+        faultline::report::sections::precision::statistics_lines(results)
     };
     for line in statistics {
         for part in faultline::report::terminal::wrap(&line, width) {
             println!("{part}");
         }
     }
-    if let Some((text, header, rows)) = faultline::report::precision::short_trial_table(results) {
+    if let Some((text, header, rows)) =
+        faultline::report::sections::precision::short_trial_table(results)
+    {
         faultline::console::warning_table(&text, &header, &rows);
     }
     for line in faultline::report::failure_lines(results) {
@@ -299,7 +301,7 @@ pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> 
         eprintln!("journal: {journal}");
     }
     // Failed trials, or none measured: the run did not do what was asked.
-    if let Some(line) = faultline::report::failed::failure_summary(results) {
+    if let Some(line) = faultline::report::terminal::failed::failure_summary(results) {
         eprintln!("error: {line}");
         return ExitCode::from(EXIT_FAILURE);
     }
@@ -314,7 +316,7 @@ pub fn results_text(
     results: &faultline::stats::RunResults,
     output: &output_args::OutputArgs,
 ) -> String {
-    use faultline::report::{terminal, verdict_line};
+    use faultline::report::terminal::{self, verdicts as verdict_line};
     let layout = output.layout();
     let mut text = String::new();
     if !output.quiet {
@@ -408,9 +410,37 @@ mod tests {
 
     /// Values of many kinds, each accepted by some flag's parser.
     const VALUES: &[&str] = &[
-        "1", "2", "5", "20ms", "1s", "off", "on", "4k", "1M", "5%", "0.05", "read", "mmap",
-        "seq", "random", "warm", "cold", "all", "sum", "bh", "holm", "none", "bash", "a.json",
-        "block=4k..1M", "1280x1024", "16MB/s", "fsync", "4k..64k", "read,mmap", "2000",
+        "1",
+        "2",
+        "5",
+        "20ms",
+        "1s",
+        "off",
+        "on",
+        "4k",
+        "1M",
+        "5%",
+        "0.05",
+        "read",
+        "mmap",
+        "seq",
+        "random",
+        "warm",
+        "cold",
+        "all",
+        "sum",
+        "bh",
+        "holm",
+        "none",
+        "bash",
+        "a.json",
+        "block=4k..1M",
+        "1280x1024",
+        "16MB/s",
+        "fsync",
+        "4k..64k",
+        "read,mmap",
+        "2000",
     ];
 
     /// Every flag of every subcommand, given any value its parser accepts,
@@ -477,12 +507,11 @@ mod tests {
         let argv = argv.to_vec();
         let hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
-        let result = std::panic::catch_unwind(move || {
-            match super::command().try_get_matches_from(&argv) {
+        let result =
+            std::panic::catch_unwind(move || match super::command().try_get_matches_from(&argv) {
                 Ok(matches) => super::Cli::from_arg_matches(&matches).is_ok(),
                 Err(_) => false,
-            }
-        });
+            });
         std::panic::set_hook(hook);
         result.ok()
     }

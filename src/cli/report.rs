@@ -103,7 +103,7 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
             }
             let mut plots = Vec::new();
             for (i, run) in runs.iter().enumerate() {
-                let letter = report::compare::run_letter(i);
+                let letter = report::terminal::run_comparison::run_letter(i);
                 plots.extend(report::plots(run).into_iter().map(|mut p| {
                     if several {
                         p.name = format!("{letter}-{}", p.name);
@@ -124,7 +124,10 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                     })?;
                 }
             }
-            let graphs: Vec<_> = runs.iter().flat_map(report::flame::flame_graphs).collect();
+            let graphs: Vec<_> = runs
+                .iter()
+                .flat_map(report::plot::flame::flame_graphs)
+                .collect();
             for graph in &graphs {
                 let path = dir.join(format!("{}.svg", graph.name));
                 files.output("--plots", &path).or_else(|e| {
@@ -142,7 +145,7 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     if let Some((dir, plots, graphs)) = plots {
         for path in report::plot::write_plot_files(&plots, dir)?
             .into_iter()
-            .chain(report::flame::write_flame_graphs(&graphs, dir)?)
+            .chain(report::plot::flame::write_flame_graphs(&graphs, dir)?)
         {
             println!("wrote {}", path.display());
         }
@@ -154,9 +157,14 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
                 .iter()
                 .map(|p| p.display().to_string())
                 .collect();
-            report::html_fleet::write_html_many(&refs, &names, fleet, &output)?;
+            report::export::html::run_comparison::write_html_many(&refs, &names, fleet, &output)?;
         }
-        None => report::html::write_html_linking(&runs[0], &output, args.plots.as_deref())?,
+        None => {
+            let html = report::export::html::Html {
+                flame_dir: args.plots.as_deref(),
+            };
+            report::export::Exporter::write(&html, &runs[0], &output)?
+        }
     }
     println!("wrote {}", output.display());
     Ok(ExitCode::SUCCESS)

@@ -448,7 +448,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 }
             }
             let written = faultline::report::plot::write_plot_files(&outcome.plots, dir)?;
-            let flames = faultline::report::flame::write_flame_graphs(&outcome.flames, dir)?;
+            let flames = faultline::report::plot::flame::write_flame_graphs(&outcome.flames, dir)?;
             eprintln!(
                 "plots: {} files in {}",
                 written.len() + flames.len(),
@@ -490,7 +490,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         let link = args
             .plots
             .as_deref()
-            .map(|dir| faultline::report::html::relative_link(path, dir));
+            .map(|dir| faultline::report::export::html::relative_link(path, dir));
         let html = render_preset_html_linking(&outcomes, link.as_deref());
         write_atomically(path, SHARED_MODE, |w| w.write_all(html.as_bytes()))?;
         eprintln!("report: {}", path.display());
@@ -599,10 +599,10 @@ fn check_outputs(
             } else {
                 csv.clone()
             };
-            let claims = faultline::report::claims::path_beside(&csv);
+            let claims = faultline::report::export::claims_csv::path_beside(&csv);
             files.output("--export-csv (its claims file)", &claims)?;
             if preset.name() == "crotty2022" {
-                let beside = faultline::report::timeline_csv::path_beside(&csv);
+                let beside = faultline::report::export::timeline_csv::path_beside(&csv);
                 files.output("--export-csv (its timeline file)", &beside)?;
             }
         }

@@ -129,7 +129,7 @@ mod tests {
             markdown: Some(dir.path().join("r.md")),
         };
         exports.write_all(&results).unwrap();
-        crate::report::html::write_html(&results, &dir.path().join("r.html")).unwrap();
+        crate::report::export::html::write_html(&results, &dir.path().join("r.html")).unwrap();
         let plots = crate::report::write_plots(&results, &dir.path().join("plots")).unwrap();
         assert!(!plots.is_empty());
         for path in ["r.json", "r.csv", "r-claims.csv", "r.md", "r.html"]

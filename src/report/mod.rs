@@ -1,142 +1,38 @@
-//! Reports: the terminal table, verdict lines and the exports. Nothing here measures.
+//! Reports: everything faultline shows or writes about results, and nothing
+//! that measures. Every function here only reads results ([`crate::stats::RunResults`],
+//! or a map's or an advice's): no statistics are computed here.
 //!
-//! Every function here only reads a [`RunResults`]: no statistics are
-//! computed and nothing is measured. The only I/O is in the export writers,
-//! which replace their files atomically (see [`crate::files::atomic`]), so an interrupted
-//! run never leaves a torn export behind.
+//! - [`export`]: the files the user names (JSON, CSV, Markdown, HTML), each
+//!   written atomically;
+//! - [`terminal`]: the text printed to the terminal: the fitted table, the
+//!   short verdict lines, runs side by side, the final line of a failed run;
+//! - [`plot`]: the plots (SVG and PNG) and flame graphs;
+//! - [`verdict`]: each comparison in one full sentence, with the counters
+//!   behind it and the rule that explains it (the exports and `--verbose`);
+//! - [`sections`]: the sections every output shares (access, spread,
+//!   profile, statistics lines);
+//! - the outputs of other subcommands: [`advise`], [`calibration`], [`map`];
+//! - shared pieces: [`rows`] (the per-case rows), [`units`] (units and
+//!   number formatting), [`claims`], [`text_table`], [`row_limit`], the
+//!   groups and escaping.
 
-use std::path::PathBuf;
-
-use crate::error::Result;
-use crate::stats::RunResults;
-
-mod access;
 pub mod advise;
 pub mod calibration;
 pub mod claims;
-pub mod compare;
-pub mod csv;
 mod escape;
-pub mod failed;
-pub mod flame;
-pub mod fleet_matrix;
-mod fmt;
+pub mod export;
 mod groups;
-pub mod html;
-pub mod html_fleet;
-pub mod json;
 pub mod map;
-pub mod map2;
-pub mod markdown;
 pub mod plot;
-pub mod precision;
-pub mod profile;
 pub mod row_limit;
-mod spread;
-pub mod table;
+pub mod rows;
+pub mod sections;
 pub mod terminal;
 pub mod text_table;
-pub mod timeline_csv;
 pub mod units;
 pub mod verdict;
-pub mod verdict_line;
 
-pub use self::csv::write_csv;
-pub use html::{render_html, write_html};
-pub use json::{read_json, write_json};
-pub use markdown::{render_markdown, write_markdown};
+pub use export::{read_json, write_json, Exports};
 pub use plot::{plots, write_plots, Plot};
-pub use table::render_table;
+pub use rows::render_table;
 pub use verdict::{failure_lines, verdict_lines, warning_lines};
-
-/// The export files asked for; each is rewritten whole, atomically, every time
-/// [`Exports::write_all`] is called, so it can be called after every group.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Exports {
-    /// The whole results as JSON.
-    pub json: Option<PathBuf>,
-    /// One row per sample.
-    pub csv: Option<PathBuf>,
-    /// The Markdown report.
-    pub markdown: Option<PathBuf>,
-}
-
-impl Exports {
-    /// Whether no export was asked for.
-    pub fn is_empty(&self) -> bool {
-        self.json.is_none() && self.csv.is_none() && self.markdown.is_none()
-    }
-
-    /// Writes every export asked for. One failing export does not stop the
-    /// others from being written; the first error is returned.
-    pub fn write_all(&self, results: &RunResults) -> Result<()> {
-        let mut first_error = None;
-        let mut keep = |r: Result<()>| {
-            if let Err(e) = r {
-                first_error.get_or_insert(e);
-            }
-        };
-        if let Some(path) = &self.json {
-            keep(write_json(results, path));
-        }
-        if let Some(path) = &self.csv {
-            keep(write_csv(results, path));
-            if !results.claims.is_empty() {
-                keep(claims::write_claims_csv(
-                    results,
-                    &claims::path_beside(path),
-                ));
-            }
-            if timeline_csv::has_timelines(results) {
-                let beside = timeline_csv::path_beside(path);
-                keep(timeline_csv::write_timeline_csv(results, &beside));
-            }
-        }
-        if let Some(path) = &self.markdown {
-            keep(write_markdown(results, path));
-        }
-        first_error.map_or(Ok(()), Err)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn writes_every_export_asked_for_and_nothing_else() {
-        let dir = tempfile::tempdir().unwrap();
-        let exports = Exports {
-            json: Some(dir.path().join("r.json")),
-            csv: Some(dir.path().join("r.csv")),
-            markdown: None,
-        };
-        assert!(!exports.is_empty());
-        assert!(Exports::default().is_empty());
-        let results = crate::fixtures::results();
-        exports.write_all(&results).unwrap();
-        let mut names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        names.sort();
-        assert_eq!(names, ["r.csv", "r.json"]);
-        assert_eq!(
-            read_json(&dir.path().join("r.json")).unwrap().cases.len(),
-            3
-        );
-    }
-
-    #[test]
-    fn one_failing_export_does_not_stop_the_others() {
-        let dir = tempfile::tempdir().unwrap();
-        let exports = Exports {
-            json: Some(dir.path().join("missing-dir").join("r.json")),
-            csv: None,
-            markdown: Some(dir.path().join("r.md")),
-        };
-        let err = exports.write_all(&crate::fixtures::results()).unwrap_err();
-        assert!(err.to_string().contains("missing-dir"), "{err}");
-        assert!(dir.path().join("r.md").exists());
-    }
-}

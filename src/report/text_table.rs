@@ -1,5 +1,5 @@
 //! A table of text cells with a caption, rendered as aligned plain text or
-//! (by [`super::html`]) as HTML: a study's published table, or the measured
+//! (by [`super::export::html`]) as HTML: a study's published table, or the measured
 //! one in the same layout.
 
 /// A table of text cells: a caption, column headings and rows.

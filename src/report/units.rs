@@ -1,6 +1,9 @@
-//! Units and precision of the terminal output: one throughput unit for the
-//! whole table (`--units`), one time unit per column, and three significant
-//! digits, so that a cell never mixes units and never prints `0.00048`.
+//! Units and number formatting, shared by every report. The terminal shows
+//! one throughput unit for the whole table (`--units`), one time unit per
+//! column and three significant digits, so that a cell never mixes units and
+//! never prints `0.00048`; the exports round without inventing: a missing
+//! value prints as `-`, and a small value keeps enough decimals to show two
+//! significant digits instead of collapsing to zero.
 
 /// The throughput unit the terminal shows (`--units`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -164,6 +167,90 @@ pub fn human_bytes(bytes: u64) -> String {
     }
 }
 
+/// What a missing value prints as.
+pub(crate) const MISSING: &str = "-";
+
+/// `x` with `min_decimals` decimals, or more when those would show no
+/// significant digit: then two significant digits are kept (0.25 with 0
+/// decimals prints `0.25`, not `0`; 0.05 with 2 prints `0.05`). At most 6.
+pub(crate) fn num(x: f64, min_decimals: usize) -> String {
+    format!("{x:.prec$}", prec = decimals(x, min_decimals))
+}
+
+/// The decimals [`num`] uses for `x`.
+fn decimals(x: f64, min_decimals: usize) -> usize {
+    if !x.is_finite() || x == 0.0 {
+        return min_decimals;
+    }
+    // Decimals needed to show the first significant digit.
+    let first = (-x.abs().log10().floor()).max(0.0) as usize;
+    if first <= min_decimals {
+        min_decimals
+    } else {
+        (first + 1).min(6)
+    }
+}
+
+/// [`num`], or `-` when absent.
+pub(crate) fn opt_num(x: Option<f64>, min_decimals: usize) -> String {
+    x.map_or_else(|| MISSING.to_string(), |x| num(x, min_decimals))
+}
+
+/// `mean ± spread` with the decimals of the mean, or `mean ±?` when the
+/// spread is unknown.
+pub(crate) fn plus_minus(mean: f64, spread: Option<f64>, min_decimals: usize) -> String {
+    let prec = decimals(mean, min_decimals);
+    match spread {
+        Some(s) => format!("{mean:.prec$} ± {s:.prec$}"),
+        None => format!("{mean:.prec$} ±?"),
+    }
+}
+
+/// Half the width of a confidence interval.
+pub(crate) fn half_width(ci: Option<(f64, f64)>) -> Option<f64> {
+    ci.map(|(low, high)| (high - low) / 2.0)
+}
+
+/// A ratio with two decimals.
+pub(crate) fn ratio(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+/// Nanoseconds as milliseconds.
+pub(crate) fn ms(ns: f64) -> f64 {
+    ns / 1e6
+}
+
+/// Seconds with 3 significant-ish decimals, or `-`.
+pub fn secs(x: Option<f64>) -> String {
+    match x {
+        Some(x) if x >= 1.0 => format!("{x:.2} s"),
+        Some(x) if x >= 1e-3 => format!("{:.2} ms", x * 1e3),
+        Some(x) => format!("{:.1} µs", x * 1e6),
+        None => "-".to_string(),
+    }
+}
+
+/// `mean ± half` in the unit of the mean, both with the same decimals, so
+/// one cell never mixes units (`4.96 ± 0.26 ms`, not `4.96 ms ± 261.9 µs`).
+pub fn secs_pm(mean: f64, half: f64) -> String {
+    let (per, name) = time_unit(mean);
+    let (m, h) = (mean / per, half / per);
+    let d = decimals3(m);
+    format!("{m:.d$} ± {h:.d$} {name}")
+}
+
+/// A unit to show times up to `max` seconds in: `(seconds per unit, name)`.
+pub fn time_unit(max: f64) -> (f64, &'static str) {
+    if max >= 1.0 {
+        (1.0, "s")
+    } else if max >= 1e-3 {
+        (1e-3, "ms")
+    } else {
+        (1e-6, "µs")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -201,5 +288,46 @@ mod tests {
         assert_eq!(percent(-0.0001), "+0.0%");
         assert_eq!(human_bytes(25_276_510_208), "23.5 GiB");
         assert_eq!(human_bytes(512), "512 B");
+    }
+
+    #[test]
+    fn keeps_two_significant_digits_of_small_values() {
+        assert_eq!(num(2.0, 2), "2.00");
+        assert_eq!(num(1234.567, 2), "1234.57");
+        assert_eq!(num(64.0, 0), "64");
+        assert_eq!(num(0.25, 0), "0.25");
+        assert_eq!(num(0.0523, 2), "0.05");
+        assert_eq!(num(0.0043, 2), "0.0043");
+        assert_eq!(num(0.31, 2), "0.31");
+        assert_eq!(num(0.0, 1), "0.0");
+        assert_eq!(num(-0.25, 0), "-0.25");
+        assert_eq!(num(1e-12, 1), "0.000000");
+        assert_eq!(num(0.5, 1), "0.5");
+        assert_eq!(num(f64::NAN, 2), "NaN");
+    }
+
+    #[test]
+    fn missing_values_print_as_a_dash() {
+        assert_eq!(opt_num(None, 2), "-");
+        assert_eq!(opt_num(Some(1.5), 2), "1.50");
+        assert_eq!(plus_minus(2.0, None, 2), "2.00 ±?");
+        assert_eq!(plus_minus(2.0, Some(0.05), 2), "2.00 ± 0.05");
+        assert_eq!(plus_minus(1.86, Some(0.093), 2), "1.86 ± 0.09");
+        assert_eq!(plus_minus(0.004, Some(0.0012), 2), "0.0040 ± 0.0012");
+        assert_eq!(half_width(Some((1.0, 3.0))), Some(1.0));
+        assert_eq!(half_width(None), None);
+    }
+
+    #[test]
+    fn seconds_take_the_unit_of_their_size_and_a_spread_the_unit_of_its_mean() {
+        assert_eq!(secs(Some(2.5)), "2.50 s");
+        assert_eq!(secs(Some(0.0042)), "4.20 ms");
+        assert_eq!(secs(Some(0.00042)), "420.0 µs");
+        assert_eq!(secs(None), "-");
+        assert_eq!(secs_pm(0.00496, 0.000262), "4.96 ± 0.26 ms");
+        assert_eq!(secs_pm(12.0, 0.5), "12.0 ± 0.5 s");
+        assert_eq!(time_unit(0.5), (1e-3, "ms"));
+        assert_eq!(time_unit(2.0), (1.0, "s"));
+        assert_eq!(time_unit(1e-4), (1e-6, "µs"));
     }
 }

@@ -547,7 +547,7 @@ pub(super) fn written_files(
                 .csv
                 .as_deref()
                 .filter(|_| timelines)
-                .map(crate::report::timeline_csv::path_beside),
+                .map(crate::report::export::timeline_csv::path_beside),
         ),
         ("--export-markdown", exports.markdown.clone()),
         ("--keep-output", config.keep_output.clone()),

@@ -1,9 +1,11 @@
 //! The report of `faultline reproduce`: one self-contained HTML page with a
 //! section per study (the published and measured tables, each claim's
 //! verdict, the fidelity and machine notes, and the plots), drawn with the
-//! report's page pieces ([`crate::report::html`]).
+//! report's page pieces ([`crate::report::export::html`]).
 use super::outcome::PresetOutcome;
-use crate::report::html::{escape, page_end, page_start, push_flame, push_plot, push_text_table};
+use crate::report::export::html::{
+    escape, page_end, page_start, push_flame, push_plot, push_text_table,
+};
 
 /// Renders the page for `outcomes`, one section each.
 pub fn render_preset_html(outcomes: &[PresetOutcome]) -> String {
@@ -70,7 +72,7 @@ pub fn render_preset_html_linking(outcomes: &[PresetOutcome], flame_dir: Option<
         if !o.cycles.is_empty() {
             out.push_str(&format!(
                 "<h3>{}</h3>\n<ul class=\"lines\">\n",
-                crate::report::profile::TITLE
+                crate::report::sections::profile::TITLE
             ));
             for line in &o.cycles {
                 out.push_str(&format!("<li>{}</li>\n", escape(line)));

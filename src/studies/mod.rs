@@ -11,7 +11,7 @@ use crate::pattern::Pattern;
 use crate::plan::CacheState;
 use crate::plan::Target;
 use crate::plan::{Case, Plan};
-use crate::report::plot::{Bar, Hue, Key, Plot, Segment};
+use crate::report::plot::Plot;
 use crate::results::claim::ClaimOutcome;
 use crate::stats::RunResults;
 use crate::studies::claims::Claim;
@@ -90,7 +90,12 @@ impl Scope {
     }
 }
 
+pub use crate::report::plot::time_split::{
+    cpu_split_of, measured_time_split, time_split_bars, time_split_keys, BELOW_RESOLUTION,
+    CPU_SPLIT_RESOLUTION_S, UNRESOLVED,
+};
 pub use crate::report::text_table::Table;
+pub use crate::report::units::{secs, secs_pm, time_unit};
 
 /// A published study that faultline replays.
 pub trait Preset: Send + Sync {
@@ -369,25 +374,6 @@ pub fn mean_seconds(results: &RunResults, case: &Case) -> Option<(f64, Option<(f
     Some((t.mean / 1e9, t.ci95.map(|(l, h)| (l / 1e9, h / 1e9))))
 }
 
-/// Seconds with 3 significant-ish decimals, or `-`.
-pub fn secs(x: Option<f64>) -> String {
-    match x {
-        Some(x) if x >= 1.0 => format!("{x:.2} s"),
-        Some(x) if x >= 1e-3 => format!("{:.2} ms", x * 1e3),
-        Some(x) => format!("{:.1} µs", x * 1e6),
-        None => "-".to_string(),
-    }
-}
-
-/// `mean ± half` in the unit of the mean, both with the same decimals, so
-/// one cell never mixes units (`4.96 ± 0.26 ms`, not `4.96 ms ± 261.9 µs`).
-pub fn secs_pm(mean: f64, half: f64) -> String {
-    let (per, name) = time_unit(mean);
-    let (m, h) = (mean / per, half / per);
-    let d = crate::report::units::decimals3(m);
-    format!("{m:.d$} ± {h:.d$} {name}")
-}
-
 /// The profile of the case equal to `case` (`--profile`).
 pub fn profile_of<'a>(
     results: &'a RunResults,
@@ -507,32 +493,6 @@ pub fn ratio_point(x: f64, c: &Comparison) -> crate::report::plot::Point {
     (x, c.ratio, Some(c.ci))
 }
 
-/// The coarsest timer tick Linux is built with (HZ = 100), in seconds:
-/// getrusage splits a process's CPU time into user and sys by the ticks
-/// that land in each, so a trial shorter than this has no resolved split.
-pub const CPU_SPLIT_RESOLUTION_S: f64 = 0.010;
-
-/// What a cell says instead of user and sys times that cannot be set
-/// beside the elapsed time.
-pub const BELOW_RESOLUTION: &str = "below resolution";
-
-/// The same over a plot's bar, where the note must be short (captions say
-/// what it means).
-pub const UNRESOLVED: &str = "unresolved";
-
-/// The user and sys CPU times of a case summary, in seconds, when they can
-/// be shown beside its elapsed time `elapsed_s` (the whole trial,
-/// which is what getrusage spans): `None` when the trials are shorter than
-/// [`CPU_SPLIT_RESOLUTION_S`], or when user + sys exceed the elapsed
-/// time by more than 5% (CPU time counted outside the clocks, e.g. the
-/// opening of the file between the passes of `--min-trial-time`): such a
-/// split is shown as [`BELOW_RESOLUTION`], never as CPU exceeding wall.
-/// For one-threaded trials.
-pub fn cpu_split_of(s: &crate::stats::analysis::CaseSummary, elapsed_s: f64) -> Option<(f64, f64)> {
-    let (user, sys) = (s.user_ns.mean / 1e9, s.sys_ns.mean / 1e9);
-    (elapsed_s >= CPU_SPLIT_RESOLUTION_S && user + sys <= elapsed_s * 1.05).then_some((user, sys))
-}
-
 /// The mean whole-trial time of a case (setup + loop + sync + teardown,
 /// what getrusage spans), in seconds, whatever the plan's metric.
 pub fn whole_trial_s(results: &RunResults, case: &Case) -> Option<f64> {
@@ -541,79 +501,6 @@ pub fn whole_trial_s(results: &RunResults, case: &Case) -> Option<f64> {
     (!samples.is_empty()).then(|| {
         samples.iter().map(|s| s.total_ns as f64).sum::<f64>() / samples.len() as f64 / 1e9
     })
-}
-
-/// The legend of a time split: user CPU, sys CPU and elapsed.
-pub fn time_split_keys() -> Vec<Key> {
-    vec![
-        Key {
-            label: "user CPU".into(),
-            hue: Hue::User,
-        },
-        Key {
-            label: "sys CPU".into(),
-            hue: Hue::Sys,
-        },
-        Key {
-            label: "elapsed (wall clock)".into(),
-            hue: Hue::Wall,
-        },
-    ]
-}
-
-/// A time split as two bars, in seconds divided by `unit`: user and sys
-/// CPU stacked (`CPU`), and the elapsed time with its 95% CI (`wall`).
-pub fn time_split_bars(
-    user: f64,
-    sys: f64,
-    elapsed: f64,
-    elapsed_ci: Option<(f64, f64)>,
-    unit: f64,
-) -> Vec<Bar> {
-    let cpu = vec![
-        Segment {
-            value: user / unit,
-            hue: Hue::User,
-        },
-        Segment {
-            value: sys / unit,
-            hue: Hue::Sys,
-        },
-    ];
-    vec![
-        Bar::stacked("CPU", cpu),
-        Bar::single("wall", elapsed / unit, Hue::Wall)
-            .with_ci(elapsed_ci.map(|(l, h)| (l / unit, h / unit))),
-    ]
-}
-
-/// The measured time split of a case summary of a whole-trial metric (its
-/// user, sys and whole trial time, with the trial time's CI), in seconds
-/// divided by `unit`; a split [`cpu_split_of`] cannot show is an empty CPU
-/// bar noted [`UNRESOLVED`].
-pub fn measured_time_split(s: &crate::stats::analysis::CaseSummary, unit: f64) -> Vec<Bar> {
-    let elapsed = s.time_ns.mean / 1e9;
-    let ci = s.time_ns.ci95.map(|(l, h)| (l / 1e9, h / 1e9));
-    match cpu_split_of(s, elapsed) {
-        Some((user, sys)) => time_split_bars(user, sys, elapsed, ci, unit),
-        None => {
-            let mut bars = time_split_bars(0.0, 0.0, elapsed, ci, unit);
-            bars[0].segments.clear();
-            bars[0].note = Some(UNRESOLVED.to_string());
-            bars
-        }
-    }
-}
-
-/// A unit to show times up to `max` seconds in: `(seconds per unit, name)`.
-pub fn time_unit(max: f64) -> (f64, &'static str) {
-    if max >= 1.0 {
-        (1.0, "s")
-    } else if max >= 1e-3 {
-        (1e-3, "ms")
-    } else {
-        (1e-6, "µs")
-    }
 }
 
 /// Synthetic measurements for the presets' tests.

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::measure::environment::Environment;
-use crate::report::flame::FlameGraph;
+use crate::report::plot::flame::FlameGraph;
 use crate::report::plot::Plot;
 use crate::stats::RunResults;
 use crate::studies::claims::ClaimOutcome;
@@ -53,7 +53,7 @@ impl PresetOutcome {
             cycles.name = format!("{}-cycles", preset.name());
             plots.push(cycles);
         }
-        let flames = crate::report::flame::flame_graphs(results)
+        let flames = crate::report::plot::flame::flame_graphs(results)
             .into_iter()
             .map(|mut g| {
                 g.name = format!("{}-{}", preset.name(), g.name);
@@ -77,7 +77,7 @@ impl PresetOutcome {
                 .chain(preset.machine_notes(results))
                 .collect(),
             plots,
-            cycles: crate::report::profile::profile_lines(results),
+            cycles: crate::report::sections::profile::profile_lines(results),
             flames,
         }
     }

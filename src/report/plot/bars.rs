@@ -16,9 +16,10 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::axis::{tick_label, ticks};
 use super::chart::{
-    bold, draw_header, font, header_height, pale, tick_label, ticks, Drawn, LegendEntry, NumAxis,
-    Swatch, GRID, INK, MUTED, PAD, TEXT_PX, TICK_PX, WIDTH,
+    bold, draw_header, font, header_height, pale, Drawn, LegendEntry, NumAxis, Swatch, GRID, INK,
+    MUTED, PAD, TEXT_PX, TICK_PX, WIDTH,
 };
 use super::font::{fit, text_width};
 use super::{AxisScale, SeriesStyle};

@@ -97,10 +97,10 @@ impl PlaneSpec {
 
     fn write(&self, results: &Map2Results) -> Result<()> {
         if let Some(p) = &self.map.export_json {
-            crate::report::map2::write_json(results, p)?;
+            crate::report::map::plane::write_json(results, p)?;
         }
         if let Some(p) = &self.map.report {
-            crate::report::map2::write_html(results, p)?;
+            crate::report::map::plane::write_html(results, p)?;
         }
         Ok(())
     }
@@ -160,7 +160,10 @@ impl PlaneSpec {
                         point,
                     };
                     if !self.map.quiet {
-                        eprintln!("{}", crate::report::map2::cell_line(&cell, self.names()));
+                        eprintln!(
+                            "{}",
+                            crate::report::map::plane::cell_line(&cell, self.names())
+                        );
                     }
                     cells.push(cell);
                 }

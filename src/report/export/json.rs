@@ -19,6 +19,19 @@ pub fn write_json(results: &RunResults, path: &Path) -> Result<()> {
     })
 }
 
+/// The JSON export as an [`super::Exporter`]: [`write_json`].
+pub struct Json;
+
+impl super::Exporter for Json {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn write(&self, results: &RunResults, path: &Path) -> Result<()> {
+        write_json(results, path)
+    }
+}
+
 /// Reads results written by [`write_json`].
 ///
 /// The file is opened as every input is ([`crate::input::open`]: a

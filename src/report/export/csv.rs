@@ -10,7 +10,6 @@
 //! cells. docs/csv.md describes every column; columns are only ever added at
 //! the end.
 use std::collections::HashMap;
-use std::io;
 use std::path::Path;
 
 use crate::error::Result;
@@ -19,6 +18,8 @@ use crate::plan::factor_table;
 use crate::results::Sample;
 use crate::stats::stopping::GroupPrecision;
 use crate::stats::{CaseResult, ComparisonResult, RunResults};
+
+use super::csv_rows::Rows;
 
 /// What one row's cells are taken from: a sample, its case, and the
 /// statistics of its case (looked up once per case).
@@ -361,47 +362,42 @@ pub fn header() -> Vec<&'static str> {
     COLUMNS.iter().map(|c| c.name).collect()
 }
 
-/// `cell` as a spreadsheet may read it safely: a cell that starts with
-/// `=`, `+`, `-`, `@`, a tab or a carriage return and is not a number (a
-/// file name, a label, a trace path) would be taken for a formula, so it
-/// gets a leading `'`. Numbers, negative ones included, stay numbers.
-pub fn neutralise(cell: String) -> String {
-    let risky = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
-    if risky && cell.parse::<f64>().is_err() {
-        format!("'{cell}")
-    } else {
-        cell
-    }
-}
+/// The CSV export as an [`super::Exporter`]: one row per sample
+/// ([`write_csv`]), and beside it the claims (`<stem>-claims.csv`, when the
+/// run judged any) and the per-second timelines (`<stem>-timeline.csv`,
+/// when a trial recorded one).
+pub struct Csv;
 
-/// The one way faultline writes a CSV (the samples, the timeline, the
-/// claims): a header, then rows whose every cell goes through
-/// [`neutralise`].
-pub struct Rows<W: io::Write>(::csv::Writer<W>);
-
-impl<W: io::Write> Rows<W> {
-    /// A CSV on `w` that starts with `header`.
-    pub fn new(w: W, header: &[&str]) -> io::Result<Self> {
-        let mut out = ::csv::Writer::from_writer(w);
-        out.write_record(header).map_err(io::Error::from)?;
-        Ok(Rows(out))
+impl super::Exporter for Csv {
+    fn name(&self) -> &'static str {
+        "csv"
     }
 
-    /// One row, each cell neutralised.
-    pub fn row<S: Into<String>>(&mut self, cells: impl IntoIterator<Item = S>) -> io::Result<()> {
-        self.0
-            .write_record(cells.into_iter().map(|c| neutralise(c.into())))
-            .map_err(io::Error::from)
-    }
-
-    /// Flushes what was written.
-    pub fn finish(mut self) -> io::Result<()> {
-        self.0.flush()
+    fn write(&self, results: &RunResults, path: &Path) -> Result<()> {
+        use super::{claims_csv, timeline_csv};
+        let mut first_error = None;
+        let mut keep = |r: Result<()>| {
+            if let Err(e) = r {
+                first_error.get_or_insert(e);
+            }
+        };
+        keep(write_csv(results, path));
+        if !results.claims.is_empty() {
+            keep(claims_csv::write_claims_csv(
+                results,
+                &claims_csv::path_beside(path),
+            ));
+        }
+        if timeline_csv::has_timelines(results) {
+            let beside = timeline_csv::path_beside(path);
+            keep(timeline_csv::write_timeline_csv(results, &beside));
+        }
+        first_error.map_or(Ok(()), Err)
     }
 }
 
 /// Writes one row per sample of every case, under a header of [`COLUMNS`],
-/// atomically. Every cell goes through [`neutralise`] ([`Rows`]).
+/// atomically. Every cell goes through [`super::csv_rows::neutralise`] ([`Rows`]).
 pub fn write_csv(results: &RunResults, path: &Path) -> Result<()> {
     write_atomically(path, SHARED_MODE, |w| {
         let mut out = Rows::new(w, &header())?;
@@ -453,28 +449,6 @@ fn serde_name(value: &impl serde::Serialize) -> String {
     match serde_json::to_value(value) {
         Ok(serde_json::Value::String(name)) => name,
         _ => String::new(),
-    }
-}
-
-#[cfg(test)]
-mod neutralise_tests {
-    use super::neutralise;
-
-    #[test]
-    fn formulas_are_neutralised_and_numbers_kept() {
-        for (cell, out) in [
-            ("=HYPERLINK(\"x\")", "'=HYPERLINK(\"x\")"),
-            ("+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"),
-            ("-2+3", "'-2+3"),
-            ("@SUM(A1)", "'@SUM(A1)"),
-            ("\t=1", "'\t=1"),
-            ("-12.5", "-12.5"),
-            ("-1e-9", "-1e-9"),
-            ("read", "read"),
-            ("", ""),
-        ] {
-            assert_eq!(neutralise(cell.to_string()), out, "{cell:?}");
-        }
     }
 }
 
@@ -643,7 +617,7 @@ mod tests {
 
     #[test]
     fn every_column_is_described_in_the_docs() {
-        let doc = include_str!("../../docs/csv.md");
+        let doc = include_str!("../../../docs/csv.md");
         for column in super::header() {
             assert!(
                 doc.contains(&format!("| `{column}` |")),

@@ -10,79 +10,37 @@
 //! be mailed, archived or opened offline and looks the same.
 //!
 //! The text is the same as in the other reports: the tables have the
-//! terminal table's columns and cells ([`super::table`]), the verdicts are
+//! terminal table's columns and cells ([`crate::report::rows`]), the verdicts are
 //! [`verdict_lines`], the statistics lines are
-//! [`super::precision::statistics_lines`] (the adjustment used, each
+//! [`crate::report::sections::precision::statistics_lines`] (the adjustment used, each
 //! group's precision target and whether it was reached, in how many runs)
 //! and its short-trial warnings, the environment and settings are rendered from their
 //! serialized form as in the Markdown report. Every piece of text is escaped
 //! ([`escape`]): method labels, file paths and warnings may hold `<`, `&` or
-//! quotes. The plots come from [`super::plot::plots`], whose SVG plotters
+//! quotes. The plots come from [`crate::report::plot::plots`], whose SVG plotters
 //! has already escaped.
 use std::path::Path;
 
-pub use super::escape::escape;
-use super::groups::groups;
-use super::markdown::{flatten, shell_word};
-use super::plot::{plots, Plot};
-use super::row_limit::{left_out, MAX_ROWS};
-use super::table::{case_row, outlier_count, Row, HEADERS, OUTLIER_NOTE};
-use super::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::report::export::markdown::shell_word;
+use crate::report::groups::groups;
+use crate::report::plot::plots;
+use crate::report::row_limit::MAX_ROWS;
+use crate::report::rows::{case_row, outlier_count, Row, HEADERS, OUTLIER_NOTE};
+use crate::report::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::stats::RunResults;
 use crate::stats::Verdict;
 
-/// The page's Content-Security-Policy: nothing may be loaded, inline CSS may apply.
-pub const CONTENT_SECURITY_POLICY: &str =
-    "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'";
+pub mod page;
+pub mod run_comparison;
 
-/// The page's CSS: system fonts only, readable from 360 px to wide screens.
-const STYLE: &str = r#"
-:root { color-scheme: light; --ink: #222; --muted: #666; --line: #ddd; --faster: #00795a; --slower: #b84a00; --noise: #666; }
-* { box-sizing: border-box; }
-body { margin: 0 auto; max-width: 84rem; padding: 1rem 1.25rem 3rem; color: var(--ink); background: #fff;
-  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "Noto Sans", "DejaVu Sans", Arial, sans-serif; }
-h1 { font-size: 1.6rem; margin: 0.5rem 0 0.25rem; }
-h2 { font-size: 1.25rem; margin: 2rem 0 0.5rem; padding-bottom: 0.2rem; border-bottom: 1px solid var(--line); }
-h3 { font-size: 1rem; margin: 1.25rem 0 0.4rem; }
-code, pre { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 0.9em; }
-pre { background: #f6f6f6; border: 1px solid var(--line); border-radius: 4px; padding: 0.5rem 0.75rem; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
-nav { font-size: 0.9rem; color: var(--muted); }
-nav a { color: inherit; margin-right: 0.75rem; }
-.lede { color: var(--muted); margin: 0; }
-.banner { background: #fff4e0; border: 1px solid #e6b050; border-radius: 4px; padding: 0.5rem 0.75rem; }
-.scroll { overflow-x: auto; }
-table { border-collapse: collapse; font-size: 0.8rem; margin: 0.25rem 0 0.75rem; }
-th, td { padding: 0.2rem 0.45rem; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
-thead th { border-bottom: 2px solid #bbb; white-space: normal; vertical-align: bottom; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-th.num { text-align: right; }
-td.note { color: var(--muted); font-style: italic; }
-table.fields td:first-child { white-space: nowrap; }
-table.fields td { word-break: break-word; }
-ul.lines { padding-left: 1.25rem; }
-ul.lines li { margin: 0.35rem 0; }
-.badge { display: inline-block; min-width: 6.5rem; margin-right: 0.4rem; padding: 0 0.4rem; border-radius: 3px; color: #fff; font-size: 0.8rem; text-align: center; }
-.faster .badge { background: var(--faster); }
-.slower .badge { background: var(--slower); }
-.within-noise .badge { background: var(--noise); }
-.claim.holds .badge { background: var(--faster); }
-.claim.reversed .badge { background: var(--slower); }
-.claim.smaller-than-published .badge, .claim.larger-than-published .badge { background: #b07d20; }
-.claim.inconclusive .badge { background: var(--noise); }
-figure.plot { margin: 1rem 0 1.5rem; }
-figure.plot svg { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
-figcaption { color: var(--muted); font-size: 0.875rem; margin-top: 0.35rem; }
-figure.flame { margin: 1rem 0 1.5rem; }
-figure.flame svg { display: block; max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
-figure.flame svg text { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 12px; }
-figure.flame svg text[id$="-title"] { text-anchor: middle; font-size: 17px; }
-figure.flame svg text[id$="-subtitle"] { text-anchor: middle; }
-figure.flame svg text[id$="-details"], figure.flame svg text[id$="-search"], figure.flame svg text[id$="-matched"], figure.flame svg .hide { display: none; }
-figure.flame svg g:hover > rect { stroke: #000; stroke-width: 0.5; }
-footer { margin-top: 2.5rem; color: var(--muted); font-size: 0.8rem; }
-"#;
+pub(crate) use page::push_environment;
+pub use page::{
+    escape, page_end, page_start, push_flame, push_plot, push_text_table, relative_link,
+    CONTENT_SECURITY_POLICY,
+};
+use page::{plural, push_cycles, push_fields, push_left_out, push_lines};
 
 /// Renders the whole report as one HTML document.
 pub fn render_html(results: &RunResults) -> String {
@@ -97,9 +55,9 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     let verdicts = verdict_lines(results);
     let failures = failure_lines(results);
     let warnings = warning_lines(results);
-    let spreads = super::spread::spread_lines(results);
-    let statistics = super::precision::statistics_lines(results);
-    let short_trials = super::precision::short_trial_warnings(results);
+    let spreads = crate::report::sections::spread::spread_lines(results);
+    let statistics = crate::report::sections::precision::statistics_lines(results);
+    let short_trials = crate::report::sections::precision::short_trial_warnings(results);
 
     let mut nav = vec![("verdicts", "Verdicts")];
     if !results.claims.is_empty() {
@@ -116,11 +74,11 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     }
     nav.push(("results", "Results"));
     if !spreads.is_empty() {
-        nav.push(("spread", super::spread::TITLE));
+        nav.push(("spread", crate::report::sections::spread::TITLE));
     }
-    let cycles = super::profile::section_lines(results);
+    let cycles = crate::report::sections::profile::section_lines(results);
     if !cycles.is_empty() {
-        nav.push(("cycles", super::profile::TITLE));
+        nav.push(("cycles", crate::report::sections::profile::TITLE));
     }
     if !failures.is_empty() {
         nav.push(("failures", "Failures"));
@@ -152,7 +110,10 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     push_verdicts(&mut out, results, &verdicts);
     if !results.claims.is_empty() {
         out.push_str("<section id=\"claims\">\n<h2>Claims</h2>\n");
-        push_text_table(&mut out, &super::claims::claims_table(&results.claims));
+        push_text_table(
+            &mut out,
+            &crate::report::claims::claims_table(&results.claims),
+        );
         out.push_str("</section>\n");
     }
     if !statistics.is_empty() {
@@ -170,7 +131,12 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     }
     push_results(&mut out, results);
     if !spreads.is_empty() {
-        push_lines(&mut out, "spread", super::spread::TITLE, &spreads);
+        push_lines(
+            &mut out,
+            "spread",
+            crate::report::sections::spread::TITLE,
+            &spreads,
+        );
     }
     if !cycles.is_empty() {
         push_cycles(&mut out, results, &cycles, flame_dir);
@@ -190,6 +156,25 @@ pub fn render_html_linking(results: &RunResults, flame_dir: Option<&str>) -> Str
     out
 }
 
+/// The HTML page as an [`crate::report::export::Exporter`] (`faultline
+/// report`'s `--output`), linking each profiled case's interactive flame
+/// graph in `flame_dir` when `--plots` wrote them there
+/// ([`write_html_linking`]).
+pub struct Html<'a> {
+    /// The directory the flame graphs were written to, if any.
+    pub flame_dir: Option<&'a Path>,
+}
+
+impl crate::report::export::Exporter for Html<'_> {
+    fn name(&self) -> &'static str {
+        "html"
+    }
+
+    fn write(&self, results: &RunResults, path: &Path) -> Result<()> {
+        write_html_linking(results, path, self.flame_dir)
+    }
+}
+
 /// Writes [`render_html`] to `path`, atomically.
 pub fn write_html(results: &RunResults, path: &Path) -> Result<()> {
     write_html_linking(results, path, None)
@@ -205,121 +190,6 @@ pub fn write_html_linking(
     let link = flame_dir.map(|dir| relative_link(path, dir));
     let html = render_html_linking(results, link.as_deref());
     write_atomically(path, SHARED_MODE, |w| w.write_all(html.as_bytes()))
-}
-
-/// `dir` as a URL path relative to the directory of the page at `page`
-/// (each component percent-encoded), or an absolute `file://` URL when the
-/// two share no directory.
-pub fn relative_link(page: &Path, dir: &Path) -> String {
-    let absolute = |p: &Path| {
-        let p = if p.is_absolute() {
-            p.to_path_buf()
-        } else {
-            std::env::current_dir().unwrap_or_default().join(p)
-        };
-        // Lexically: `..` and `.` resolved, no symbolic link followed.
-        let mut out = std::path::PathBuf::new();
-        for c in p.components() {
-            match c {
-                std::path::Component::ParentDir => {
-                    out.pop();
-                }
-                std::path::Component::CurDir => {}
-                c => out.push(c),
-            }
-        }
-        out
-    };
-    let from = absolute(page.parent().unwrap_or(Path::new(".")));
-    let to = absolute(dir);
-    let common = from
-        .components()
-        .zip(to.components())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let encode = |c: std::path::Component| -> String {
-        c.as_os_str()
-            .to_string_lossy()
-            .bytes()
-            .map(|b| match b {
-                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                    (b as char).to_string()
-                }
-                b => format!("%{b:02X}"),
-            })
-            .collect()
-    };
-    if common <= 1 {
-        let parts: Vec<String> = to.components().skip(1).map(encode).collect();
-        return format!("file:///{}", parts.join("/"));
-    }
-    let mut parts: Vec<String> = vec!["..".to_string(); from.components().count() - common];
-    parts.extend(to.components().skip(common).map(encode));
-    if parts.is_empty() {
-        ".".to_string()
-    } else {
-        parts.join("/")
-    }
-}
-
-/// The "Where the cycles go" section: the lines, then each profiled case's
-/// flame graph (the static copy), linked to its interactive file when
-/// `flame_dir` says where `--plots` wrote it.
-pub fn push_cycles(
-    out: &mut String,
-    results: &RunResults,
-    lines: &[String],
-    flame_dir: Option<&str>,
-) {
-    out.push_str(&format!(
-        "<section id=\"cycles\">\n<h2>{}</h2>\n",
-        super::profile::TITLE
-    ));
-    if let Some(legend) = super::profile::legend(results) {
-        out.push_str(&format!("<p class=\"lede\">{}.</p>\n", escape(&legend)));
-    }
-    out.push_str("<ul class=\"lines\">\n");
-    for line in lines {
-        out.push_str(&format!("<li>{}</li>\n", escape(line)));
-    }
-    out.push_str("</ul>\n");
-    for graph in super::flame::flame_graphs(results) {
-        push_flame(out, &graph, flame_dir);
-    }
-    out.push_str("</section>\n");
-}
-
-/// One flame graph, inline, in a figure with its caption (and its link).
-pub fn push_flame(out: &mut String, graph: &super::flame::FlameGraph, flame_dir: Option<&str>) {
-    out.push_str(&format!(
-        "<figure class=\"flame\" id=\"{}\">\n",
-        escape(&graph.name)
-    ));
-    match graph.inline_svg.strip_prefix("<svg") {
-        Some(rest) => {
-            out.push_str(&format!(
-                "<svg role=\"img\" aria-label=\"{}\"",
-                escape(&format!("flame graph: {}", graph.title))
-            ));
-            out.push_str(rest);
-        }
-        None => out.push_str(&graph.inline_svg),
-    }
-    out.push_str(&format!(
-        "\n<figcaption><strong>Flame graph: {}.</strong> Each box is a function, as wide as \
-         its share of the main loop's samples, above the function that called it; kernel \
-         frames (<code>_[k]</code>) orange, inlined ones (<code>_[i]</code>) aqua. Hover a box \
-         for its name and samples.",
-        escape(&graph.title)
-    ));
-    if let Some(dir) = flame_dir {
-        let href = format!("{dir}/{}.svg", graph.name);
-        out.push_str(&format!(
-            " <a class=\"flame-link\" href=\"{}\">The interactive flame graph</a> (click to zoom, search).",
-            escape(&href)
-        ));
-    }
-    out.push_str("</figcaption>\n</figure>\n");
 }
 
 /// One line under the title: what was run.
@@ -349,14 +219,6 @@ fn lede(results: &RunResults) -> String {
     )
 }
 
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
-}
-
 pub(crate) fn push_verdicts(out: &mut String, results: &RunResults, lines: &[String]) {
     out.push_str("<section id=\"verdicts\">\n<h2>Verdicts</h2>\n");
     if lines.is_empty() {
@@ -384,47 +246,12 @@ pub(crate) fn push_verdicts(out: &mut String, results: &RunResults, lines: &[Str
     out.push_str("</section>\n");
 }
 
-/// The paragraph saying how many rows a table or list left out.
-fn push_left_out(out: &mut String, shown: usize, total: usize, what: &str) {
-    out.push_str(&format!(
-        "<p class=\"lede\">{}.</p>\n",
-        escape(&left_out(shown, total, what))
-    ));
-}
-
-/// One plot, its SVG inlined, in a figure with its caption.
-pub fn push_plot(out: &mut String, plot: &Plot) {
-    let id = format!("plot-{}", plot.name);
-    out.push_str(&format!("<figure class=\"plot\" id=\"{}\">\n", escape(&id)));
-    // The SVG as plotters wrote it, labelled for screen readers.
-    let svg = plot.svg.trim_start();
-    let svg = match svg.strip_prefix("<?xml") {
-        Some(rest) => rest.split_once("?>").map_or(svg, |(_, s)| s.trim_start()),
-        None => svg,
-    };
-    match svg.strip_prefix("<svg") {
-        Some(rest) => {
-            out.push_str(&format!(
-                "<svg role=\"img\" aria-label=\"{}\"",
-                escape(&plot.title)
-            ));
-            out.push_str(rest);
-        }
-        None => out.push_str(svg),
-    }
-    out.push_str(&format!(
-        "\n<figcaption><strong>{}.</strong> {}</figcaption>\n</figure>\n",
-        escape(&plot.title),
-        escape(&plot.caption)
-    ));
-}
-
 pub(crate) fn push_results(out: &mut String, results: &RunResults) {
     out.push_str("<section id=\"results\">\n<h2>Results</h2>\n");
     if results.cases.is_empty() {
         out.push_str("<p>No cases.</p>\n");
     }
-    let latency = super::table::shows_latency(results);
+    let latency = crate::report::rows::shows_latency(results);
     let mut shown = 0;
     for group in groups(results) {
         if shown == MAX_ROWS {
@@ -476,152 +303,6 @@ pub(crate) fn push_results(out: &mut String, results: &RunResults) {
         ));
     }
     out.push_str("</section>\n");
-}
-
-fn push_lines(out: &mut String, id: &str, title: &str, lines: &[String]) {
-    out.push_str(&format!(
-        "<section id=\"{id}\">\n<h2>{title}</h2>\n<ul class=\"lines\">\n"
-    ));
-    for line in lines.iter().take(MAX_ROWS) {
-        out.push_str(&format!("<li>{}</li>\n", escape(line)));
-    }
-    out.push_str("</ul>\n");
-    if lines.len() > MAX_ROWS {
-        push_left_out(out, MAX_ROWS, lines.len(), "lines");
-    }
-    out.push_str("</section>\n");
-}
-
-/// The environment as a two-column table of its described fields, sizes
-/// humanised (`ram_bytes` 23.5 GiB, `fault_around_bytes` 64 KiB) with the
-/// raw number beside them.
-pub(crate) fn push_environment(out: &mut String, env: &crate::measure::environment::Environment) {
-    out.push_str(
-        "<div class=\"scroll\"><table class=\"fields\">\n<thead><tr><th scope=\"col\">field</th><th scope=\"col\">value</th></tr></thead>\n<tbody>\n",
-    );
-    for (name, value) in env.describe() {
-        out.push_str(&format!(
-            "<tr><td><code>{}</code></td><td>{}</td></tr>\n",
-            escape(name),
-            escape(&humanise(name, &value))
-        ));
-    }
-    out.push_str("</tbody>\n</table></div>\n");
-}
-
-/// `value` of the field `name` with a byte count shown as a size: fields
-/// ending in `_bytes` and `page_size` in bytes, `_kb` in KiB.
-fn humanise(name: &str, value: &str) -> String {
-    if value.trim().is_empty() {
-        return "-".to_string();
-    }
-    let Ok(n) = value.trim().parse::<u64>() else {
-        return value.to_string();
-    };
-    let bytes = if name.ends_with("_bytes") || name == "page_size" {
-        n
-    } else if name.ends_with("_kb") {
-        n.saturating_mul(1024)
-    } else {
-        return value.to_string();
-    };
-    format!("{} ({value})", super::units::human_bytes(bytes))
-}
-
-/// A two-column table of every field of `value` as serialized; nested
-/// fields are named `outer.inner` (as in the Markdown report).
-fn push_fields(out: &mut String, headings: [&str; 2], value: &impl serde::Serialize) {
-    let mut fields = Vec::new();
-    match serde_json::to_value(value) {
-        Ok(v) => flatten("", &v, &mut fields),
-        Err(e) => fields.push(("error".to_string(), e.to_string())),
-    }
-    if fields.is_empty() {
-        out.push_str("<p>Nothing recorded.</p>\n");
-        return;
-    }
-    out.push_str(&format!(
-        "<div class=\"scroll\"><table class=\"fields\">\n<thead><tr><th scope=\"col\">{}</th><th scope=\"col\">{}</th></tr></thead>\n<tbody>\n",
-        escape(headings[0]),
-        escape(headings[1])
-    ));
-    for (name, value) in fields {
-        out.push_str(&format!(
-            "<tr><td><code>{}</code></td><td>{}</td></tr>\n",
-            escape(&name),
-            escape(&value)
-        ));
-    }
-    out.push_str("</tbody>\n</table></div>\n");
-}
-
-/// The start of a self-contained page, up to and including the opening of
-/// its `<main>`: the Content-Security-Policy, the style, a header with
-/// `title`, `lede`, a navigation bar of `(anchor, label)` links and the
-/// HTML `header` adds below it.
-pub fn page_start(title: &str, lede: &str, nav: &[(String, String)], header: &str) -> String {
-    let mut out = String::with_capacity(64 * 1024);
-    out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
-    out.push_str(&format!(
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">\n",
-        escape(CONTENT_SECURITY_POLICY)
-    ));
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    out.push_str(&format!(
-        "<meta name=\"generator\" content=\"faultline {}\">\n",
-        env!("CARGO_PKG_VERSION")
-    ));
-    out.push_str(&format!("<title>{}</title>\n<style>", escape(title)));
-    out.push_str(STYLE);
-    out.push_str(&format!(
-        "</style>\n</head>\n<body>\n<header>\n<h1>{}</h1>\n<p class=\"lede\">{}</p>\n<nav>",
-        escape(title),
-        escape(lede)
-    ));
-    for (anchor, label) in nav {
-        out.push_str(&format!(
-            "<a href=\"#{}\">{}</a>",
-            escape(anchor),
-            escape(label)
-        ));
-    }
-    out.push_str("</nav>\n");
-    out.push_str(header);
-    out.push_str("</header>\n<main>\n");
-    out
-}
-
-/// The end of a page [`page_start`] began: the footer, which says the page
-/// was written from results and loads nothing.
-pub fn page_end(out: &mut String) {
-    out.push_str("</main>\n");
-    out.push_str(&format!(
-        "<footer>Written by faultline {} from the run's results; nothing was measured to \
-         write it. This file is self-contained: it loads nothing, from the network or \
-         elsewhere.</footer>\n",
-        env!("CARGO_PKG_VERSION")
-    ));
-    out.push_str("</body>\n</html>\n");
-}
-
-/// One text table, caption included.
-pub fn push_text_table(out: &mut String, t: &super::text_table::Table) {
-    out.push_str(&format!(
-        "<div class=\"scroll\"><table>\n<caption>{}</caption>\n<thead><tr>",
-        escape(&t.caption)
-    ));
-    for c in &t.columns {
-        out.push_str(&format!("<th scope=\"col\">{}</th>", escape(c)));
-    }
-    out.push_str("</tr></thead>\n<tbody>\n");
-    for row in &t.rows {
-        out.push_str("<tr>");
-        for cell in row {
-            out.push_str(&format!("<td>{}</td>", escape(cell)));
-        }
-        out.push_str("</tr>\n");
-    }
-    out.push_str("</tbody></table></div>\n");
 }
 
 #[cfg(test)]
@@ -767,14 +448,8 @@ mod tests {
             HEADERS.len() - 1
         )));
         assert!(html.contains(&escape(OUTLIER_NOTE)));
-        // Settings come from serde, the environment from its description,
-        // sizes humanised.
-        assert_eq!(
-            humanise("ram_bytes", "25276510208"),
-            "23.5 GiB (25276510208)"
-        );
-        assert_eq!(humanise("read_ahead_kb", "128"), "128.0 KiB (128)");
-        assert_eq!(humanise("cores", "8"), "8");
+        // Settings come from serde, the environment from its description
+        // (sizes humanised: `page::tests`).
         assert!(html.contains("<tr><td><code>runs</code></td><td>3</td></tr>"));
         assert!(html.contains("<tr><td><code>faultline_version</code></td><td>-</td></tr>"));
     }
@@ -831,7 +506,7 @@ mod tests {
         let html = render_html(&results);
         assert!(html.contains("<section id=\"cycles\">\n<h2>Where the cycles go</h2>"));
         assert!(html.contains("<a href=\"#cycles\">Where the cycles go</a>"));
-        for line in super::super::profile::profile_lines(&results) {
+        for line in crate::report::sections::profile::profile_lines(&results) {
             assert!(
                 html.contains(&format!("<li>{}</li>", escape(&line))),
                 "{line}"

@@ -3,17 +3,17 @@
 //! with the ratio, its 95% CI and the single strongest reason, e.g.
 //! `seq 16 KiB sum, warm: mmap 1.42x faster than read [1.38–1.46]; syscall cost dominates`.
 //!
-//! The reason is the clause [`super::verdict::explain`] picks when one of its
+//! The reason is the clause [`crate::report::verdict::explain`] picks when one of its
 //! rules fires, else the counter on which the two cases differ most, as
 //! `name X vs Y unit (other vs baseline)`. Counters that mean nothing for
 //! the case (device reads of a warm, fully cached read) are left out. The
-//! full comparison of every counter is [`super::verdict::verdict_line`]
+//! full comparison of every counter is [`crate::report::verdict::verdict_line`]
 //! (`--verbose`, and the reports).
 use anstyle::{AnsiColor, Style};
 
-use super::terminal::{width, wrap};
-use super::units::sig3;
-use super::verdict::{explain, Side};
+use crate::report::terminal::{width, wrap};
+use crate::report::units::sig3;
+use crate::report::verdict::{explain, Side};
 use crate::stats::analysis::CaseSummary;
 use crate::stats::{ComparisonResult, RunResults, Verdict};
 
@@ -133,7 +133,10 @@ pub fn short_verdict_line(
         ((Some(o), Some(b)), _) => match (&o.profile, &b.profile) {
             (Some(op), Some(bp)) => format!(
                 "; {}",
-                super::profile::verdict_clause((&base_label, bp), (&other_label, op))
+                crate::report::sections::profile::verdict_clause(
+                    (&base_label, bp),
+                    (&other_label, op)
+                )
             ),
             _ => String::new(),
         },

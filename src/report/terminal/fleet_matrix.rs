@@ -3,8 +3,8 @@
 //! grouped by kernel, file system and CPU model. The numbers come from
 //! [`crate::stats::across::verdicts`]; this only lays them out, within the
 //! width (the matrix splits its columns into blocks when they do not fit).
-use super::compare::run_letter;
-use super::terminal::{width, wrap};
+use crate::report::terminal::run_comparison::run_letter;
+use crate::report::terminal::{width, wrap};
 use crate::stats::across::verdicts::{Grouping, VerdictMatrix};
 use crate::stats::Verdict;
 

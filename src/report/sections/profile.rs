@@ -4,8 +4,8 @@
 //! verdict cites. Every share is read from the case's [`ProfileSummary`],
 //! every cost from [`crate::stats::profile_cost`]; nothing is computed here
 //! but rounding.
-use super::groups::groups;
 use crate::measure::profile::{Category, ProfileMode};
+use crate::report::groups::groups;
 use crate::stats::profile::ProfileSummary;
 use crate::stats::profile_cost::{ProfileCost, RunCost, TargetVerdict};
 use crate::stats::{CaseResult, RatioEstimate, RunResults};
@@ -354,7 +354,9 @@ mod tests {
         );
         // The tables and the Markdown show it.
         assert!(crate::report::render_table(&results).contains("profiling cost: throughput"));
-        assert!(crate::report::render_markdown(&results).contains("profiling cost: throughput"));
+        assert!(
+            crate::report::export::render_markdown(&results).contains("profiling cost: throughput")
+        );
     }
 
     #[test]

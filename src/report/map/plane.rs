@@ -9,13 +9,13 @@ use std::path::Path;
 
 use plotters::style::RGBColor;
 
-use super::html::{escape, page_end, page_start, push_plot, push_text_table};
-use super::map::{self as one, side_words, stopped_words};
-use super::plot::{heat_plot, HeatCell, HeatChart, Plot};
-use super::text_table::Table;
-use super::units::sig3;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::report::export::html::{escape, page_end, page_start, push_plot, push_text_table};
+use crate::report::map::{self as one, side_words, stopped_words};
+use crate::report::plot::{heat_plot, HeatCell, HeatChart, Plot};
+use crate::report::text_table::Table;
+use crate::report::units::sig3;
 use crate::stats::crossover::{Scale, Side};
 use crate::stats::crossover2d::{self, Along};
 use crate::stats::map2_results::{self, Boundary, Cell, Map2Results};

@@ -1,10 +1,10 @@
-//! The terminal table: the table of [`super::table`] fitted to a width, in
+//! The terminal table: the table of [`crate::report::rows`] fitted to a width, in
 //! one throughput unit, one time unit per column and three significant
 //! digits. Columns that would overflow the width are left out, least
 //! telling first, and a line under the table names them.
-use super::groups::groups;
-use super::table::{outlier_count, OUTLIER_NOTE};
-use super::units::{sig3, sig3_pm, ThroughputUnit, TimeUnit};
+use crate::report::groups::groups;
+use crate::report::rows::{outlier_count, OUTLIER_NOTE};
+use crate::report::units::{sig3, sig3_pm, ThroughputUnit, TimeUnit};
 use crate::stats::analysis::CaseSummary;
 use crate::stats::{CaseResult, RunResults};
 
@@ -69,39 +69,77 @@ fn max_of(cases: &[&CaseResult], pick: impl Fn(&CaseSummary) -> f64) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// One cell per case: `f` of its summary, `None` for a case without one.
+fn cells_of(
+    cases: &[&CaseResult],
+    f: impl Fn(&CaseResult, &CaseSummary) -> String,
+) -> Vec<Option<String>> {
+    cases
+        .iter()
+        .map(|c| c.summary.as_ref().map(|s| f(c, s)))
+        .collect()
+}
+
+/// A column of times (ns, as `pick` reads them) in the one unit that suits
+/// its largest, headed `header unit`; `-` where `pick` has none.
+fn time_column(
+    cases: &[&CaseResult],
+    header: &str,
+    pick: &dyn Fn(&CaseResult, &CaseSummary) -> Option<f64>,
+    rank: u8,
+) -> Column {
+    let max = cases
+        .iter()
+        .filter_map(|c| c.summary.as_ref().and_then(|s| pick(c, s)))
+        .fold(0.0, f64::max);
+    let u = TimeUnit::for_max(max);
+    Column {
+        header: format!("{header} {}", u.name()),
+        cells: cells_of(cases, |c, s| {
+            pick(c, s).map_or_else(|| "-".to_string(), |v| sig3(v / u.ns()))
+        }),
+        drop_rank: Some(rank),
+    }
+}
+
+/// Every column the table may show, in order.
 fn columns(results: &RunResults, cases: &[&CaseResult], layout: &Layout) -> Vec<Column> {
+    let mut cols = cost_columns(cases, layout);
+    if crate::report::rows::shows_latency(results) {
+        cols.extend(latency_columns(cases));
+    }
+    cols.extend([
+        Column {
+            header: "resident".into(),
+            cells: cells_of(cases, |_, s| format!("{:.0}%", s.residency_before * 100.0)),
+            drop_rank: Some(9),
+        },
+        Column {
+            header: "n".into(),
+            cells: cells_of(cases, |_, s| s.runs.to_string()),
+            drop_rank: Some(7),
+        },
+        Column {
+            header: "outliers".into(),
+            cells: cells_of(cases, |_, s| match outlier_count(s) {
+                0 => String::new(),
+                n => n.to_string(),
+            }),
+            drop_rank: Some(3),
+        },
+    ]);
+    cols
+}
+
+/// The method, its throughput and time, and what the time went to: setup,
+/// sync, user and sys time, faults per MiB.
+fn cost_columns(cases: &[&CaseResult], layout: &Layout) -> Vec<Column> {
     let unit = layout
         .units
         .resolve(max_of(cases, |s| s.throughput_bps.mean));
     let per = unit.bytes_per_sec();
-    let time_column =
-        |header: &str, pick: &dyn Fn(&CaseResult, &CaseSummary) -> Option<f64>, rank| {
-            let max = cases
-                .iter()
-                .filter_map(|c| c.summary.as_ref().and_then(|s| pick(c, s)))
-                .fold(0.0, f64::max);
-            let u = TimeUnit::for_max(max);
-            Column {
-                header: format!("{header} {}", u.name()),
-                cells: cases
-                    .iter()
-                    .map(|c| {
-                        c.summary.as_ref().map(|s| {
-                            pick(c, s).map_or_else(|| "-".to_string(), |v| sig3(v / u.ns()))
-                        })
-                    })
-                    .collect(),
-                drop_rank: Some(rank),
-            }
-        };
-    let cells = |f: &dyn Fn(&CaseResult, &CaseSummary) -> String| -> Vec<Option<String>> {
-        cases
-            .iter()
-            .map(|c| c.summary.as_ref().map(|s| f(c, s)))
-            .collect()
-    };
     let time_unit = TimeUnit::for_max(max_of(cases, |s| s.time_ns.mean));
-    let mut cols = vec![
+    vec![
         Column {
             header: "method".into(),
             cells: cases.iter().map(|c| Some(c.label.clone())).collect(),
@@ -109,7 +147,7 @@ fn columns(results: &RunResults, cases: &[&CaseResult], layout: &Layout) -> Vec<
         },
         Column {
             header: format!("{} ±95% CI", unit.name()),
-            cells: cells(&|_, s| {
+            cells: cells_of(cases, |_, s| {
                 let tp = &s.throughput_bps;
                 sig3_pm(tp.mean / per, tp.ci95.map(|(lo, hi)| (hi - lo) / 2.0 / per))
             }),
@@ -117,7 +155,7 @@ fn columns(results: &RunResults, cases: &[&CaseResult], layout: &Layout) -> Vec<
         },
         Column {
             header: format!("time {} ±sd", time_unit.name()),
-            cells: cells(&|_, s| {
+            cells: cells_of(cases, |_, s| {
                 sig3_pm(
                     s.time_ns.mean / time_unit.ns(),
                     Some(s.time_ns.sd / time_unit.ns()),
@@ -125,8 +163,9 @@ fn columns(results: &RunResults, cases: &[&CaseResult], layout: &Layout) -> Vec<
             }),
             drop_rank: None,
         },
-        time_column("setup", &|_, s| Some(s.setup_ns.mean), 2),
+        time_column(cases, "setup", &|_, s| Some(s.setup_ns.mean), 2),
         time_column(
+            cases,
             "sync",
             &|c, s| {
                 let syncs = c
@@ -137,11 +176,11 @@ fn columns(results: &RunResults, cases: &[&CaseResult], layout: &Layout) -> Vec<
             },
             0,
         ),
-        time_column("user", &|_, s| Some(s.user_ns.mean), 1),
-        time_column("sys", &|_, s| Some(s.sys_ns.mean), 6),
+        time_column(cases, "user", &|_, s| Some(s.user_ns.mean), 1),
+        time_column(cases, "sys", &|_, s| Some(s.sys_ns.mean), 6),
         Column {
             header: "faults/MiB".into(),
-            cells: cells(&|_, s| {
+            cells: cells_of(cases, |_, s| {
                 let all = s.per_mib.minflt + s.per_mib.majflt;
                 if s.per_mib.majflt > 0.0 {
                     format!("{} ({} major)", sig3(all), sig3(s.per_mib.majflt))
@@ -151,46 +190,29 @@ fn columns(results: &RunResults, cases: &[&CaseResult], layout: &Layout) -> Vec<
             }),
             drop_rank: Some(8),
         },
-    ];
-    if super::table::shows_latency(results) {
-        for (name, pick) in [
-            (
-                "p50 µs",
-                (|l: &crate::stats::latency::LatencySummary| l.p50_ns.mean) as fn(&_) -> f64,
-            ),
-            ("p99 µs", |l| l.p99_ns.mean),
-        ] {
-            cols.push(Column {
-                header: name.into(),
-                cells: cells(&|_, s| {
-                    s.latency
-                        .as_ref()
-                        .map_or_else(|| "-".to_string(), |l| sig3(pick(l) / 1e3))
-                }),
-                drop_rank: Some(if name.starts_with("p99") { 4 } else { 5 }),
-            });
-        }
-    }
-    cols.extend([
-        Column {
-            header: "resident".into(),
-            cells: cells(&|_, s| format!("{:.0}%", s.residency_before * 100.0)),
-            drop_rank: Some(9),
-        },
-        Column {
-            header: "n".into(),
-            cells: cells(&|_, s| s.runs.to_string()),
-            drop_rank: Some(7),
-        },
-        Column {
-            header: "outliers".into(),
-            cells: cells(&|_, s| match outlier_count(s) {
-                0 => String::new(),
-                n => n.to_string(),
+    ]
+}
+
+/// The mean p50 and p99 operation latency, in µs (`--latency`).
+fn latency_columns(cases: &[&CaseResult]) -> Vec<Column> {
+    let mut cols = Vec::new();
+    for (name, pick) in [
+        (
+            "p50 µs",
+            (|l: &crate::stats::latency::LatencySummary| l.p50_ns.mean) as fn(&_) -> f64,
+        ),
+        ("p99 µs", |l| l.p99_ns.mean),
+    ] {
+        cols.push(Column {
+            header: name.into(),
+            cells: cells_of(cases, |_, s| {
+                s.latency
+                    .as_ref()
+                    .map_or_else(|| "-".to_string(), |l| sig3(pick(l) / 1e3))
             }),
-            drop_rank: Some(3),
-        },
-    ]);
+            drop_rank: Some(if name.starts_with("p99") { 4 } else { 5 }),
+        });
+    }
     cols
 }
 
@@ -199,31 +221,78 @@ fn columns(results: &RunResults, cases: &[&CaseResult], layout: &Layout) -> Vec<
 pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
     let groups = groups(results);
     let cases: Vec<&CaseResult> = groups.iter().flat_map(|g| g.cases.clone()).collect();
-    let indent = 2;
     let mut cols = columns(results, &cases, layout);
     // Columns with nothing to show go whatever the width.
     cols.retain(|c| c.drop_rank.is_none() || !c.is_empty());
+    let hidden = if layout.verbose {
+        Vec::new()
+    } else {
+        drop_to_fit(&mut cols, layout.width)
+    };
+    let mut out = String::new();
+    let any_outliers = push_rows(&mut out, results, &groups, &cols, layout.width);
+    if results.cases.is_empty() {
+        out.push_str("no cases\n");
+    }
+    if any_outliers && cols.iter().any(|c| c.header == "outliers") {
+        push_wrapped(&mut out, OUTLIER_NOTE, layout.width);
+    }
+    if !hidden.is_empty() {
+        let note = format!(
+            "not shown at {} columns: {} (--verbose shows every column)",
+            layout.width,
+            hidden.join(", ")
+        );
+        push_wrapped(&mut out, &note, layout.width);
+    }
+    push_sections(&mut out, results, layout.width);
+    if !results.complete {
+        push_wrapped(
+            &mut out,
+            "the run is incomplete (interrupted or still running): some cases may lack runs",
+            layout.width,
+        );
+    }
+    out
+}
+
+/// The indent of a case's row under its group's heading.
+const INDENT: usize = 2;
+
+/// Drops columns, lowest drop rank first, until the table fits `width` or
+/// only columns never dropped are left; returns the dropped headers.
+fn drop_to_fit(cols: &mut Vec<Column>, width: usize) -> Vec<String> {
     let total = |cols: &[Column]| -> usize {
-        cols.iter().map(Column::width).sum::<usize>() + indent + 2 * cols.len().saturating_sub(1)
+        cols.iter().map(Column::width).sum::<usize>() + INDENT + 2 * cols.len().saturating_sub(1)
     };
     let mut hidden = Vec::new();
-    if !layout.verbose {
-        while total(&cols) > layout.width {
-            let next = cols
-                .iter()
-                .enumerate()
-                .filter_map(|(i, c)| c.drop_rank.map(|r| (r, i)))
-                .min();
-            match next {
-                Some((_, i)) => hidden.push(cols.remove(i).header),
-                None => break,
-            }
+    while total(cols) > width {
+        let next = cols
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| c.drop_rank.map(|r| (r, i)))
+            .min();
+        match next {
+            Some((_, i)) => hidden.push(cols.remove(i).header),
+            None => break,
         }
     }
+    hidden
+}
+
+/// The header line, then each group's heading and its cases' rows (a case
+/// without a summary says why); returns whether any row has outliers.
+fn push_rows(
+    out: &mut String,
+    results: &RunResults,
+    groups: &[crate::report::groups::Group],
+    cols: &[Column],
+    max: usize,
+) -> bool {
     let widths: Vec<usize> = cols
         .iter()
         .enumerate()
-        .map(|(i, c)| c.width() + if i == 0 { indent } else { 0 })
+        .map(|(i, c)| c.width() + if i == 0 { INDENT } else { 0 })
         .collect();
     let line = |cells: Vec<&str>, pad: &str| -> String {
         let mut s = String::new();
@@ -240,13 +309,12 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
         }
         s.trim_end().to_string()
     };
-    let mut out = String::new();
     out.push_str(&line(cols.iter().map(|c| c.header.as_str()).collect(), ""));
     out.push('\n');
     let mut row = 0;
     let mut any_outliers = false;
-    for group in &groups {
-        out.push_str(&fit(&group.heading, layout.width));
+    for group in groups {
+        out.push_str(&fit(&group.heading, max));
         out.push('\n');
         for case in &group.cases {
             if cols[0].cells[row].is_some() && cols.iter().all(|c| c.cells[row].is_some()) {
@@ -257,9 +325,9 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
                 any_outliers |= case.summary.as_ref().is_some_and(|s| outlier_count(s) > 0);
                 out.push_str(&line(cells, "  "));
             } else {
-                let note = match super::table::case_row(case, results, false) {
-                    super::table::Row::Empty { note, .. } => note,
-                    super::table::Row::Measured(_) => String::new(),
+                let note = match crate::report::rows::case_row(case, results, false) {
+                    crate::report::rows::Row::Empty { note, .. } => note,
+                    crate::report::rows::Row::Measured(_) => String::new(),
                 };
                 out.push_str(format!("  {}  {note}", case.label).trim_end());
             }
@@ -267,74 +335,46 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
             row += 1;
         }
     }
-    if results.cases.is_empty() {
-        out.push_str("no cases\n");
+    any_outliers
+}
+
+/// `text` wrapped to `max` columns, each line ended.
+fn push_wrapped(out: &mut String, text: &str, max: usize) {
+    for l in wrap(text, max) {
+        out.push_str(&l);
+        out.push('\n');
     }
-    if any_outliers && cols.iter().any(|c| c.header == "outliers") {
-        for l in wrap(OUTLIER_NOTE, layout.width) {
-            out.push_str(&l);
-            out.push('\n');
-        }
-    }
-    if !hidden.is_empty() {
-        let note = format!(
-            "not shown at {} columns: {} (--verbose shows every column)",
-            layout.width,
-            hidden.join(", ")
-        );
-        for l in wrap(&note, layout.width) {
-            out.push_str(&l);
-            out.push('\n');
-        }
-    }
-    let spreads = super::spread::spread_lines(results);
-    if !spreads.is_empty() {
-        out.push_str(&format!("{}:\n", super::spread::TITLE));
-        for s in spreads {
-            for l in wrap(&format!("  {s}"), layout.width) {
-                out.push_str(&l);
-                out.push('\n');
-            }
-        }
-    }
-    // The access footprints, per-second timelines (--duration) and where
-    // the cycles go (--profile), as in the plain table, wrapped.
+}
+
+/// The spread of threads and processes, the access footprints, where the
+/// cycles go (--profile) and the per-second timelines (--duration), as in
+/// the plain table, wrapped.
+fn push_sections(out: &mut String, results: &RunResults, max: usize) {
+    use crate::report::sections::{access, profile, spread};
     let mut section = |title: &str, lines: Vec<String>| {
         if lines.is_empty() {
             return;
         }
         out.push_str(&format!("{title}:\n"));
         for s in lines {
-            for l in wrap(&format!("  {s}"), layout.width) {
-                out.push_str(&l);
-                out.push('\n');
-            }
+            push_wrapped(out, &format!("  {s}"), max);
         }
     };
-    section(super::access::TITLE, super::access::access_lines(results));
-    let mut cycles: Vec<String> = super::profile::legend(results).into_iter().collect();
-    cycles.extend(super::profile::section_lines(results));
-    if super::profile::profile_lines(results).is_empty() {
+    section(spread::TITLE, spread::spread_lines(results));
+    section(access::TITLE, access::access_lines(results));
+    let mut cycles: Vec<String> = profile::legend(results).into_iter().collect();
+    cycles.extend(profile::section_lines(results));
+    if profile::profile_lines(results).is_empty() {
         cycles.clear();
     }
-    section(super::profile::TITLE, cycles);
-    let timelines = super::access::timeline_text(results);
+    section(profile::TITLE, cycles);
+    let timelines = access::timeline_text(results);
     if !timelines.is_empty() {
-        out.push_str(&format!("{}:\n{timelines}", super::access::TIMELINE_TITLE));
+        out.push_str(&format!("{}:\n{timelines}", access::TIMELINE_TITLE));
     }
-    if !results.complete {
-        for l in wrap(
-            "the run is incomplete (interrupted or still running): some cases may lack runs",
-            layout.width,
-        ) {
-            out.push_str(&l);
-            out.push('\n');
-        }
-    }
-    out
 }
 
-pub use crate::console::{fit, width, wrap, wrap_hanging};
+use crate::console::{fit, width, wrap};
 
 #[cfg(test)]
 mod tests {

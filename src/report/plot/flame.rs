@@ -18,10 +18,10 @@ use std::path::{Path, PathBuf};
 
 use inferno::flamegraph::{self, color::MultiPalette, Options, Palette};
 
-use super::groups::groups;
-use super::profile::percent;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::report::groups::groups;
+use crate::report::sections::profile::percent;
 use crate::stats::RunResults;
 
 /// The width the static copy is laid out at, px (it scales down to fit).
@@ -121,8 +121,8 @@ fn failed(title: &str, why: &str) -> String {
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"40\" viewBox=\"0 0 800 40\">\
          <text x=\"16\" y=\"24\" font-family=\"sans-serif\" font-size=\"13\">{}: the flame graph could not be drawn: {}</text></svg>",
-        super::escape::escape(title),
-        super::escape::escape(why)
+        crate::report::escape::escape(title),
+        crate::report::escape::escape(why)
     )
 }
 

@@ -8,17 +8,31 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::fmt::MISSING;
-use super::groups::groups;
-use super::table::{case_row, headers, outlier_count, Row, OUTLIER_NOTE};
-use super::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::report::groups::groups;
+use crate::report::rows::{case_row, headers, outlier_count, Row, OUTLIER_NOTE};
+use crate::report::units::MISSING;
+use crate::report::verdict::{failure_lines, verdict_lines, warning_lines};
 use crate::stats::RunResults;
 
-/// Renders the whole report as Markdown.
+/// Renders the whole report as Markdown: its head, the per-case tables, the
+/// sections every report shares, then the verdicts and what qualifies them.
 pub fn render_markdown(results: &RunResults) -> String {
     let mut out = String::from("# faultline results\n\n");
+    push_head(&mut out, results);
+    push_tables(&mut out, results);
+    push_sections(&mut out, results);
+    push_verdicts(&mut out, results);
+    while out.ends_with("\n\n") {
+        out.pop();
+    }
+    out
+}
+
+/// Whether the run is complete, its command line, the study it reproduces
+/// and its claims, the environment and the settings.
+fn push_head(out: &mut String, results: &RunResults) {
     if !results.complete {
         out.push_str(
             "> **Incomplete run** (interrupted or still running): some cases may lack runs.\n\n",
@@ -41,44 +55,45 @@ pub fn render_markdown(results: &RunResults) -> String {
     if !results.claims.is_empty() {
         out.push_str("## Claims\n\n");
         push_row(
-            &mut out,
-            crate::report::claims::COLUMNS.iter().map(|c| c.to_string()),
+            out,
+            super::claims_csv::COLUMNS.iter().map(|c| c.to_string()),
         );
         push_row(
-            &mut out,
-            crate::report::claims::COLUMNS
-                .iter()
-                .map(|_| "---".to_string()),
+            out,
+            super::claims_csv::COLUMNS.iter().map(|_| "---".to_string()),
         );
         for c in &results.claims {
-            push_row(&mut out, crate::report::claims::claim_row(c));
+            push_row(out, super::claims_csv::claim_row(c));
         }
         out.push('\n');
     }
     out.push_str("## Environment\n\n");
-    push_fields(&mut out, ["field", "value"], &results.environment);
+    push_fields(out, ["field", "value"], &results.environment);
     out.push_str("## Settings\n\n");
-    push_fields(&mut out, ["setting", "value"], &results.settings);
+    push_fields(out, ["setting", "value"], &results.settings);
+}
 
+/// The per-case tables, one per group, and the note on outliers.
+fn push_tables(out: &mut String, results: &RunResults) {
     out.push_str("## Results\n\n");
     if results.cases.is_empty() {
         out.push_str("No cases.\n\n");
     }
     let headers = headers(results);
-    let latency = super::table::shows_latency(results);
+    let latency = crate::report::rows::shows_latency(results);
     for group in groups(results) {
         out.push_str(&format!("### {}\n\n", escape(&group.heading)));
-        push_row(&mut out, headers.iter().map(|h| h.to_string()));
+        push_row(out, headers.iter().map(|h| h.to_string()));
         push_row(
-            &mut out,
+            out,
             (0..headers.len()).map(|i| if i == 0 { ":---" } else { "---:" }.to_string()),
         );
         for case in group.cases {
             match case_row(case, results, latency) {
-                Row::Measured(cells) => push_row(&mut out, cells),
+                Row::Measured(cells) => push_row(out, cells),
                 Row::Empty { label, note } => {
                     let blanks = std::iter::repeat_n(String::new(), headers.len() - 2);
-                    push_row(&mut out, [label, note].into_iter().chain(blanks));
+                    push_row(out, [label, note].into_iter().chain(blanks));
                 }
             }
         }
@@ -92,87 +107,112 @@ pub fn render_markdown(results: &RunResults) -> String {
     if any_outliers {
         out.push_str(&format!("{OUTLIER_NOTE}.\n\n"));
     }
+}
 
-    let access = super::access::access_lines(results);
+/// The sections every report shares: access, timelines, spread and cycles.
+fn push_sections(out: &mut String, results: &RunResults) {
+    let access = crate::report::sections::access::access_lines(results);
     if !access.is_empty() {
-        out.push_str(&format!("## {}\n\n", super::access::TITLE));
-        push_bullets(&mut out, &access);
+        out.push_str(&format!(
+            "## {}\n\n",
+            crate::report::sections::access::TITLE
+        ));
+        push_bullets(out, &access);
     }
-    for (title, rows) in super::access::timelines(results) {
+    for (title, rows) in crate::report::sections::access::timelines(results) {
         out.push_str(&format!(
             "## {}: {}\n\n",
-            super::access::TIMELINE_TITLE,
+            crate::report::sections::access::TIMELINE_TITLE,
             escape(&title)
         ));
         push_row(
-            &mut out,
-            super::access::TIMELINE_HEADERS
+            out,
+            crate::report::sections::access::TIMELINE_HEADERS
                 .iter()
                 .map(|h| h.to_string()),
         );
         push_row(
-            &mut out,
-            super::access::TIMELINE_HEADERS
+            out,
+            crate::report::sections::access::TIMELINE_HEADERS
                 .iter()
                 .map(|_| "---:".to_string()),
         );
         for row in rows {
-            push_row(&mut out, row);
+            push_row(out, row);
         }
         out.push('\n');
     }
-    let spreads = super::spread::spread_lines(results);
+    let spreads = crate::report::sections::spread::spread_lines(results);
     if !spreads.is_empty() {
-        out.push_str(&format!("## {}\n\n", super::spread::TITLE));
-        push_bullets(&mut out, &spreads);
+        out.push_str(&format!(
+            "## {}\n\n",
+            crate::report::sections::spread::TITLE
+        ));
+        push_bullets(out, &spreads);
     }
 
-    let cycles = super::profile::section_lines(results);
+    let cycles = crate::report::sections::profile::section_lines(results);
     if !cycles.is_empty() {
-        out.push_str(&format!("## {}\n\n", super::profile::TITLE));
-        if let Some(legend) = super::profile::legend(results) {
+        out.push_str(&format!(
+            "## {}\n\n",
+            crate::report::sections::profile::TITLE
+        ));
+        if let Some(legend) = crate::report::sections::profile::legend(results) {
             out.push_str(&format!("{}.\n\n", escape(&legend)));
         }
-        push_bullets(&mut out, &cycles);
+        push_bullets(out, &cycles);
     }
+}
 
+/// The verdicts, then the statistics lines, short trials, failures and
+/// warnings.
+fn push_verdicts(out: &mut String, results: &RunResults) {
     out.push_str("## Verdicts\n\n");
     let verdicts = verdict_lines(results);
     if verdicts.is_empty() {
         out.push_str("No comparisons.\n\n");
     } else {
-        push_bullets(&mut out, &verdicts);
+        push_bullets(out, &verdicts);
     }
-    let statistics = super::precision::statistics_lines(results);
+    let statistics = crate::report::sections::precision::statistics_lines(results);
     if !statistics.is_empty() {
         out.push_str("## Statistics\n\n");
-        push_bullets(&mut out, &statistics);
+        push_bullets(out, &statistics);
     }
-    let short = super::precision::short_trial_warnings(results);
+    let short = crate::report::sections::precision::short_trial_warnings(results);
     if !short.is_empty() {
         out.push_str("## Short trials\n\n");
-        push_bullets(&mut out, &short);
+        push_bullets(out, &short);
     }
     let failures = failure_lines(results);
     if !failures.is_empty() {
         out.push_str("## Failures\n\n");
-        push_bullets(&mut out, &failures);
+        push_bullets(out, &failures);
     }
     let warnings = warning_lines(results);
     if !warnings.is_empty() {
         out.push_str("## Warnings\n\n");
-        push_bullets(&mut out, &warnings);
+        push_bullets(out, &warnings);
     }
-    while out.ends_with("\n\n") {
-        out.pop();
-    }
-    out
 }
 
 /// Writes [`render_markdown`] to `path`, atomically.
 pub fn write_markdown(results: &RunResults, path: &Path) -> Result<()> {
     let text = render_markdown(results);
     write_atomically(path, SHARED_MODE, |w| w.write_all(text.as_bytes()))
+}
+
+/// The Markdown report as an [`super::Exporter`]: [`write_markdown`].
+pub struct Markdown;
+
+impl super::Exporter for Markdown {
+    fn name(&self) -> &'static str {
+        "markdown"
+    }
+
+    fn write(&self, results: &RunResults, path: &Path) -> Result<()> {
+        write_markdown(results, path)
+    }
 }
 
 /// A two-column table of every field of `value` as serialized; nested
@@ -309,7 +349,7 @@ pub(super) fn shell_word(w: &str) -> String {
 mod tests {
     use super::*;
     use crate::fixtures;
-    use crate::report::table::HEADERS;
+    use crate::report::rows::HEADERS;
 
     #[test]
     fn has_every_section_and_the_tables() {

@@ -47,7 +47,7 @@ pub fn has_timelines(results: &RunResults) -> bool {
 pub fn write_timeline_csv(results: &RunResults, path: &Path) -> Result<()> {
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     write_atomically(path, SHARED_MODE, |w| {
-        let mut out = super::csv::Rows::new(w, &COLUMNS)?;
+        let mut out = super::csv_rows::Rows::new(w, &COLUMNS)?;
         for case in &results.cases {
             for s in &case.samples {
                 for p in &s.child.timeline {

@@ -2,9 +2,9 @@
 //! summary by [`crate::stats::access`]): operations per second and the
 //! footprint, one line per case, and the per-second timeline of
 //! duration-bounded cases. Shared by the text table and the Markdown report.
-use super::fmt::{num, opt_num};
-use super::groups::groups;
 use crate::pattern::Pattern;
+use crate::report::groups::groups;
+use crate::report::units::{num, opt_num};
 use crate::stats::access::TimelineMean;
 use crate::stats::RunResults;
 

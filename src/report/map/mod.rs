@@ -6,7 +6,7 @@
 use std::io;
 use std::path::Path;
 
-use super::html::{escape, page_end, page_start, push_plot, push_text_table};
+use super::export::html::{escape, page_end, page_start, push_plot, push_text_table};
 use super::plot::{series_plot, Axis as PlotAxis, Series, SeriesStyle};
 use super::text_table::Table;
 use crate::error::Result;
@@ -14,6 +14,7 @@ use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::stats::crossover::{self, Region, Scale, Side};
 use crate::stats::map_results::{observations, Crossover, MapPoint, MapResults, Stopped};
 
+pub mod plane;
 /// A side in words, with the methods' names.
 pub fn side_words(side: Side, methods: &[String; 2]) -> String {
     match side {

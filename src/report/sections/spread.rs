@@ -2,8 +2,8 @@
 //! [`crate::stats::spread`] computed into the case's summary):
 //! one line per case that ran on several, shared by the text table, the
 //! Markdown and the HTML report.
-use super::fmt::{ms, num};
-use super::groups::groups;
+use crate::report::groups::groups;
+use crate::report::units::{ms, num};
 use crate::stats::spread::Spread;
 use crate::stats::summary::Summary;
 use crate::stats::{CaseResult, RunResults};

@@ -3,10 +3,10 @@
 //! case's throughput per run with its change against the first run, and each
 //! comparison's ratio per run with the ratio of ratios. The statistics come
 //! from [`crate::stats::across`]; this only formats them.
-use super::terminal::{fit, width};
-use super::units::{percent, sig3, ThroughputUnit};
-use super::verdict_line::{paint, verdict_style};
 use crate::plan::size_heading;
+use crate::report::terminal::verdicts::{paint, verdict_style};
+use crate::report::terminal::{fit, width};
+use crate::report::units::{percent, sig3, ThroughputUnit};
 use crate::stats::across::fleet::Fleet;
 use crate::stats::{RatioEstimate, RunResults, Verdict};
 
@@ -88,7 +88,7 @@ pub fn render_fleet_text(
     let mut out = String::new();
     for (i, r) in runs.iter().enumerate() {
         let line = format!("{}  {} ({})", run_letter(i), run_label(r), names[i]);
-        for l in super::terminal::wrap(&line, max) {
+        for l in crate::report::terminal::wrap(&line, max) {
             out.push_str(&l);
             out.push('\n');
         }
@@ -105,6 +105,24 @@ pub fn render_fleet_text(
         "\nThroughput, {} (change against A: ratio of geometric means, 95% CI)\n",
         unit.name()
     ));
+    push_throughput(&mut out, fleet, &letters, unit, max, styled);
+    if !fleet.comparisons.is_empty() {
+        push_comparisons(&mut out, fleet, &letters, max, styled);
+    }
+    out
+}
+
+/// Throughput per case, the runs' columns in blocks that fit the width;
+/// each change against run A follows the first block's cells, wrapped.
+fn push_throughput(
+    out: &mut String,
+    fleet: &Fleet,
+    letters: &[String],
+    unit: ThroughputUnit,
+    max: usize,
+    styled: bool,
+) {
+    let runs = letters.len();
     let label_w = fleet
         .cases
         .iter()
@@ -112,12 +130,10 @@ pub fn render_fleet_text(
         .max()
         .unwrap_or(6)
         .max(6);
-    // The runs' columns in blocks that fit the width; the changes follow
-    // the first block's cells, wrapped.
     let per_block = (max.saturating_sub(2 + label_w) / 9).max(1);
-    let blocks: Vec<std::ops::Range<usize>> = (0..runs.len())
+    let blocks: Vec<std::ops::Range<usize>> = (0..runs)
         .step_by(per_block)
-        .map(|s| s..(s + per_block).min(runs.len()))
+        .map(|s| s..(s + per_block).min(runs))
         .collect();
     for (b, block) in blocks.iter().enumerate() {
         if b > 0 {
@@ -142,28 +158,12 @@ pub fn render_fleet_text(
                 let cell = t.map_or_else(|| "-".to_string(), |t| sig3(t / unit.bytes_per_sec()));
                 line.push_str(&format!("  {cell:>7}"));
             }
-            let mut notes = Vec::new();
             if b > 0 {
                 out.push_str(line.trim_end());
                 out.push('\n');
                 continue;
             }
-            if c.in_one_run_only() {
-                let only = c.throughput.iter().position(Option::is_some).unwrap_or(0);
-                notes.push(format!("only in {}", letters[only]));
-            } else {
-                for (i, change) in c.change.iter().enumerate().skip(1) {
-                    match (change, c.verdict[i]) {
-                        (Some(est), Some(v)) => {
-                            notes.push(format!("{}: {}", letters[i], change_text(est, v, styled)))
-                        }
-                        _ if c.throughput[i].is_none() => {
-                            notes.push(format!("{}: not run", letters[i]))
-                        }
-                        _ => {}
-                    }
-                }
-            }
+            let notes = change_notes(c, letters, styled);
             if !notes.is_empty() {
                 line.push_str("  ");
                 line.push_str(&notes.join("; "));
@@ -176,54 +176,80 @@ pub fn render_fleet_text(
                 continue;
             }
             let hang = width(line) - width(&notes.join("; "));
-            for l in super::terminal::wrap_hanging(line, max, hang.min(max / 2)) {
+            for l in crate::report::terminal::wrap_hanging(line, max, hang.min(max / 2)) {
                 out.push_str(&l);
                 out.push('\n');
             }
         }
     }
-    if !fleet.comparisons.is_empty() {
-        out.push_str(
-            "\nComparisons: other/baseline throughput in each run; ratio of ratios against A (95% CI)\n",
-        );
-        let mut heading = String::new();
-        for c in &fleet.comparisons {
-            let h = format!("{}; {}", c.group, size_heading(c.file_size, c.set));
-            if h != heading {
-                out.push_str(&fit(&h, max));
-                out.push('\n');
-                heading = h;
+}
+
+/// What a case's row says after its cells: the run it is only in, or each
+/// run's change against run A (or that the run did not run it).
+fn change_notes(
+    c: &crate::stats::across::fleet::FleetCase,
+    letters: &[String],
+    styled: bool,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    if c.in_one_run_only() {
+        let only = c.throughput.iter().position(Option::is_some).unwrap_or(0);
+        notes.push(format!("only in {}", letters[only]));
+        return notes;
+    }
+    for (i, change) in c.change.iter().enumerate().skip(1) {
+        match (change, c.verdict[i]) {
+            (Some(est), Some(v)) => {
+                notes.push(format!("{}: {}", letters[i], change_text(est, v, styled)))
             }
-            let mut line = format!("  {} vs {}:", c.other, c.baseline);
-            for (i, r) in c.ratio.iter().enumerate() {
-                let cell = r
-                    .as_ref()
-                    .map_or_else(|| "-".to_string(), |r| format!("{:.2}x", r.ratio));
-                line.push_str(&format!(" {} {cell}", letters[i]));
-            }
-            for (i, ror) in c.ratio_of_ratios.iter().enumerate().skip(1) {
-                if let Some(est) = ror {
-                    let word = match est.verdict() {
-                        Verdict::Faster => "larger",
-                        Verdict::Slower => "smaller",
-                        Verdict::WithinNoise => "within noise",
-                        Verdict::Unsettled => "unsettled",
-                    };
-                    line.push_str(&format!(
-                        "; {}/A {}, {}",
-                        letters[i],
-                        ratio_text(est),
-                        paint(word, verdict_style(est.verdict()), styled)
-                    ));
-                }
-            }
-            for l in super::terminal::wrap(&line, max) {
-                out.push_str(&l);
-                out.push('\n');
-            }
+            _ if c.throughput[i].is_none() => notes.push(format!("{}: not run", letters[i])),
+            _ => {}
         }
     }
-    out
+    notes
+}
+
+/// Each comparison's ratio per run, with the ratio of ratios against run A.
+fn push_comparisons(out: &mut String, fleet: &Fleet, letters: &[String], max: usize, styled: bool) {
+    out.push_str(
+        "\nComparisons: other/baseline throughput in each run; ratio of ratios against A (95% CI)\n",
+    );
+    let mut heading = String::new();
+    for c in &fleet.comparisons {
+        let h = format!("{}; {}", c.group, size_heading(c.file_size, c.set));
+        if h != heading {
+            out.push_str(&fit(&h, max));
+            out.push('\n');
+            heading = h;
+        }
+        let mut line = format!("  {} vs {}:", c.other, c.baseline);
+        for (i, r) in c.ratio.iter().enumerate() {
+            let cell = r
+                .as_ref()
+                .map_or_else(|| "-".to_string(), |r| format!("{:.2}x", r.ratio));
+            line.push_str(&format!(" {} {cell}", letters[i]));
+        }
+        for (i, ror) in c.ratio_of_ratios.iter().enumerate().skip(1) {
+            if let Some(est) = ror {
+                let word = match est.verdict() {
+                    Verdict::Faster => "larger",
+                    Verdict::Slower => "smaller",
+                    Verdict::WithinNoise => "within noise",
+                    Verdict::Unsettled => "unsettled",
+                };
+                line.push_str(&format!(
+                    "; {}/A {}, {}",
+                    letters[i],
+                    ratio_text(est),
+                    paint(word, verdict_style(est.verdict()), styled)
+                ));
+            }
+        }
+        for l in crate::report::terminal::wrap(&line, max) {
+            out.push_str(&l);
+            out.push('\n');
+        }
+    }
 }
 
 /// `run --baseline`: one line per case of the new run found in the old one,
@@ -257,7 +283,7 @@ pub fn render_baseline_text(fleet: &Fleet, max: usize, styled: bool) -> String {
     ] {
         if !list.is_empty() {
             let line = format!("  {what}: {}", list.join("; "));
-            for l in super::terminal::wrap(&line, max) {
+            for l in crate::report::terminal::wrap(&line, max) {
                 out.push_str(&l);
                 out.push('\n');
             }

@@ -4,8 +4,8 @@
 //! Every number shown is read from the results; a missing one prints as `-`.
 use std::collections::BTreeSet;
 
-use super::fmt::{half_width, ms, num, plus_minus};
 use super::groups::groups;
+use super::units::{half_width, ms, num, plus_minus};
 use crate::stats::analysis::CaseSummary;
 use crate::stats::{CaseResult, RunResults};
 
@@ -159,8 +159,8 @@ fn latency_cells(s: &CaseSummary) -> [String; 2] {
     match &s.latency {
         Some(l) => [num(l.p50_ns.mean / 1e3, 1), num(l.p99_ns.mean / 1e3, 1)],
         None => [
-            super::fmt::MISSING.to_string(),
-            super::fmt::MISSING.to_string(),
+            super::units::MISSING.to_string(),
+            super::units::MISSING.to_string(),
         ],
     }
 }
@@ -235,28 +235,31 @@ pub fn render_table(results: &RunResults) -> String {
         out.push_str(OUTLIER_NOTE);
         out.push('\n');
     }
-    let spreads = super::spread::spread_lines(results);
+    let spreads = super::sections::spread::spread_lines(results);
     if !spreads.is_empty() {
-        out.push_str(&format!("{}:\n", super::spread::TITLE));
+        out.push_str(&format!("{}:\n", super::sections::spread::TITLE));
         for line in spreads {
             out.push_str(&format!("  {line}\n"));
         }
     }
-    let access = super::access::access_lines(results);
+    let access = super::sections::access::access_lines(results);
     if !access.is_empty() {
-        out.push_str(&format!("{}:\n", super::access::TITLE));
+        out.push_str(&format!("{}:\n", super::sections::access::TITLE));
         for line in access {
             out.push_str(&format!("  {line}\n"));
         }
     }
-    let timelines = super::access::timeline_text(results);
+    let timelines = super::sections::access::timeline_text(results);
     if !timelines.is_empty() {
-        out.push_str(&format!("{}:\n{timelines}", super::access::TIMELINE_TITLE));
+        out.push_str(&format!(
+            "{}:\n{timelines}",
+            super::sections::access::TIMELINE_TITLE
+        ));
     }
-    let cycles = super::profile::section_lines(results);
+    let cycles = super::sections::profile::section_lines(results);
     if !cycles.is_empty() {
-        out.push_str(&format!("{}:\n", super::profile::TITLE));
-        if let Some(legend) = super::profile::legend(results) {
+        out.push_str(&format!("{}:\n", super::sections::profile::TITLE));
+        if let Some(legend) = super::sections::profile::legend(results) {
             out.push_str(&format!("  {legend}\n"));
         }
         for line in cycles {
@@ -445,7 +448,7 @@ mod tests {
             "read has no latency: {read}"
         );
         assert_eq!(headers(&results).len(), HEADERS.len() + 2);
-        let md = crate::report::render_markdown(&results);
+        let md = crate::report::export::render_markdown(&results);
         assert!(md.contains("| p50 µs | p99 µs | resident before |"), "{md}");
     }
 }
