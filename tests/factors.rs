@@ -35,9 +35,11 @@ fn every_factor_flag_is_a_run_flag() {
 // ---- The expansion's cases, pinned ----
 
 /// What `Factors::plan` gives for a set of factors: the plan's run-wide
-/// values, then each case as JSON (absent fields left out), one a line; or
-/// the refusal.
+/// values, then each case as JSON, one a line, with the fields at their
+/// default left out (so a new field at its default leaves the lines as they
+/// are); or the refusal.
 fn expansion(name: &str, factors: &Factors, sizes: &[u64]) -> String {
+    let default = serde_json::to_value(faultline::plan::Case::default()).unwrap();
     let mut out = format!("## {name}\n");
     match factors.plan(sizes) {
         Err(e) => out.push_str(&format!("refused: {e}\n")),
@@ -54,7 +56,7 @@ fn expansion(name: &str, factors: &Factors, sizes: &[u64]) -> String {
             for case in &plan.cases {
                 let mut value = serde_json::to_value(case).unwrap();
                 let fields = value.as_object_mut().unwrap();
-                fields.retain(|_, v| !v.is_null());
+                fields.retain(|k, v| !v.is_null() && default.get(k) != Some(v));
                 if let Some(trace) = fields.get_mut("trace") {
                     // The canonical path depends on where the tree is.
                     trace["path"] = "fio-randrw-bsrange.v3.iolog".into();
@@ -398,9 +400,9 @@ fn scenarios() -> Vec<(&'static str, Factors, Vec<u64>)> {
     ]
 }
 
-/// The expansions of [`scenarios`], written by the expansion as it was
-/// before it became a list of stages (issue 22): the cases, their order
-/// and the refusals are to stay exactly these. `FAULTLINE_WRITE_SNAPSHOT=1`
+/// The expansions of [`scenarios`], as the expansion gave them before it
+/// became a list of steps (issue 22): the cases, their order and the
+/// refusals are to stay exactly these. `FAULTLINE_WRITE_SNAPSHOT=1`
 /// writes it again (for a change that means to change the cases).
 const SNAPSHOT: &str = "tests/fixtures/plan-expansion.txt";
 
