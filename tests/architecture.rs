@@ -630,7 +630,6 @@ const MAX_FUNCTION_LINES: usize = 120;
 /// (one line each, so the list reads as a table).
 #[rustfmt::skip]
 const LONG_FILES: &[(&str, &str)] = &[
-    ("plan/factors.rs", "Factors and their expansion: being replaced by the factor table (issue 22, step 3)"),
     ("runner/journal.rs", "the journal: its header (the RunSpec), entries, reader and writer, with their tests"),
     ("studies/claims.rs", "the claim checker: one rule per kind of claim, each with its tests"),
     ("studies/crotty2022.rs", "a preset is one file: published tables, plan, claims, notes and their tests"),
@@ -647,7 +646,6 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("cli/advise.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
     ("cli/report.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
     ("cli/reproduce.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
-    ("plan/factors.rs::plan", "the multiply stages: replaced by the factor table (issue 22, step 3)"),
     ("report/plot/bars.rs::draw_panel", "one panel's drawing, every coordinate shared through it"),
     ("stats/across/fleet.rs::fleet", "the fleet comparison's assembly: moves with analysis out of stats/ (issue 22, step 5)"),
     ("stats/run_results.rs::assemble", "the results' assembly: moves with RunResults to results/ (issue 22, step 5)"),

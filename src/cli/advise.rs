@@ -133,8 +133,8 @@ impl AdviseArgs {
             });
         };
         let run = super::plan_file::run_args(path)?;
-        let pattern = one_of(&run.pattern, path, "pattern")?.filter(|p| *p != Pattern::Trace);
-        let trace = run.trace.clone();
+        let pattern = one_of(&run.sweep.pattern, path, "pattern")?.filter(|p| *p != Pattern::Trace);
+        let trace = run.sweep.trace.clone();
         if pattern.is_some() && trace.is_some() {
             return Err(usage(format!(
                 "--plan {}: the plan gives both a `pattern` and a `trace`; keep one",
@@ -148,20 +148,24 @@ impl AdviseArgs {
                 path.display()
             )));
         }
-        let file = self.file.clone().or(run.file.clone()).ok_or_else(|| {
-            usage(format!(
-                "--plan {}: advise needs your file: --file FILE, or `file` in the plan",
-                path.display()
-            ))
-        })?;
+        let file = self
+            .file
+            .clone()
+            .or(run.sweep.file.clone())
+            .ok_or_else(|| {
+                usage(format!(
+                    "--plan {}: advise needs your file: --file FILE, or `file` in the plan",
+                    path.display()
+                ))
+            })?;
         Ok(Workload {
             file,
             pattern,
             trace,
-            block: one_of(&run.block, path, "block")?,
+            block: one_of(&run.sweep.block, path, "block")?,
             cache: match self.cache {
                 Some(c) => c,
-                None => one_of(&run.cache, path, "cache")?.unwrap_or(CacheState::Warm),
+                None => one_of(&run.sweep.cache, path, "cache")?.unwrap_or(CacheState::Warm),
             },
         })
     }

@@ -29,6 +29,7 @@ pub mod precision_args;
 pub mod report;
 pub mod reproduce;
 pub mod run;
+pub mod sweep_args;
 
 /// Exit code for bad usage or bad input.
 pub const EXIT_USAGE: u8 = 2;

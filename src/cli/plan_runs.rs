@@ -72,7 +72,7 @@ pub fn parse(matches: &ArgMatches, planned: Vec<PlannedRun>) -> anyhow::Result<C
         rename(&mut args.exports.export_csv, "export-csv");
         rename(&mut args.exports.export_markdown, "export-markdown");
         rename(&mut args.journal, "journal");
-        rename(&mut args.keep_output, "keep-output");
+        rename(&mut args.sweep.keep_output, "keep-output");
         named.push(NamedRun { name, args });
     }
     cli.named_runs = named;
