@@ -23,7 +23,11 @@ use faultline::size::clap_size;
 use faultline::stats::RunResults;
 use faultline::studies::calibrate_claims::{aa_claims, rates, Cut, RunPairs};
 
-use super::reproduce::QUICK_MAX_RUNS;
+/// The default `--max-runs` of `--claims`: 100 pairs a settled A/A claim.
+/// `reproduce --quick` allows 400, bounded there by its time budget; an A/A
+/// run has no budget, and its false-verdict rate is read at the looks up to
+/// 100 (5, 8, 16, 32, 64, 100).
+pub const CLAIMS_MAX_RUNS: u32 = 100;
 
 /// Flags of `faultline calibrate`.
 #[derive(Debug, Args)]
@@ -67,7 +71,7 @@ pub struct CalibrateArgs {
     pub claims: bool,
     /// With --claims: the most pairs a settled A/A claim gets (as `reproduce --max-runs`;
     /// at least --runs).
-    #[arg(long, value_name = "N", requires = "claims", default_value_t = QUICK_MAX_RUNS,
+    #[arg(long, value_name = "N", requires = "claims", default_value_t = CLAIMS_MAX_RUNS,
           value_parser = clap::value_parser!(u32).range(2..=i64::from(faultline::plan::MAX_RUNS)))]
     pub max_runs: u32,
     /// Analyse the JSON export of an earlier `faultline calibrate` (`--export-json`) instead of

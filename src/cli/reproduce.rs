@@ -83,7 +83,7 @@ pub struct ReproduceArgs {
     /// `reproduce all --quick` sharing 180s; 10m with --full].
     #[arg(long, value_name = "TIME", value_parser = super::precision_args::parse_duration_s)]
     pub max_time: Option<f64>,
-    /// Most paired runs of any case while settling claims [default: 100 with --quick, 5 times the
+    /// Most paired runs of any case while settling claims [default: 400 with --quick, 5 times the
     /// study's runs with --full].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(faultline::plan::MAX_RUNS)))]
     pub max_runs: Option<u32>,
@@ -153,11 +153,13 @@ pub const QUICK_ALL_TIME_S: f64 = 180.0;
 pub const QUICK_RESERVE_S: f64 = 20.0;
 /// The same with --full.
 pub const FULL_MAX_TIME_S: f64 = 600.0;
-/// Most paired runs of a case while settling, at quick scope: 100, so a
-/// claim whose spread says it needs about a hundred pairs (write2020's 10%
-/// on this machine) still gets them while the time budget lasts; the
-/// budget, not the count, bounds the quick replay.
-pub const QUICK_MAX_RUNS: u32 = 100;
+/// Most paired runs of a case while settling, at quick scope: as many as
+/// the settling rule ever plans for (`studies::claims::MAX_PLANNED_PAIRS`),
+/// so a claim whose spread says it needs a few hundred cheap pairs
+/// (liege2018's 1-byte reads, write2020's 10% on this machine) still gets
+/// them while the preset's time budget lasts: the budget, not the count,
+/// bounds the quick replay.
+pub const QUICK_MAX_RUNS: u32 = faultline::studies::claims::MAX_PLANNED_PAIRS as u32;
 
 /// The statistics of one preset's session: a per-group precision target
 /// only when asked for (`--precision P`), for as many runs as settling

@@ -237,6 +237,9 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
     if any_outliers && cols.iter().any(|c| c.header == "outliers") {
         push_wrapped(&mut out, OUTLIER_NOTE, layout.width);
     }
+    if let Some(note) = passes_note(&groups) {
+        push_wrapped(&mut out, &note, layout.width);
+    }
     if !hidden.is_empty() {
         let note = format!(
             "not shown at {} columns: {} (--verbose shows every column)",
@@ -254,6 +257,40 @@ pub fn render_terminal_table(results: &RunResults, layout: &Layout) -> String {
         );
     }
     out
+}
+
+/// The note under a table whose trials repeated their pass
+/// (`--min-trial-time`, 40 ms by default without `--runs`): how many passes
+/// each case's trials made, per group, and which columns are a whole
+/// trial's. `None` when every trial made one pass.
+fn passes_note(groups: &[crate::report::groups::Group<'_>]) -> Option<String> {
+    let mut parts = Vec::new();
+    for g in groups {
+        let cases: Vec<String> = g
+            .cases
+            .iter()
+            .filter_map(|c| {
+                let passes = c.samples.iter().map(|s| s.child.passes.unwrap_or(1));
+                let (low, high) = passes.fold((u32::MAX, 0), |(l, h), p| (l.min(p), h.max(p)));
+                (high > 1).then(|| match low == high {
+                    true => format!("{} {low}", c.label),
+                    false => format!("{} {low}–{high}", c.label),
+                })
+            })
+            .collect();
+        if !cases.is_empty() {
+            let heading = g.heading.split(';').next().unwrap_or(&g.heading);
+            parts.push(format!("{heading}: {}", cases.join(", ")));
+        }
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "passes a trial (warm trials repeat theirs to a shortest time): {}; the time, setup \
+             and CPU columns are a whole trial's, GiB/s and the per-MiB columns are over every \
+             byte moved",
+            parts.join("; ")
+        )
+    })
 }
 
 /// The indent of a case's row under its group's heading.
@@ -380,6 +417,33 @@ use crate::console::{fit, width, wrap};
 mod tests {
     use super::*;
     use crate::fixtures;
+
+    #[test]
+    fn a_table_of_repeated_passes_says_how_many_and_which_columns_are_a_trial_s() {
+        let mut results = fixtures::results();
+        let plain = render_terminal_table(&results, &Layout::default());
+        assert!(!plain.contains("passes a trial"), "{plain}");
+        let label = results.cases[0].label.clone();
+        for (k, s) in results.cases[0].samples.iter_mut().enumerate() {
+            s.child.passes = Some(if k == 0 { 3 } else { 4 });
+        }
+        let table = render_terminal_table(
+            &results,
+            &Layout {
+                width: 1000,
+                ..Layout::default()
+            },
+        );
+        let note = table
+            .lines()
+            .find(|l| l.starts_with("passes a trial"))
+            .unwrap_or_else(|| panic!("no passes note: {table}"));
+        assert!(note.contains(&format!("{label} 3–4")), "{note}");
+        assert!(
+            note.contains("time, setup and sys are a whole trial's"),
+            "{note}"
+        );
+    }
 
     #[test]
     fn fits_the_width_and_says_what_it_left_out() {
