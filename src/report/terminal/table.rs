@@ -439,10 +439,7 @@ mod tests {
             .find(|l| l.starts_with("passes a trial"))
             .unwrap_or_else(|| panic!("no passes note: {table}"));
         assert!(note.contains(&format!("{label} 3–4")), "{note}");
-        assert!(
-            note.contains("time, setup and sys are a whole trial's"),
-            "{note}"
-        );
+        assert!(note.contains("CPU columns are a whole trial's"), "{note}");
     }
 
     #[test]
