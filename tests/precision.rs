@@ -125,21 +125,32 @@ fn min_trial_time_repeats_the_pass_and_reports_the_bytes_moved() {
             .runs(2)
             .flag("--min-trial-time", "30ms"),
     );
-    for (case, s) in samples(&json) {
+    cold_once_warm_repeated(&json, 30_000_000);
+}
+
+/// Checks the samples of a 1 MiB file's warm and cold cases run with a
+/// shortest trial of `min_ns`: a cold trial made one pass (a second would be
+/// warm), a warm one at least two, moving the file's bytes each time, for at
+/// least `min_ns` in all.
+#[track_caller]
+fn cold_once_warm_repeated(json: &serde_json::Value, min_ns: u64) {
+    for (case, s) in samples(json) {
         let bytes = s["bytes"].as_u64().unwrap();
         if case["cache"] == "cold" {
-            // A second pass would be warm: cold trials run once.
-            assert!(s.get("passes").is_none(), "{s}");
+            assert!(s.get("passes").is_none(), "cold trials run one pass: {s}");
             assert_eq!(bytes, MIB);
             continue;
         }
         let passes = s["passes"].as_u64().expect("passes recorded");
-        assert!(passes >= 2, "a 1 MiB warm pass is far under 30 ms: {s}");
+        assert!(
+            passes >= 2,
+            "a 1 MiB warm pass is far under {min_ns} ns: {s}"
+        );
         assert_eq!(bytes, passes * MIB, "bytes moved, every pass: {s}");
         let spent = s["setup_ns"].as_u64().unwrap()
             + s["wall_ns"].as_u64().unwrap()
             + s["teardown_ns"].as_u64().unwrap();
-        assert!(spent >= 30_000_000, "{s}");
+        assert!(spent >= min_ns, "{s}");
     }
 }
 
@@ -167,19 +178,7 @@ fn warm_trials_of_the_default_rules_repeat_their_pass_to_40_ms() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("--min-trial-time applies"), "{stderr}");
-    for (case, s) in samples(&common::read_json(&json_path)) {
-        if case["cache"] == "cold" {
-            assert!(s.get("passes").is_none(), "cold trials run one pass: {s}");
-            continue;
-        }
-        let passes = s["passes"].as_u64().expect("passes recorded");
-        assert!(passes >= 2, "a 1 MiB warm pass is far under 40 ms: {s}");
-        assert_eq!(s["bytes"].as_u64().unwrap(), passes * MIB, "{s}");
-        let spent = s["setup_ns"].as_u64().unwrap()
-            + s["wall_ns"].as_u64().unwrap()
-            + s["teardown_ns"].as_u64().unwrap();
-        assert!(spent >= 40_000_000, "{s}");
-    }
+    cold_once_warm_repeated(&common::read_json(&json_path), 40_000_000);
     // --runs: the runs asked for, one pass each; and --min-trial-time off
     // under the default rules: one pass each, and the rules line says none.
     let json = scratch.run_json(flags().runs(2));
