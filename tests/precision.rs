@@ -116,16 +116,22 @@ fn verdicts_name_their_adjustment_in_the_output_and_the_export() {
 fn min_trial_time_repeats_the_pass_and_reports_the_bytes_moved() {
     let scratch = Scratch::new();
     let json = scratch.run_json(
-        Flags::new()
-            .method("read,mmap")
-            .pattern("seq")
-            .block("16k")
-            .size("1M")
-            .cache("warm,cold")
+        one_mib_warm_and_cold()
             .runs(2)
             .flag("--min-trial-time", "30ms"),
     );
     cold_once_warm_repeated(&json, 30_000_000);
+}
+
+/// read and mmap, seq 16 KiB over a 1 MiB file, warm and cold: the cases
+/// the shortest-trial tests run.
+fn one_mib_warm_and_cold() -> Flags {
+    Flags::new()
+        .method("read,mmap")
+        .pattern("seq")
+        .block("16k")
+        .size("1M")
+        .cache("warm,cold")
 }
 
 /// Checks the samples of a 1 MiB file's warm and cold cases run with a
@@ -160,14 +166,7 @@ fn cold_once_warm_repeated(json: &serde_json::Value, min_ns: u64) {
 #[test]
 fn warm_trials_of_the_default_rules_repeat_their_pass_to_40_ms() {
     let scratch = Scratch::new();
-    let flags = || {
-        Flags::new()
-            .method("read,mmap")
-            .pattern("seq")
-            .block("16k")
-            .size("1M")
-            .cache("warm,cold")
-    };
+    let flags = one_mib_warm_and_cold;
     let json_path = scratch.path("default.json");
     let out = succeeded(scratch.run(flags()).arg("--export-json").arg(&json_path));
     let stdout = String::from_utf8_lossy(&out.stdout);
