@@ -210,6 +210,9 @@ struct Judged<'a> {
     busy: bool,
     /// More pairs the basis needs to decide, from its spread.
     more: Option<usize>,
+    /// `more` only halves its CI: the estimate sits too near an edge for
+    /// its spread to say how many runs would decide it.
+    near_edge: bool,
     /// The verdicts its basis still allows: its own when decided; every
     /// verdict when nothing decides it (no clean pairs).
     possible: Vec<ClaimVerdict>,
@@ -243,11 +246,14 @@ fn judge_pair<'a>(published: &Published, input: &'a PairInput) -> Judged<'a> {
             .collect(),
         (None, None) => PAIR_VERDICTS.to_vec(),
     };
-    let more = match (&on_basis, basis) {
+    let (more, near_edge) = match (&on_basis, basis) {
         (Some(o), Some(r)) if verdict.is_none() => {
-            more_pairs(o, r, possible.contains(&ClaimVerdict::Holds))
+            match more_pairs(o, r, possible.contains(&ClaimVerdict::Holds)) {
+                Some((n, near)) => (Some(n), near),
+                None => (None, true),
+            }
         }
-        _ => None,
+        _ => (None, false),
     };
     let known = on_basis.is_some();
     Judged {
@@ -258,22 +264,28 @@ fn judge_pair<'a>(published: &Published, input: &'a PairInput) -> Judged<'a> {
         basis,
         busy,
         more,
+        near_edge,
         possible,
     }
 }
 
 /// More pairs an estimate needs before its CI at the claim level is narrow
-/// enough to settle what matters next, from its own spread; `None` when it
-/// sits (nearly) on that edge. While the CI still reaches the band
+/// enough to settle what matters next, from its own spread, and whether
+/// that number only halves the CI. While the CI still reaches the band
 /// (`may_hold`), what matters is whether it holds: the CI must clear the
 /// band's nearer edge (an estimate below the band need not also clear the
 /// no-effect band to rule "holds" out). Once it cannot hold, the edge of
-/// the finer verdict it is in.
-fn more_pairs(o: &EffectOutcome, r: &RatioEstimate, may_hold: bool) -> Option<usize> {
+/// the finer verdict it is in. An estimate of a few noisy pairs may sit on
+/// an edge by chance (fedorova2019's MAP_POPULATE read 1.35 [1.10–1.66] at
+/// 8 pairs against a band from 1.36, and 1.05 on other passes), so the
+/// target is never narrower than half the CI's present half-width: such a
+/// comparison gets the runs that halve its CI, and is judged again.
+/// `None` when even that is beyond [`MAX_PLANNED_PAIRS`].
+fn more_pairs(o: &EffectOutcome, r: &RatioEstimate, may_hold: bool) -> Option<(usize, bool)> {
     let logs = LogRatios::of_estimate(r)?;
     let sd = logs.se * (logs.n as f64).sqrt();
     let point = o.advantage.ln();
-    let target = if may_hold {
+    let to_edge = if may_hold {
         let (l, h) = (o.band.0.ln(), o.band.1.ln());
         if point < l {
             l - point
@@ -285,8 +297,12 @@ fn more_pairs(o: &EffectOutcome, r: &RatioEstimate, may_hold: bool) -> Option<us
     } else {
         effect::decisive_half_width(point, o.band)
     };
-    let n = crate::stats::power::pairs_needed(sd, target, CLAIM_LEVEL, MAX_PLANNED_PAIRS)?;
-    Some(n.saturating_sub(logs.n).max(1))
+    let (lo, hi) = logs.ratio_ci(CLAIM_LEVEL);
+    let halved = (hi.ln() - lo.ln()) / 4.0;
+    let near_edge = to_edge < halved;
+    let n =
+        crate::stats::power::pairs_needed(sd, to_edge.max(halved), CLAIM_LEVEL, MAX_PLANNED_PAIRS)?;
+    Some((n.saturating_sub(logs.n).max(1), near_edge))
 }
 
 /// The row of a judged comparison.
@@ -357,6 +373,22 @@ fn unsettled_by(undecided: &[&Judged], busy_share: f64) -> Unsettled {
                       runs would settle it at this size; a larger file or --full changes the trial, \
                       not the edge";
     let settle = match most {
+        Some(j) if j.near_edge => {
+            let n = j.more.unwrap_or(0);
+            let mut s = format!(
+                "an estimate sits near an edge of the published band: about {n} more paired runs \
+                 would halve its CI (most for {}), which decides it unless its true value is on \
+                 the edge: raise --max-time, or --full",
+                j.input.label
+            );
+            if on_edge > 0 {
+                s.push_str(&format!(
+                    "; {on_edge} more comparison(s) sit on an edge of the published band, which no \
+                     affordable number of runs would settle"
+                ));
+            }
+            s
+        }
         Some(j) => {
             let n = j.more.unwrap_or(0);
             let mut s = format!(
@@ -947,7 +979,7 @@ mod tests {
             low: 2.0,
             high: 6.0,
         });
-        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[ci90(1.8, 2.4)]);
+        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[ci90(1.9, 4.0)]);
         assert_eq!(o.verdict, Unsettled);
         let u = o.unsettled.as_ref().expect("a reason");
         assert_eq!(u.reason, Reason::BudgetSpent);
@@ -958,14 +990,33 @@ mod tests {
             "{}",
             u.settle
         );
-        assert_eq!(o.verdict_words(), "unsettled: budget spent");
         // With that many more pairs at the same spread and mean, it decides.
-        let logs = LogRatios::of_estimate(&estimate(1.8, 2.4, N)).unwrap();
+        let logs = LogRatios::of_estimate(&estimate(1.9, 4.0, N)).unwrap();
         let sd = logs.se * (N as f64).sqrt();
         let n = N + more;
         let h = crate::stats::power::half_width(sd, n, CLAIM_LEVEL);
         let m = logs.mean;
         assert!(verdict(p, (m - h).exp(), (m + h).exp()).decided(), "{n}");
+        // An estimate nearer the edge than a quarter of its CI's width: its
+        // spread cannot say how many runs decide it (the edge may be its
+        // true value), so it asks for the runs that halve its CI.
+        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[ci90(1.8, 2.4)]);
+        let u = o.unsettled.as_ref().expect("a reason");
+        let more = u.more_runs.expect("a number of runs");
+        assert!(
+            u.settle
+                .contains(&format!("about {more} more paired runs would halve its CI")),
+            "{}",
+            u.settle
+        );
+        assert_eq!(o.pairs[0].more_runs, Some(more));
+        assert_eq!(o.verdict_words(), "unsettled: budget spent");
+        // With that many more pairs at the same spread, its CI is half as wide.
+        let logs = LogRatios::of_estimate(&estimate(1.8, 2.4, N)).unwrap();
+        let sd = logs.se * (N as f64).sqrt();
+        let now = crate::stats::power::half_width(sd, N, CLAIM_LEVEL);
+        let then = crate::stats::power::half_width(sd, N + more, CLAIM_LEVEL);
+        assert!(then <= now / 2.0 && then > now / 3.0, "{now} {then}");
         // A decided claim has no reason.
         let o = judge("c", &Expect::Effect(p), 1.0, "p", &[ci90(2.5, 3.0)]);
         assert_eq!((o.verdict, o.unsettled), (Holds, None));

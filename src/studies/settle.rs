@@ -365,14 +365,15 @@ mod tests {
             low: 2.0,
             high: 6.0,
         });
-        // Two inside, one centred on the edge at 2 (no number of runs
-        // decides it), one open: unsettled, and only the open one runs.
+        // Two inside, one centred on the edge at 2 after 256 pairs (halving
+        // its CI would take 1,024: beyond the 400 the rule ever plans), one
+        // open: unsettled, and only the open one runs.
         let (c, o) = judged(
             p,
             &[
                 ci(2.5, 3.0, 5),
                 ci(2.5, 3.0, 5),
-                ci(1.8, 2.0 * 2.0 / 1.8, 5),
+                ci(1.95, 2.0 * 2.0 / 1.95, 256),
                 ci(1.5, 3.5, 5),
             ],
         );
@@ -388,6 +389,22 @@ mod tests {
             settle.contains("1 more comparison(s) sit on an edge"),
             "{settle}"
         );
+        // The same edge after 5 pairs: a few noisy pairs may sit there by
+        // chance, so it gets the runs that halve its CI.
+        let (c, o) = judged(
+            p,
+            &[
+                ci(2.5, 3.0, 5),
+                ci(2.5, 3.0, 5),
+                ci(1.8, 2.0 * 2.0 / 1.8, 5),
+                ci(1.5, 3.5, 5),
+            ],
+        );
+        assert!(
+            o.pairs[2].more_runs.is_some_and(|m| m <= 3 * 5 + 5),
+            "{o:?}"
+        );
+        assert_eq!(runs_wanted(&c, &o, 5, 1000).len(), 4);
     }
 
     #[test]
