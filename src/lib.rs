@@ -114,6 +114,7 @@ macro_rules! registry {
     };
 }
 
+pub mod analysis;
 pub mod console;
 pub mod error;
 pub mod files;
