@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 /// or lower ones, and never a part of its own layer that imports it back.
 const LAYERS: &[&[&str]] = &[
     &["error", "size", "system", "os_path", "console", "input"],
+    &["stats"],
     &["pattern", "workload"],
     &["method"],
     &["measure"],
@@ -20,7 +21,6 @@ const LAYERS: &[&[&str]] = &[
     &["files", "results"],
     &["trial"],
     &["runner"],
-    &["stats"],
     &["analysis"],
     &["report"],
     &["studies"],

@@ -29,9 +29,9 @@
 use serde::{Deserialize, Serialize};
 use statrs::function::beta::inv_beta_reg;
 
-use crate::plan::precision::Adjustment;
 use crate::results::claim::ClaimVerdict;
 use crate::stats::fdr::test_all;
+use crate::stats::fdr::Adjustment;
 use crate::stats::log_ratios::LogRatios;
 use crate::stats::moments::{mean, sample_sd};
 use crate::stats::Verdict;

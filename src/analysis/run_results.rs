@@ -7,10 +7,10 @@ use crate::analysis::case_summary::CaseSummary;
 use crate::analysis::short_trials::{short_trial, ShortTrial, SHORT_TRIAL_NS};
 use crate::analysis::stopping::{group_precision, GroupPrecision, StoppedBy};
 use crate::measure::environment::Environment;
-use crate::plan::precision::Adjustment;
 use crate::plan::Case;
 use crate::results::Settings;
 use crate::results::{Sample, TrialFailure};
+use crate::stats::fdr::Adjustment;
 use crate::stats::{RatioEstimate, Verdict};
 
 /// Everything one run produced; rewritten to the exports after every group.

@@ -17,10 +17,11 @@ use faultline::error::Error;
 use faultline::method::MethodKind;
 use faultline::pattern::Pattern;
 use faultline::plan::factors::{Factors, DEFAULT_SIZE};
-use faultline::plan::precision::{Adjustment, Statistics};
+use faultline::plan::precision::Statistics;
 use faultline::plan::CacheState;
 use faultline::session::{self, RunSpec, Session};
 use faultline::size::clap_size;
+use faultline::stats::fdr::Adjustment;
 use faultline::studies::calibrate_claims::{aa_claims, rates, Cut, RunPairs};
 
 /// The default `--max-runs` of `--claims`: 100 pairs a settled A/A claim.

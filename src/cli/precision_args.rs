@@ -3,8 +3,9 @@
 //! `--min-trial-time`; and the default precision of the main job.
 use clap::Args;
 
-use faultline::plan::precision::{Adjustment, Precision, Statistics};
+use faultline::plan::precision::{Precision, Statistics};
 use faultline::plan::Plan;
+use faultline::stats::fdr::Adjustment;
 
 /// Precision of every run given no --runs (and no --precision): ±5%, at most
 /// 20 runs per case and 30 s, and a group stops adding runs once every one

@@ -5,7 +5,7 @@
 use crate::analysis::calibrate::{
     against, Against, Calibration, ClaimRates, FalseRate, Share, SHARE_CI_LEVEL,
 };
-use crate::plan::precision::Adjustment;
+use crate::stats::fdr::Adjustment;
 
 /// The most false verdicts, per comparison and per family, that
 /// `faultline calibrate` accepts.

@@ -3,8 +3,8 @@
 //! precision target, and the short-trial warnings.
 use crate::analysis::stopping::StoppedBy;
 use crate::analysis::RunResults;
-use crate::plan::precision::Adjustment;
 use crate::stats::compare::Verdict;
+use crate::stats::fdr::Adjustment;
 
 /// `±2%` or `±0.4%`.
 fn plus_minus(fraction: f64) -> String {
