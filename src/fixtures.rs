@@ -392,3 +392,19 @@ pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// Seeded standard normal deviates (Box–Muller), for the simulations of the
+/// statistics' tests.
+pub(crate) struct Normal(rand_chacha::ChaCha8Rng);
+impl Normal {
+    pub(crate) fn new(seed: u64) -> Normal {
+        use rand::SeedableRng;
+        Normal(rand_chacha::ChaCha8Rng::seed_from_u64(seed))
+    }
+    pub(crate) fn next(&mut self) -> f64 {
+        use rand::RngExt;
+        let u1: f64 = self.0.random::<f64>().max(f64::MIN_POSITIVE);
+        let u2: f64 = self.0.random();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+}

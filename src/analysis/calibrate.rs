@@ -465,7 +465,7 @@ fn with_real_effect(logs: &[f64]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::stopping::tests::Normal;
+    use crate::fixtures::Normal;
 
     /// `families` × `per` comparisons of `n` pairs, log ratios `bias + sd·z`.
     fn aa(

@@ -225,22 +225,9 @@ pub fn group_precision(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use rand::{RngExt, SeedableRng};
-
-    /// Seeded standard normal deviates (Box–Muller).
-    pub(crate) struct Normal(rand_chacha::ChaCha8Rng);
-    impl Normal {
-        pub(crate) fn new(seed: u64) -> Normal {
-            Normal(rand_chacha::ChaCha8Rng::seed_from_u64(seed))
-        }
-        pub(crate) fn next(&mut self) -> f64 {
-            let u1: f64 = self.0.random::<f64>().max(f64::MIN_POSITIVE);
-            let u2: f64 = self.0.random();
-            (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-        }
-    }
+    use crate::fixtures::Normal;
 
     const RULE: Precision = Precision {
         target: 0.02,

@@ -126,7 +126,7 @@ pub fn comparison_done(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::stopping::tests::Normal;
+    use crate::fixtures::Normal;
     use crate::stats::fdr::test_all;
     use crate::stats::log_ratios::LogRatios as Logs;
 

@@ -286,7 +286,7 @@ pub fn rates(pairs: &dyn Pairs, cut: Cut, claims: &[AaClaim]) -> Vec<ClaimRates>
 mod tests {
     use super::*;
     use crate::analysis::calibrate::{against, Against};
-    use crate::analysis::stopping::tests::Normal;
+    use crate::fixtures::Normal;
     use crate::stats::paired_ratio;
 
     /// Synthetic A/A pairs: one log ratio A/B per pair, and whether it was
