@@ -292,7 +292,7 @@ impl ClaimRates {
         let count = |v: ClaimVerdict| outcomes.iter().filter(|o| o.0 == v).count();
         let any = outcomes
             .iter()
-            .filter(|o| o.0.decided() && o.0 != truth)
+            .filter(|o| o.0.decided() && !o.0.agrees_with(truth))
             .count();
         let named_count = outcomes.iter().filter(|o| named.contains(&o.0)).count();
         ClaimRates {

@@ -106,6 +106,9 @@ pub struct CpuDelta {
     pub idle_ns: u64,
     /// steal.
     pub steal_ns: u64,
+    /// irq + softirq: interrupt handling, charged to no process (on an
+    /// I/O-heavy trial, mostly the completion of its own requests).
+    pub interrupt_ns: u64,
     /// CPUs online at the later reading.
     pub cores: u32,
 }
@@ -123,6 +126,7 @@ impl CpuTimes {
                 + d(self.softirq, earlier.softirq),
             idle_ns: d(self.idle, earlier.idle) + d(self.iowait, earlier.iowait),
             steal_ns: d(self.steal, earlier.steal),
+            interrupt_ns: d(self.irq, earlier.irq) + d(self.softirq, earlier.softirq),
             cores: self.cores,
         }
     }

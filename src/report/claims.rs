@@ -2,7 +2,7 @@
 //! its CI beside the published band) and its block in the terminal. The
 //! claims as CSV rows are [`crate::report::export::claims_csv`].
 use crate::report::text_table::Table;
-use crate::results::claim::ClaimOutcome;
+use crate::results::claim::{ClaimOutcome, ClaimVerdict, PairOutcome};
 
 /// A measured factor with two decimals (three significant digits above 100).
 pub fn short2(x: f64) -> String {
@@ -35,7 +35,7 @@ pub fn side_by_side(claim: &ClaimOutcome) -> Table {
                     _ => "-".into(),
                 },
                 p.published.clone(),
-                p.verdict.map_or("-".into(), |v| v.word().to_string()),
+                row_verdict(p),
             ]
         })
         .collect();
@@ -49,6 +49,23 @@ pub fn side_by_side(claim: &ClaimOutcome) -> Table {
         ],
         rows,
     )
+}
+
+/// A row's verdict in words; an undecided one with the verdicts its CI
+/// still allows: `unsettled (no effect or smaller than published)`.
+pub fn row_verdict(p: &PairOutcome) -> String {
+    match p.verdict {
+        None => "-".into(),
+        Some(ClaimVerdict::Unsettled) if !p.possible.is_empty() => format!(
+            "unsettled ({})",
+            p.possible
+                .iter()
+                .map(|v| v.word())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+        Some(v) => v.word().to_string(),
+    }
 }
 
 /// Every claim in one table: study and id, verdict (with its reason),

@@ -23,7 +23,14 @@ pub enum ClaimVerdict {
     Reversed,
     /// A "similar" claim: the CI lies wholly outside the band, on one side.
     NotSimilar,
-    /// Every comparison is decided, and fewer than the quorum share a verdict.
+    /// The claim cannot hold (too few of its comparisons can still lie in
+    /// the band), and every one that cannot lies below the band, but they
+    /// do not agree on smaller, no effect or reversed: their CIs straddle
+    /// the edges between those, or they differ.
+    #[serde(rename = "below-published")]
+    Below,
+    /// The claim cannot hold, and the comparisons against it lie on both
+    /// sides of the band (or none reaches the quorum otherwise).
     Mixed,
     /// Not decided: see the outcome's [`Unsettled`] reason.
     #[default]
@@ -40,6 +47,7 @@ impl ClaimVerdict {
             ClaimVerdict::NoEffect => "no effect",
             ClaimVerdict::Reversed => "reversed",
             ClaimVerdict::NotSimilar => "not similar",
+            ClaimVerdict::Below => "below published",
             ClaimVerdict::Mixed => "mixed",
             ClaimVerdict::Unsettled => "unsettled",
         }
@@ -53,6 +61,7 @@ impl ClaimVerdict {
             ClaimVerdict::Larger => "larger-than-published",
             ClaimVerdict::NoEffect => "no-effect",
             ClaimVerdict::NotSimilar => "not-similar",
+            ClaimVerdict::Below => "below-published",
             other => other.word(),
         }
     }
@@ -62,14 +71,27 @@ impl ClaimVerdict {
         self != ClaimVerdict::Unsettled
     }
 
+    /// Whether this verdict is a true statement when `truth` is the right
+    /// one: the same verdict, or "below published" for a truth below the
+    /// band (smaller, no effect, reversed), which it only words coarser.
+    pub fn agrees_with(self, truth: ClaimVerdict) -> bool {
+        self == truth
+            || (self == ClaimVerdict::Below
+                && matches!(
+                    truth,
+                    ClaimVerdict::Smaller | ClaimVerdict::NoEffect | ClaimVerdict::Reversed
+                ))
+    }
+
     /// Every verdict, in the order the module documentation gives.
-    pub const ALL: [ClaimVerdict; 8] = [
+    pub const ALL: [ClaimVerdict; 9] = [
         ClaimVerdict::Holds,
         ClaimVerdict::Smaller,
         ClaimVerdict::Larger,
         ClaimVerdict::NoEffect,
         ClaimVerdict::Reversed,
         ClaimVerdict::NotSimilar,
+        ClaimVerdict::Below,
         ClaimVerdict::Mixed,
         ClaimVerdict::Unsettled,
     ];
@@ -122,7 +144,7 @@ pub struct Unsettled {
 
 /// One row of a verdict's side-by-side table: a comparison's measured
 /// advantage and CI beside the published value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PairOutcome {
     /// The comparison (or `trend: per doubling of the factor`).
     pub label: String,
@@ -140,6 +162,14 @@ pub struct PairOutcome {
     /// Share of its pairs with an interfered trial.
     #[serde(default)]
     pub interfered_share: f64,
+    /// While it is undecided: the verdicts its CI still allows (e.g. no
+    /// effect and smaller than published), from the pairs it rests on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub possible: Vec<ClaimVerdict>,
+    /// While it is undecided: about how many more paired runs its spread
+    /// says would decide it; absent when its estimate sits on an edge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub more_runs: Option<usize>,
 }
 
 /// The verdict on a claim with its explanation.

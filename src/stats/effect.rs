@@ -236,6 +236,26 @@ pub fn verdict_from_ci(lo: f64, hi: f64, band: (f64, f64)) -> EffectVerdict {
         .map_or(EffectVerdict::Undecided, |r| r.2)
 }
 
+/// The verdicts a CI `[lo, hi]` of the advantage still allows against the
+/// band `[L, H]`: those of every region it touches, an end on an edge
+/// touching both sides. A decided CI allows exactly its own verdict; an
+/// undecided one, the two (or more) it straddles, e.g. `[0.96, 1.16]`
+/// against `[1.36, 1.56]` allows no effect and smaller, never holds.
+pub fn possible_verdicts(lo: f64, hi: f64, band: (f64, f64)) -> Vec<EffectVerdict> {
+    let decided = verdict_from_ci(lo, hi, band);
+    if decided.decided() {
+        return vec![decided];
+    }
+    let (lo, hi) = (lo.ln(), hi.ln());
+    let mut out: Vec<EffectVerdict> = Vec::new();
+    for (a, b, v) in regions(band) {
+        if a <= hi && lo <= b && !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out
+}
+
 /// The widest CI half-width, in log terms, at which a CI centred on the
 /// log advantage `log_point` still gets a verdict against `band`: the
 /// distance from the point to the nearer end of the widest verdict region
@@ -345,6 +365,35 @@ pub fn judge(published: &Published, ratio: &RatioEstimate, level: f64) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_undecided_ci_allows_the_verdicts_it_straddles_and_a_decided_one_its_own() {
+        let band = (1.36, 1.56);
+        // No-effect band (1/1.05, 1.05): the CI straddles its top edge.
+        assert_eq!(
+            possible_verdicts(0.96, 1.16, band),
+            vec![EffectVerdict::NoEffect, EffectVerdict::Smaller]
+        );
+        assert_eq!(
+            possible_verdicts(1.30, 1.40, band),
+            vec![EffectVerdict::Holds, EffectVerdict::Smaller]
+        );
+        assert_eq!(
+            possible_verdicts(1.40, 1.50, band),
+            vec![EffectVerdict::Holds]
+        );
+        assert_eq!(
+            possible_verdicts(0.90, 0.99, band),
+            vec![EffectVerdict::NoEffect, EffectVerdict::Reversed]
+        );
+        // From below 1 to above the band: every verdict.
+        assert_eq!(possible_verdicts(0.5, 3.0, band).len(), 5);
+        // "Similar": holds or not similar.
+        assert_eq!(
+            possible_verdicts(1.4, 1.6, (1.0 / 1.5, 1.5)),
+            vec![EffectVerdict::Holds, EffectVerdict::NotSimilar]
+        );
+    }
     use crate::stats::paired_ratio;
     use EffectVerdict::*;
 

@@ -365,8 +365,14 @@ mod tests {
         // few "smaller than published" too.
         assert!(ratio.any_false.count >= reversed, "{ratio:?}");
         assert_eq!(against(&ratio.any_false, 0.05), Against::Met);
-        // The comparisons the CI cannot decide are unsettled, not false.
-        assert!(count(ratio, ClaimVerdict::Unsettled) > 3000, "{ratio:?}");
+        // The comparisons the CI cannot decide finely are unsettled, or
+        // "below published" (the CI below 1.09x but across the no-effect
+        // band's edge): true, only coarser, never false.
+        assert!(
+            count(ratio, ClaimVerdict::Unsettled) + count(ratio, ClaimVerdict::Below) > 3800,
+            "{ratio:?}"
+        );
+        assert!(count(ratio, ClaimVerdict::Below) > 1000, "{ratio:?}");
         assert_eq!(ratio.busy, 0, "nothing was interfered with");
         // "Similar within 1.5x" is never refuted by ±10% noise.
         let similar = &r[2];
@@ -451,25 +457,34 @@ mod tests {
         let cut = Cut::Settled { pilot: 5, max: 40 };
         let r = rates(&pairs, cut, &aa_claims());
         let ratio = &r[0];
-        // Settling decides most comparisons as no effect, with more pairs
-        // than the pilot, never more than the cap.
-        assert!(count(ratio, ClaimVerdict::NoEffect) > ratio.any_false.of / 2);
+        // Settling decides most comparisons as no effect or below published
+        // (both true of an A/A pair; below published stops as soon as 1.2x
+        // is ruled out), with more pairs than the pilot, never more than
+        // the cap.
+        assert!(
+            count(ratio, ClaimVerdict::NoEffect) + count(ratio, ClaimVerdict::Below)
+                > ratio.any_false.of * 9 / 10,
+            "{ratio:?}"
+        );
+        assert!(count(ratio, ClaimVerdict::NoEffect) > 0, "{ratio:?}");
         assert!(
             ratio.mean_pairs > 5.0 && ratio.mean_pairs <= 40.0,
             "{ratio:?}"
         );
-        // Looking after every pair finds more false verdicts than one look:
-        // the same noise cut into fixed comparisons of the settled mean size.
+        // Looking after every pair finds no fewer false verdicts than one
+        // look (the same noise cut into fixed comparisons of the settled
+        // mean size), and the looks keep them within the 5% target.
         let fixed = rates(
             &pairs,
             Cut::Fixed(ratio.mean_pairs.round() as usize),
             &aa_claims(),
         );
         assert!(
-            ratio.any_false.value() > fixed[0].any_false.value(),
+            ratio.any_false.value() >= fixed[0].any_false.value(),
             "settled {ratio:?} vs fixed {:?}",
             fixed[0]
         );
+        assert_eq!(against(&ratio.any_false, 0.05), Against::Met, "{ratio:?}");
         // A stream too short for the pilot gives no comparison.
         let short = Synthetic::normal(4, 0.05, 0.0, 14);
         assert_eq!(rates(&short, cut, &aa_claims())[0].any_false.of, 0);

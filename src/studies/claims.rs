@@ -153,6 +153,38 @@ impl PairInput {
     }
 }
 
+/// Every verdict one comparison can get.
+const PAIR_VERDICTS: [ClaimVerdict; 6] = [
+    ClaimVerdict::Holds,
+    ClaimVerdict::Smaller,
+    ClaimVerdict::Larger,
+    ClaimVerdict::NoEffect,
+    ClaimVerdict::Reversed,
+    ClaimVerdict::NotSimilar,
+];
+
+/// Where a comparison's verdict puts it against the published band.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    /// Holds: inside the band.
+    Inside,
+    /// Smaller than published, no effect or reversed.
+    Below,
+    /// Larger than published.
+    Above,
+    /// Not similar (a band around 1, either side).
+    Outside,
+}
+
+fn side(v: ClaimVerdict) -> Side {
+    match v {
+        ClaimVerdict::Holds => Side::Inside,
+        ClaimVerdict::Smaller | ClaimVerdict::NoEffect | ClaimVerdict::Reversed => Side::Below,
+        ClaimVerdict::Larger => Side::Above,
+        _ => Side::Outside,
+    }
+}
+
 /// The claim verdict of a decided comparison; `None` for undecided.
 fn of_effect(v: EffectVerdict) -> Option<ClaimVerdict> {
     Some(match v {
@@ -178,6 +210,15 @@ struct Judged<'a> {
     busy: bool,
     /// More pairs the basis needs to decide, from its spread.
     more: Option<usize>,
+    /// `more` only halves its CI: the estimate sits too near an edge for
+    /// its spread to say how many runs would decide it.
+    near_edge: bool,
+    /// The verdicts its basis still allows: its own when decided; every
+    /// verdict when nothing decides it (no clean pairs).
+    possible: Vec<ClaimVerdict>,
+    /// Whether it has a basis at all: a busy comparison with no clean
+    /// pairs says nothing about where it lies.
+    known: bool,
 }
 
 /// Judges one comparison against `published`, from its clean pairs when
@@ -197,29 +238,71 @@ fn judge_pair<'a>(published: &Published, input: &'a PairInput) -> Judged<'a> {
         && interfered
         && (input.interfered_share >= BUSY_SHARE
             || on_all.as_ref().is_some_and(|o| o.verdict.decided()));
-    let more = match (&on_basis, basis) {
-        (Some(o), Some(r)) if verdict.is_none() => more_pairs(o, r),
-        _ => None,
+    let possible = match (verdict, &on_basis) {
+        (Some(v), _) => vec![v],
+        (None, Some(o)) => effect::possible_verdicts(o.ci.0, o.ci.1, o.band)
+            .into_iter()
+            .filter_map(of_effect)
+            .collect(),
+        (None, None) => PAIR_VERDICTS.to_vec(),
     };
+    let (more, near_edge) = match (&on_basis, basis) {
+        (Some(o), Some(r)) if verdict.is_none() => {
+            match more_pairs(o, r, possible.contains(&ClaimVerdict::Holds)) {
+                Some((n, near)) => (Some(n), near),
+                None => (None, true),
+            }
+        }
+        _ => (None, false),
+    };
+    let known = on_basis.is_some();
     Judged {
         input,
         verdict,
+        known,
         shown: on_basis.or(on_all),
         basis,
         busy,
         more,
+        near_edge,
+        possible,
     }
 }
 
 /// More pairs an estimate needs before its CI at the claim level is narrow
-/// enough to decide, from its own spread; `None` when it sits (nearly) on
-/// an edge.
-fn more_pairs(o: &EffectOutcome, r: &RatioEstimate) -> Option<usize> {
+/// enough to settle what matters next, from its own spread, and whether
+/// that number only halves the CI. While the CI still reaches the band
+/// (`may_hold`), what matters is whether it holds: the CI must clear the
+/// band's nearer edge (an estimate below the band need not also clear the
+/// no-effect band to rule "holds" out). Once it cannot hold, the edge of
+/// the finer verdict it is in. An estimate of a few noisy pairs may sit on
+/// an edge by chance (fedorova2019's MAP_POPULATE read 1.35 [1.10–1.66] at
+/// 8 pairs against a band from 1.36, and 1.05 on other passes), so the
+/// target is never narrower than half the CI's present half-width: such a
+/// comparison gets the runs that halve its CI, and is judged again.
+/// `None` when even that is beyond [`MAX_PLANNED_PAIRS`].
+fn more_pairs(o: &EffectOutcome, r: &RatioEstimate, may_hold: bool) -> Option<(usize, bool)> {
     let logs = LogRatios::of_estimate(r)?;
     let sd = logs.se * (logs.n as f64).sqrt();
-    let target = effect::decisive_half_width(o.advantage.ln(), o.band);
-    let n = crate::stats::power::pairs_needed(sd, target, CLAIM_LEVEL, MAX_PLANNED_PAIRS)?;
-    Some(n.saturating_sub(logs.n).max(1))
+    let point = o.advantage.ln();
+    let to_edge = if may_hold {
+        let (l, h) = (o.band.0.ln(), o.band.1.ln());
+        if point < l {
+            l - point
+        } else if point > h {
+            point - h
+        } else {
+            (point - l).min(h - point)
+        }
+    } else {
+        effect::decisive_half_width(point, o.band)
+    };
+    let (lo, hi) = logs.ratio_ci(CLAIM_LEVEL);
+    let halved = (hi.ln() - lo.ln()) / 4.0;
+    let near_edge = to_edge < halved;
+    let n =
+        crate::stats::power::pairs_needed(sd, to_edge.max(halved), CLAIM_LEVEL, MAX_PLANNED_PAIRS)?;
+    Some((n.saturating_sub(logs.n).max(1), near_edge))
 }
 
 /// The row of a judged comparison.
@@ -235,6 +318,12 @@ fn row(j: &Judged, published: &Published) -> PairOutcome {
             .map(|_| j.verdict.unwrap_or(ClaimVerdict::Unsettled)),
         runs: j.basis.map_or(0, |r| r.pairs),
         interfered_share: j.input.interfered_share,
+        possible: if j.verdict.is_none() && j.shown.is_some() {
+            j.possible.clone()
+        } else {
+            Vec::new()
+        },
+        more_runs: j.verdict.is_none().then_some(j.more).flatten(),
     }
 }
 
@@ -277,28 +366,49 @@ fn unsettled_by(undecided: &[&Judged], busy_share: f64) -> Unsettled {
             more_runs: None,
         };
     }
-    let more = undecided.iter().map(|j| j.more).collect::<Vec<_>>();
-    let settle = if more.iter().all(Option::is_some) {
-        let n = more.iter().flatten().max().copied().unwrap_or(0);
-        let where_ = undecided
-            .iter()
-            .max_by_key(|j| j.more)
-            .map(|j| j.input.label.as_str())
-            .unwrap_or("");
-        format!("needs about {n} more paired runs (most for {where_}): raise --max-time, or --full")
-    } else {
-        "an estimate lies on an edge of the published band: no affordable number of runs \
-         would settle it at this size; a larger file or --full changes the trial, not the edge"
-            .to_string()
+    let reachable: Vec<&&Judged> = undecided.iter().filter(|j| j.more.is_some()).collect();
+    let on_edge = undecided.len() - reachable.len();
+    let most = reachable.iter().max_by_key(|j| j.more);
+    let edge_words = "an estimate lies on an edge of the published band: no affordable number of \
+                      runs would settle it at this size; a larger file or --full changes the trial, \
+                      not the edge";
+    let settle = match most {
+        Some(j) if j.near_edge => {
+            let n = j.more.unwrap_or(0);
+            let mut s = format!(
+                "an estimate sits near an edge of the published band: about {n} more paired runs \
+                 would halve its CI (most for {}), which decides it unless its true value is on \
+                 the edge: raise --max-time, or --full",
+                j.input.label
+            );
+            if on_edge > 0 {
+                s.push_str(&format!(
+                    "; {on_edge} more comparison(s) sit on an edge of the published band, which no \
+                     affordable number of runs would settle"
+                ));
+            }
+            s
+        }
+        Some(j) => {
+            let n = j.more.unwrap_or(0);
+            let mut s = format!(
+                "needs about {n} more paired runs (most for {}): raise --max-time, or --full",
+                j.input.label
+            );
+            if on_edge > 0 {
+                s.push_str(&format!(
+                    "; {on_edge} more comparison(s) sit on an edge of the published band, which no \
+                     affordable number of runs would settle"
+                ));
+            }
+            s
+        }
+        None => edge_words.to_string(),
     };
     Unsettled {
         reason: Reason::BudgetSpent,
         settle,
-        more_runs: if more.iter().all(Option::is_some) {
-            more.iter().flatten().max().copied()
-        } else {
-            None
-        },
+        more_runs: most.and_then(|j| j.more),
     }
 }
 
@@ -370,33 +480,48 @@ fn judge_effects(
         ClaimVerdict::Larger,
         ClaimVerdict::NotSimilar,
     ];
+    // How many comparisons could still get `v`: those that have it and the
+    // undecided ones whose CI allows it.
+    let reachable =
+        |v: ClaimVerdict| count(v) + undecided.iter().filter(|j| j.possible.contains(&v)).count();
     let reached = order.into_iter().find(|&v| count(v) >= need);
-    let could = order.into_iter().any(|v| count(v) + u >= need);
     let busy_share = judged
         .iter()
         .map(|j| j.0.input.interfered_share)
         .fold(0.0, f64::max);
-    // A claim whose comparisons can no longer give "holds" the quorum it
-    // needs, and every one against it says "not similar", is not similar
-    // whatever the undecided ones say (a "similar" claim refuted by points
-    // clearly outside its band). Otherwise a claim waits while some verdict
-    // can still reach its quorum, and is mixed when none can.
-    let holds_possible = count(ClaimVerdict::Holds) + u >= need;
-    let against: Vec<ClaimVerdict> = order[1..]
-        .iter()
-        .copied()
-        .filter(|&v| count(v) > 0)
-        .collect();
+    // A claim holds when the quorum of its comparisons hold. When too few
+    // can still hold, whatever the undecided ones become, it is decided
+    // against: by the verdict a quorum shares, else by where the
+    // comparisons that cannot hold lie: all outside a "similar" band (not
+    // similar); with none holding, all below the band ("below published":
+    // smaller, no effect or reversed, not yet one of them) or all above it
+    // (larger); else mixed. Otherwise it waits for runs.
+    let holds_possible = reachable(ClaimVerdict::Holds) >= need;
+    let against_sides: Vec<Side> = {
+        let mut sides: Vec<Side> = judged
+            .iter()
+            .flat_map(|j| j.0.possible.iter().map(|&v| side(v)))
+            .filter(|&s| s != Side::Inside)
+            .collect();
+        sides.sort_by_key(|s| *s as u8);
+        sides.dedup();
+        sides
+    };
+    // A busy comparison with no clean pairs could lie anywhere: the claim
+    // cannot be placed against the band until it is known.
+    let unknown = undecided.iter().any(|j| !j.known);
     let (verdict, unsettled) = match reached {
         Some(v) => (v, None),
-        None if !holds_possible && against == [ClaimVerdict::NotSimilar] => {
-            (ClaimVerdict::NotSimilar, None)
-        }
-        None if !could => (ClaimVerdict::Mixed, None),
-        None => (
+        None if holds_possible || unknown => (
             ClaimVerdict::Unsettled,
             Some(unsettled_by(&undecided, busy_share)),
         ),
+        None => match against_sides.as_slice() {
+            [Side::Outside] => (ClaimVerdict::NotSimilar, None),
+            [Side::Below] if count(ClaimVerdict::Holds) == 0 => (ClaimVerdict::Below, None),
+            [Side::Above] if count(ClaimVerdict::Holds) == 0 => (ClaimVerdict::Larger, None),
+            _ => (ClaimVerdict::Mixed, None),
+        },
     };
     let counts = order
         .iter()
@@ -431,6 +556,34 @@ fn judge_effects(
     } else {
         format!("{need} of {n} comparisons must agree: {counts}")
     };
+    if reached.is_none() && !holds_possible {
+        let can_hold = reachable(ClaimVerdict::Holds);
+        text.push_str(&format!(
+            "; at most {can_hold} of {n} can still hold, fewer than the {need} it needs"
+        ));
+        if u > 0 && matches!(verdict, ClaimVerdict::Below | ClaimVerdict::Mixed) {
+            let between = undecided
+                .iter()
+                .map(|j| {
+                    j.possible
+                        .iter()
+                        .map(|v| v.word())
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                })
+                .collect::<Vec<_>>();
+            let mut uniq = between.clone();
+            uniq.sort();
+            uniq.dedup();
+            text.push_str(&format!(
+                " (the undecided: {})",
+                uniq.iter()
+                    .map(|w| format!("{} {w}", between.iter().filter(|b| *b == w).count()))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ));
+        }
+    }
     // The counters of the comparison that speaks for the verdict: one that
     // shares it, else the one nearest to 1.
     let telling = judged
@@ -504,6 +657,7 @@ fn judge_trend(
                 verdict: None,
                 runs: b.as_ref().map_or(0, |r| r.pairs),
                 interfered_share: p.interfered_share,
+                ..Default::default()
             }
         })
         .collect();
@@ -608,6 +762,7 @@ fn judge_trend(
         verdict: Some(verdict),
         runs: n,
         interfered_share: interfered,
+        ..Default::default()
     });
     let direction = if o.ci.0 > 1.0 {
         "the ratio rises with the factor (CI above 1)"
@@ -804,22 +959,17 @@ mod tests {
         assert_eq!(verdict(p, 1.2, below(2.0)), Smaller);
         assert_eq!(verdict(p, above(6.0), 9.0), Larger);
         assert_eq!(verdict(p, 0.5, below(1.0 / 1.05)), Reversed);
-        assert_eq!(
-            verdict(p, 0.5, 1.0 / 1.05),
-            Unsettled,
-            "on the no-effect edge"
-        );
-        assert_eq!(verdict(p, 0.5, below(1.0)), Unsettled, "maybe no effect");
+        // Wholly below the band but across an edge below it: the claim
+        // cannot hold, and which of smaller, no effect or reversed is open.
+        assert_eq!(verdict(p, 0.5, 1.0 / 1.05), Below, "on the no-effect edge");
+        assert_eq!(verdict(p, 0.5, below(1.0)), Below, "maybe no effect");
         assert_eq!(verdict(p, above(1.05), below(2.0)), Smaller);
-        assert_eq!(
-            verdict(p, above(1.0), below(2.0)),
-            Unsettled,
-            "maybe no effect"
-        );
+        assert_eq!(verdict(p, above(1.0), below(2.0)), Below, "maybe no effect");
         assert_eq!(verdict(p, 0.97, 1.03), NoEffect);
         assert_eq!(verdict(p, below(2.0), 3.0), Unsettled, "straddles 2");
         assert_eq!(verdict(p, 5.0, above(6.0)), Unsettled, "straddles 6");
-        assert_eq!(verdict(p, 0.9, 1.5), Unsettled, "no direction shown");
+        assert_eq!(verdict(p, 0.9, 1.5), Below, "no direction shown");
+        assert_eq!(verdict(p, 0.9, 2.0), Unsettled, "touches the band");
         assert_eq!(verdict(p, 0.9, above(2.0)), Unsettled);
     }
 
@@ -829,7 +979,7 @@ mod tests {
             low: 2.0,
             high: 6.0,
         });
-        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[ci90(1.8, 2.4)]);
+        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[ci90(1.9, 4.0)]);
         assert_eq!(o.verdict, Unsettled);
         let u = o.unsettled.as_ref().expect("a reason");
         assert_eq!(u.reason, Reason::BudgetSpent);
@@ -840,14 +990,33 @@ mod tests {
             "{}",
             u.settle
         );
-        assert_eq!(o.verdict_words(), "unsettled: budget spent");
         // With that many more pairs at the same spread and mean, it decides.
-        let logs = LogRatios::of_estimate(&estimate(1.8, 2.4, N)).unwrap();
+        let logs = LogRatios::of_estimate(&estimate(1.9, 4.0, N)).unwrap();
         let sd = logs.se * (N as f64).sqrt();
         let n = N + more;
         let h = crate::stats::power::half_width(sd, n, CLAIM_LEVEL);
         let m = logs.mean;
         assert!(verdict(p, (m - h).exp(), (m + h).exp()).decided(), "{n}");
+        // An estimate nearer the edge than a quarter of its CI's width: its
+        // spread cannot say how many runs decide it (the edge may be its
+        // true value), so it asks for the runs that halve its CI.
+        let o = judge("c", &Expect::Effect(p), 1.0, "p", &[ci90(1.8, 2.4)]);
+        let u = o.unsettled.as_ref().expect("a reason");
+        let more = u.more_runs.expect("a number of runs");
+        assert!(
+            u.settle
+                .contains(&format!("about {more} more paired runs would halve its CI")),
+            "{}",
+            u.settle
+        );
+        assert_eq!(o.pairs[0].more_runs, Some(more));
+        assert_eq!(o.verdict_words(), "unsettled: budget spent");
+        // With that many more pairs at the same spread, its CI is half as wide.
+        let logs = LogRatios::of_estimate(&estimate(1.8, 2.4, N)).unwrap();
+        let sd = logs.se * (N as f64).sqrt();
+        let now = crate::stats::power::half_width(sd, N, CLAIM_LEVEL);
+        let then = crate::stats::power::half_width(sd, N + more, CLAIM_LEVEL);
+        assert!(then <= now / 2.0 && then > now / 3.0, "{now} {then}");
         // A decided claim has no reason.
         let o = judge("c", &Expect::Effect(p), 1.0, "p", &[ci90(2.5, 3.0)]);
         assert_eq!((o.verdict, o.unsettled), (Holds, None));
@@ -917,9 +1086,10 @@ mod tests {
         assert_eq!(verdict(p, 0.99, 1.01), NoEffect);
         assert_eq!(
             verdict(p, 0.86, 1.04),
-            Unsettled,
-            "write2020's 0.95 [0.86–1.04]"
+            Below,
+            "write2020's 0.95 [0.86–1.04]: not 1.17x, but no effect or reversed?"
         );
+        assert_eq!(verdict(p, 0.86, l), Unsettled, "touches the band");
         assert_eq!(verdict(p, below(l), below(h)), Unsettled);
         assert_eq!(verdict(p, above(l), above(h)), Unsettled);
     }
@@ -930,7 +1100,7 @@ mod tests {
         assert_eq!(verdict(p, above(10.0), 1e4), Holds);
         assert_eq!(verdict(p, 2.0, below(10.0)), Smaller);
         assert_eq!(verdict(p, 0.2, below(1.0 / 1.05)), Reversed);
-        assert_eq!(verdict(p, 0.2, below(1.0)), Unsettled, "maybe no effect");
+        assert_eq!(verdict(p, 0.2, below(1.0)), Below, "maybe no effect");
         assert_eq!(verdict(p, below(10.0), 20.0), Unsettled);
         // A "slower" claim reads the same CI inverted.
         let slower = Published::slower(Size::AtLeast(1.2));
@@ -1015,6 +1185,45 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_comparison_with_no_clean_pairs_keeps_a_refuted_claim_unsettled() {
+        let p = Published::faster(Size::Range {
+            low: 1.05,
+            high: 1.5,
+        });
+        // Three reversed (5 of 6 needed to hold: it cannot), three busy
+        // with no clean pair: they could lie above the band or below it, so
+        // the claim is not "mixed" (liege2018 beside two CPU hogs) but
+        // unsettled, machine busy.
+        let mut busy = ci90(1.2, 1.4);
+        busy.clean_ratio = None;
+        busy.interfered_share = 1.0;
+        let back = ci90(0.3, 0.5);
+        let pairs = [
+            busy.clone(),
+            busy.clone(),
+            busy.clone(),
+            back.clone(),
+            back.clone(),
+            back.clone(),
+        ];
+        let o = judge("s", &Expect::Effect(p), 5.0 / 6.0, "", &pairs);
+        assert_eq!(o.verdict, Unsettled, "{}", o.explanation);
+        assert_eq!(o.unsettled.unwrap().reason, Reason::MachineBusy);
+        // Known, they decide it: three reversed and three larger is mixed.
+        let big = ci90(2.0, 3.0);
+        let pairs = [
+            big.clone(),
+            big.clone(),
+            big,
+            back.clone(),
+            back.clone(),
+            back,
+        ];
+        let o = judge("s", &Expect::Effect(p), 5.0 / 6.0, "", &pairs);
+        assert_eq!(o.verdict, Mixed, "{}", o.explanation);
+    }
+
+    #[test]
     fn a_quorum_decides_over_several_comparisons() {
         let p = Published::faster(Size::Range {
             low: 2.0,
@@ -1060,11 +1269,36 @@ mod tests {
         let o = run(0.75, &pairs);
         assert_eq!(o.verdict, Mixed, "{}", o.explanation);
         assert!(o.unsettled.is_none());
-        // "Holds" cannot reach 3 of 4, but "reversed" still can: not yet
-        // decided (dillon2004's "more pages" claim over 8 comparisons).
-        let pairs = [back.clone(), small.clone(), open.clone(), open];
+        // "Holds" cannot reach 3 of 4 (the two open ones could hold, the
+        // other two cannot) and none holds: below published, decided.
+        let pairs = [back.clone(), small.clone(), open.clone(), open.clone()];
         let o = run(0.75, &pairs);
-        assert_eq!(o.verdict, Unsettled, "{}", o.explanation);
+        assert_eq!(o.verdict, Below, "{}", o.explanation);
+        assert!(o.unsettled.is_none(), "{o:?}");
+        assert!(
+            o.explanation
+                .contains("at most 2 of 4 can still hold, fewer than the 3 it needs"),
+            "{}",
+            o.explanation
+        );
+        assert_eq!(
+            o.pairs[2].possible,
+            vec![Holds, Smaller],
+            "an open row says what it can still become"
+        );
+        assert!(crate::report::claims::side_by_side(&o)
+            .render_text()
+            .contains("unsettled (holds or smaller than published)"),);
+        // Above and below the band with none holding: mixed.
+        let pairs = [back.clone(), big.clone(), big.clone(), open.clone()];
+        assert_eq!(run(0.75, &pairs).verdict, Mixed);
+        // Above only, and none holding: larger than published, though only
+        // 2 of 4 are decided larger (the others may hold, or be larger).
+        let pairs = [big.clone(), big.clone(), ci90(5.0, 8.0), ci90(5.5, 9.0)];
+        assert_eq!(run(0.75, &pairs).verdict, Larger);
+        // Two above, two that may hold or lie below: mixed.
+        let pairs = [big.clone(), big.clone(), open.clone(), open];
+        assert_eq!(run(1.0, &pairs).verdict, Mixed, "open ones may be below");
         // Without samples, nothing is decided, and it says so.
         let none = judge("x", &Expect::Effect(p), 1.0, "", &[pair(&[1.0], &[1.0])]);
         assert_eq!(none.verdict, Unsettled);

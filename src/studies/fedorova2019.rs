@@ -584,6 +584,7 @@ pub(crate) fn judge_consistency(
                 verdict: None,
                 runs: logs.map_or(0, |l| l.n),
                 interfered_share: p.interfered_share,
+                ..Default::default()
             }
         })
         .collect();
@@ -666,6 +667,7 @@ pub(crate) fn judge_consistency(
         verdict: Some(verdict.unwrap_or(ClaimVerdict::Unsettled)),
         runs,
         interfered_share: interfered,
+        ..Default::default()
     });
     let range = |x: &[f64]| {
         let (lo, hi) = x

@@ -174,6 +174,7 @@ pub fn judge_share(
         verdict: Some(verdict),
         runs: p.trials,
         interfered_share: 0.0,
+        ..Default::default()
     }];
     outcome.explanation = format!(
         "measured {label}: {category} {:.0}% [{:.0}% CI {:.0}–{:.0}] of the main loop's samples, \
@@ -270,6 +271,7 @@ pub fn judge_clean_share(
                 verdict: Some(ClaimVerdict::Unsettled),
                 runs: clean.trials,
                 interfered_share: clean.interfered_share,
+                ..Default::default()
             }],
             runs: clean.trials,
             interfered_share: clean.interfered_share,

@@ -144,14 +144,20 @@ pub fn is_look(runs: usize, pilot: usize, max_runs: usize) -> bool {
 }
 
 /// The comparisons (indices of the first `comparisons` rows of
-/// `outcome.pairs`) of a claim that get another paired run: none when the
-/// claim is decided at a look ([`is_look`]), unsettled for another reason
-/// than runs, or needs more than `max_runs`; else each undecided
-/// comparison (every one of a trend), and each between two looks, that is
-/// not mostly interfered with and has fewer than `max_runs` runs.
-/// `outcome` is [`check`]'s (summarised); `pilot` the runs planned before
-/// settling. `faultline calibrate --claims` settles its A/A claims by the
-/// same rule.
+/// `outcome.pairs`) of a claim that get another paired run:
+/// - a claim decided at a look ([`is_look`]) gets none, "below published"
+///   included (more looks for a finer verdict would give noise more chances
+///   to pass for "reversed");
+/// - a claim decided between two looks: each comparison between looks;
+/// - a claim unsettled for want of runs (budget spent, machine busy): each
+///   undecided comparison whose own spread says a reachable number of runs
+///   would decide it (a comparison whose estimate sits on an edge gets none:
+///   no run would decide it, and the others may decide the claim without
+///   it); every one of a trend, while the trend's spread says so;
+///
+/// never one mostly interfered with or at `max_runs` runs. `outcome` is
+/// [`check`]'s (summarised); `pilot` the runs planned before settling.
+/// `faultline calibrate --claims` settles its A/A claims by the same rule.
 pub fn comparisons_wanting_runs(
     outcome: &ClaimOutcome,
     comparisons: usize,
@@ -164,16 +170,18 @@ pub fn comparisons_wanting_runs(
     if !between && !wants_runs(outcome.verdict, reason) {
         return Vec::new();
     }
-    // A claim whose spread says it needs more runs than the cap allows, or
-    // that sits on an edge, is left to say so.
-    let reachable = match outcome.unsettled.as_ref() {
-        Some(u) if u.reason == Reason::BudgetSpent => u
-            .more_runs
-            .is_some_and(|more| outcome.runs + more <= max_runs),
-        _ => true,
-    };
-    if !reachable {
-        return Vec::new();
+    // A trend is one estimate over every comparison: it gets runs while its
+    // spread says a reachable number would decide it.
+    if trend && !between {
+        let reachable = match outcome.unsettled.as_ref() {
+            Some(u) if u.reason == Reason::BudgetSpent => u
+                .more_runs
+                .is_some_and(|more| outcome.runs + more <= max_runs),
+            _ => true,
+        };
+        if !reachable {
+            return Vec::new();
+        }
     }
     outcome
         .pairs
@@ -181,10 +189,15 @@ pub fn comparisons_wanting_runs(
         .take(comparisons)
         .enumerate()
         .filter(|(_, row)| {
-            let undecided = trend
-                || row.verdict == Some(ClaimVerdict::Unsettled)
-                || !is_look(row.runs, pilot, max_runs);
-            undecided && row.interfered_share < BUSY_SHARE && row.runs < max_runs
+            let undecided = row.verdict == Some(ClaimVerdict::Unsettled);
+            let decidable = reason == Some(Reason::MachineBusy)
+                || row
+                    .more_runs
+                    .is_some_and(|more| row.runs + more <= max_runs);
+            let wanted = trend
+                || !is_look(row.runs, pilot, max_runs)
+                || (undecided && (between || decidable));
+            wanted && row.interfered_share < BUSY_SHARE && row.runs < max_runs
         })
         .map(|(k, _)| k)
         .collect()
@@ -344,6 +357,77 @@ mod tests {
         let more = o.unsettled.as_ref().unwrap().more_runs.unwrap();
         assert!(runs_wanted(&c, &o, 5, 5 + more - 1).is_empty());
         assert!(!runs_wanted(&c, &o, 5, 5 + more).is_empty());
+    }
+
+    #[test]
+    fn a_comparison_on_an_edge_gets_no_runs_but_the_others_of_its_claim_do() {
+        let p = Published::faster(Size::Range {
+            low: 2.0,
+            high: 6.0,
+        });
+        // Two inside, one centred on the edge at 2 after 256 pairs (halving
+        // its CI would take 1,024: beyond the 400 the rule ever plans), one
+        // open: unsettled, and only the open one runs.
+        let (c, o) = judged(
+            p,
+            &[
+                ci(2.5, 3.0, 5),
+                ci(2.5, 3.0, 5),
+                ci(1.95, 2.0 * 2.0 / 1.95, 256),
+                ci(1.5, 3.5, 5),
+            ],
+        );
+        assert_eq!(o.verdict, ClaimVerdict::Unsettled, "{o:?}");
+        assert_eq!(o.pairs[2].more_runs, None, "on the edge");
+        assert!(o.pairs[3].more_runs.is_some());
+        assert_eq!(
+            runs_wanted(&c, &o, 5, 1000),
+            vec![&c.pairs[3].0, &c.pairs[3].1]
+        );
+        let settle = &o.unsettled.as_ref().unwrap().settle;
+        assert!(
+            settle.contains("1 more comparison(s) sit on an edge"),
+            "{settle}"
+        );
+        // The same edge after 5 pairs: a few noisy pairs may sit there by
+        // chance, so it gets the runs that halve its CI.
+        let (c, o) = judged(
+            p,
+            &[
+                ci(2.5, 3.0, 5),
+                ci(2.5, 3.0, 5),
+                ci(1.8, 2.0 * 2.0 / 1.8, 5),
+                ci(1.5, 3.5, 5),
+            ],
+        );
+        assert!(
+            o.pairs[2].more_runs.is_some_and(|m| m <= 3 * 5 + 5),
+            "{o:?}"
+        );
+        assert_eq!(runs_wanted(&c, &o, 5, 1000).len(), 4);
+    }
+
+    #[test]
+    fn a_below_published_claim_is_decided_and_stops() {
+        let p = Published::faster(Size::Range {
+            low: 2.0,
+            high: 6.0,
+        });
+        // Reversed, smaller, between no effect and smaller, between smaller
+        // and holds: at most 1 of 4 can hold (3 needed): below published,
+        // decided at the pilot's look. Running on for a finer verdict
+        // would give noise more looks at "reversed" (docs/claims.md).
+        let (c, o) = judged(
+            p,
+            &[
+                ci(0.5, 0.8, 5),
+                ci(1.2, 1.5, 5),
+                ci(1.0, 1.3, 5),
+                ci(1.5, 2.5, 5),
+            ],
+        );
+        assert_eq!(o.verdict, ClaimVerdict::Below, "{o:?}");
+        assert!(runs_wanted(&c, &o, 5, 1000).is_empty());
     }
 
     #[test]
