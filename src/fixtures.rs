@@ -2,14 +2,14 @@
 //! unit tests of every layer. No stats function is called to build them.
 use std::collections::BTreeMap;
 
+use crate::analysis::case_summary::{CaseSummary, PerMib};
+use crate::analysis::{CaseResult, ComparisonResult, RunResults};
 use crate::measure::environment::Environment;
 use crate::measure::rusage::Counters;
 use crate::method::MethodKind;
 use crate::pattern::Pattern;
 use crate::plan::{CacheState, Case, Metric, OrderPolicy};
 use crate::results::{ChildReport, Sample, Settings, TrialFailure};
-use crate::stats::analysis::{CaseSummary, PerMib};
-use crate::stats::{CaseResult, ComparisonResult, RunResults};
 use crate::stats::{RatioEstimate, Summary, Verdict};
 
 /// A summary with the given mean, sd and CI; the other fields follow from them.
@@ -98,8 +98,8 @@ pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> 
 /// with these mean shares (CI ±0.02), and one folded stack per category.
 pub(crate) fn profile_summary(
     shares: &[(crate::measure::profile::Category, f64)],
-) -> crate::stats::profile::ProfileSummary {
-    use crate::stats::profile::{CategoryShare, ProfileSummary};
+) -> crate::analysis::profile::ProfileSummary {
+    use crate::analysis::profile::{CategoryShare, ProfileSummary};
     let total = 3000.0;
     ProfileSummary {
         mode: crate::measure::profile::ProfileMode::KernelUser,
@@ -391,4 +391,20 @@ pub(crate) fn require_uring<T, E: std::fmt::Display>(setup: Result<T, E>) -> T {
 pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Seeded standard normal deviates (Box–Muller), for the simulations of the
+/// statistics' tests.
+pub(crate) struct Normal(rand_chacha::ChaCha8Rng);
+impl Normal {
+    pub(crate) fn new(seed: u64) -> Normal {
+        use rand::SeedableRng;
+        Normal(rand_chacha::ChaCha8Rng::seed_from_u64(seed))
+    }
+    pub(crate) fn next(&mut self) -> f64 {
+        use rand::RngExt;
+        let u1: f64 = self.0.random::<f64>().max(f64::MIN_POSITIVE);
+        let u2: f64 = self.0.random();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
 }

@@ -6,10 +6,10 @@
 //!
 //! ```text
 //! cli (binary)      flags --> Factors + RunSpec, or a study's plan
-//! studies           presets, their published numbers and claims, the claim checker
 //! session           one plan run start to finish: files, journal, progress, exports
+//! studies           presets, their published numbers and claims, the claim checker
 //! report            table, verdict lines, JSON, CSV, Markdown, plots, HTML (renders only)
-//! stats             summaries, paired ratios, spread (no I/O)
+//! analysis          RunResults from samples and cases: summaries, comparisons, stopping
 //! runner            parent side: order, cache preparation, spawning, journal, checksums
 //! trial             child side: one trial, threads, processes, timed trials
 //! files, results    test files, scratch, read-back | samples and settings (plain data)
@@ -17,6 +17,7 @@
 //! measure           rusage, vmstat, residency, device, timelines, latency, environment
 //! method            one file per I/O method, declared in a registry
 //! pattern, workload block orders | what is done with each block
+//! stats             math over numbers: summaries, ratios, verdicts, power (pure)
 //! error, size, system, os_path, console, input
 //! ```
 //!
@@ -29,8 +30,9 @@
 //! [`plan::Plan`] (a list of [`plan::Case`]s) --> [`session::Session`]
 //! (test files from [`files::dataset`], write targets in [`files::scratch`])
 //! --> [`runner`] (cache state, one child process per trial, giving
-//! [`results::Sample`]s) --> [`stats`] (summaries, paired comparisons; no
-//! I/O) --> [`report`] (table, JSON, CSV, Markdown, HTML; no measuring).
+//! [`results::Sample`]s) --> [`analysis`] (each case's summary and paired
+//! comparisons, with the pure math of [`stats`]; no I/O) --> [`report`]
+//! (table, JSON, CSV, Markdown, HTML; no measuring).
 #![deny(missing_docs)]
 
 // The standard printing macros, shadowed: every line goes through
@@ -114,6 +116,7 @@ macro_rules! registry {
     };
 }
 
+pub mod analysis;
 pub mod console;
 pub mod error;
 pub mod files;

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use clap::Args;
 
+use faultline::analysis::ranking::{self, AdviseResults};
 use faultline::method::{Advice, MethodKind, Populate};
 use faultline::pattern::trace::{Follow, LoadedTrace, TraceOptions, TraceRef};
 use faultline::pattern::Pattern;
@@ -19,7 +20,6 @@ use faultline::session::map::{factors as map_factors, MapSpec};
 use faultline::session::{self, RunSpec, Session, EXIT_INTERRUPTED};
 use faultline::size::{clap_size, format_size};
 use faultline::stats::crossover::Axis;
-use faultline::stats::ranking::{self, AdviseResults};
 
 /// The read paths `advise` tries; mmap also with MADV_POPULATE_READ and with
 /// the madvise() hint that fits the pattern.
@@ -339,14 +339,14 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .filter_map(|r| run.case(r.case))
         .find(|c| winner.is_some_and(|w| w.case.method != c.case.method));
-    let top: Vec<&faultline::stats::CaseResult> = winner.into_iter().chain(rival).collect();
+    let top: Vec<&faultline::analysis::CaseResult> = winner.into_iter().chain(rival).collect();
     // The pair both maps compare: the rival as A, the winner as B, with
     // the mmap candidate's options.
     let pair = match top.as_slice() {
         [w, r] => {
             let mut f = base.clone();
             f.methods = vec![r.case.method, w.case.method];
-            let mapped = |c: &faultline::stats::CaseResult| c.case.method == MethodKind::Mmap;
+            let mapped = |c: &faultline::analysis::CaseResult| c.case.method == MethodKind::Mmap;
             let m = if mapped(w) { w } else { r };
             f.populates = vec![m.case.populate.unwrap_or(Populate::None)];
             f.advices = vec![m.case.advice.unwrap_or(Advice::Normal)];
@@ -401,9 +401,9 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         }
         None => not_mapped.push("block size: fewer than two candidates measured".into()),
     }
-    let interrupted = |m: &Option<faultline::stats::map_results::MapResults>| {
+    let interrupted = |m: &Option<faultline::analysis::map_results::MapResults>| {
         m.as_ref()
-            .is_some_and(|m| m.stopped == faultline::stats::map_results::Stopped::Interrupted)
+            .is_some_and(|m| m.stopped == faultline::analysis::map_results::Stopped::Interrupted)
     };
     let left = budget - started.elapsed().as_secs_f64();
     match (&pair, args.memory_budget) {
@@ -461,7 +461,7 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         ),
     }
     let results = AdviseResults {
-        faultline_advise: faultline::stats::ranking::ADVISE_FORMAT,
+        faultline_advise: faultline::analysis::ranking::ADVISE_FORMAT,
         workload,
         skipped,
         ranking,

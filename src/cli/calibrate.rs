@@ -12,15 +12,16 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use faultline::analysis::RunResults;
 use faultline::error::Error;
 use faultline::method::MethodKind;
 use faultline::pattern::Pattern;
 use faultline::plan::factors::{Factors, DEFAULT_SIZE};
-use faultline::plan::precision::{Adjustment, Statistics};
+use faultline::plan::precision::Statistics;
 use faultline::plan::CacheState;
 use faultline::session::{self, RunSpec, Session};
 use faultline::size::clap_size;
-use faultline::stats::RunResults;
+use faultline::stats::fdr::Adjustment;
 use faultline::studies::calibrate_claims::{aa_claims, rates, Cut, RunPairs};
 
 /// The default `--max-runs` of `--claims`: 100 pairs a settled A/A claim.
@@ -134,7 +135,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         },
     };
     let measured_families = measured.then_some(args.families as usize);
-    let calibration = faultline::stats::calibrate::from_results(
+    let calibration = faultline::analysis::calibrate::from_results(
         &results,
         args.runs as usize,
         args.comparisons as usize,

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use faultline::analysis::map_results::Stopped;
 use faultline::error::Error;
 use faultline::method::{Advice, MethodKind, Populate};
 use faultline::pattern::Pattern;
@@ -19,7 +20,6 @@ use faultline::session::map::MapSpec;
 use faultline::session::{self, RunSpec, EXIT_INTERRUPTED};
 use faultline::size::{clap_size, format_size};
 use faultline::stats::crossover::{Axis, Scale};
-use faultline::stats::map_results::Stopped;
 use faultline::workload::WorkloadKind;
 
 /// The file size of a map when neither `--size` nor the factor sets it.

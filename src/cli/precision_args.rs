@@ -3,8 +3,9 @@
 //! `--min-trial-time`; and the default precision of the main job.
 use clap::Args;
 
-use faultline::plan::precision::{Adjustment, Precision, Statistics};
+use faultline::plan::precision::{Precision, Statistics};
 use faultline::plan::Plan;
+use faultline::stats::fdr::Adjustment;
 
 /// Precision of every run given no --runs (and no --precision): ±5%, at most
 /// 20 runs per case and 30 s, and a group stops adding runs once every one
@@ -24,7 +25,7 @@ pub const DEFAULT_PRECISION: Precision = Precision {
 /// --min-trial-time): a warm or as-is read trial on one thread repeats its
 /// pass over the file until its passes take 40 ms, twice the 20 ms under
 /// which a trial is flagged as too short to time well
-/// (`stats::short_trials`). The main job's 128 MiB file takes 11–25 ms a
+/// (`analysis::short_trials`). The main job's 128 MiB file takes 11–25 ms a
 /// pass warm here (docs/performance.md): one pass would be flagged and
 /// noisy, and a file large enough for one pass would spend the run's time
 /// on the cold random case, which reads every 4 KiB block from the device.

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use faultline::analysis::RunResults;
 use faultline::error::Error;
 use faultline::files::outputs::Files;
 use faultline::report;
-use faultline::stats::RunResults;
 
 /// Flags of `faultline report`.
 #[derive(Debug, Args)]
@@ -79,7 +79,7 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     let refs: Vec<&RunResults> = runs.iter().collect();
     let fleet = if several {
-        Some(faultline::stats::across::fleet::fleet(&refs)?)
+        Some(faultline::analysis::across::fleet::fleet(&refs)?)
     } else {
         None
     };

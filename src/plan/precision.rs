@@ -5,6 +5,8 @@
 //! smallest difference a verdict calls (`--min-effect`).
 use serde::{Deserialize, Serialize};
 
+use crate::stats::fdr::Adjustment;
+
 /// A precision target: alternating run pairs are added to a group until the
 /// 95% CI of each of its paired ratios is within `±target`, or the budget
 /// is spent.
@@ -120,33 +122,6 @@ impl Statistics {
 fn milliseconds(ns: u64) -> String {
     let text = format!("{:.1}", ns as f64 / 1e6);
     text.strip_suffix(".0").unwrap_or(&text).to_string()
-}
-
-/// How the p-values of one run's comparisons are adjusted before verdicts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Adjustment {
-    /// Benjamini–Hochberg: controls the false discovery rate (the expected
-    /// share of false "faster"/"slower" verdicts among those given).
-    #[default]
-    #[value(name = "bh")]
-    #[serde(rename = "bh")]
-    BenjaminiHochberg,
-    /// Holm: controls the family-wise error rate (the chance of any false verdict).
-    Holm,
-    /// No adjustment: each comparison at 5% on its own.
-    None,
-}
-
-impl Adjustment {
-    /// The method's name in the output, e.g. `Benjamini-Hochberg`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Adjustment::BenjaminiHochberg => "Benjamini-Hochberg",
-            Adjustment::Holm => "Holm",
-            Adjustment::None => "none",
-        }
-    }
 }
 
 #[cfg(test)]

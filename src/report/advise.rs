@@ -5,10 +5,10 @@ use std::io;
 use std::path::Path;
 
 use super::units::sig3;
+use crate::analysis::ranking::AdviseResults;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::stats::crossover::Side;
-use crate::stats::ranking::AdviseResults;
 use crate::stats::Verdict;
 
 /// The text `advise` prints.
@@ -116,14 +116,14 @@ pub fn write_json(r: &AdviseResults, path: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::ranking::{head_to_head, rank};
+    use crate::analysis::ranking::{head_to_head, rank};
 
     #[test]
     fn the_ranking_names_the_winner_and_why() {
         let run = crate::fixtures::results();
         let ranking = rank(&run);
         let r = AdviseResults {
-            faultline_advise: crate::stats::ranking::ADVISE_FORMAT,
+            faultline_advise: crate::analysis::ranking::ADVISE_FORMAT,
             workload: "seq 16 KiB reads of f (1 GiB), warm".into(),
             skipped: vec!["uring: io_uring is not available".into()],
             head_to_head: head_to_head(&run, &ranking, 0.05),

@@ -2,10 +2,10 @@
 //! false-verdict rates of the run's verdicts per comparison and per family,
 //! and with `--claims` those of the claim verdicts, each rate with its 95%
 //! interval and whether that interval shows it within the 5% target.
-use crate::plan::precision::Adjustment;
-use crate::stats::calibrate::{
+use crate::analysis::calibrate::{
     against, Against, Calibration, ClaimRates, FalseRate, Share, SHARE_CI_LEVEL,
 };
+use crate::stats::fdr::Adjustment;
 
 /// The most false verdicts, per comparison and per family, that
 /// `faultline calibrate` accepts.

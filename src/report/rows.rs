@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use super::groups::groups;
 use super::units::{half_width, ms, num, plus_minus};
-use crate::stats::analysis::CaseSummary;
-use crate::stats::{CaseResult, RunResults};
+use crate::analysis::case_summary::CaseSummary;
+use crate::analysis::{CaseResult, RunResults};
 
 /// Bytes per GB and per GiB.
 const GB: f64 = 1e9;
@@ -401,7 +401,7 @@ mod tests {
 
     #[test]
     fn latency_columns_appear_only_when_some_case_recorded_latency() {
-        use crate::stats::latency::LatencySummary;
+        use crate::analysis::latency::LatencySummary;
         let plain = fixtures::results();
         assert!(!render_table(&plain).contains("p50 µs"));
         assert_eq!(headers(&plain), HEADERS);

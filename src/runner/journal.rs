@@ -955,7 +955,7 @@ pub(crate) mod tests {
                     }
                 }
                 let _ = crate::runner::schedule(plan);
-                let results = crate::stats::RunResults::assemble(
+                let results = crate::analysis::RunResults::assemble(
                     plan,
                     &raw,
                     Default::default(),

@@ -16,10 +16,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::measure::profile::ProfileRequest;
-use crate::plan::precision::{Adjustment, Statistics};
+use crate::plan::precision::Statistics;
 use crate::plan::Plan;
 use crate::results::{InterferenceSettings, ProfileSettings, Reproduction, Settings};
 use crate::runner::journal_kind::{JournalFile, JournalKind};
+use crate::stats::fdr::Adjustment;
 
 /// The plan and every run-wide choice; what a journal starts with.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

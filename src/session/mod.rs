@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use crate::analysis::RunResults;
 use crate::error::{Context, Error, Result};
 use crate::files::dataset::{self, Dataset};
 use crate::files::scratch::Scratch;
@@ -19,7 +20,6 @@ use crate::report::Exports;
 use crate::results::{RawResults, Reproduction};
 use crate::runner::journal::Journal;
 use crate::runner::{self, Rig};
-use crate::stats::RunResults;
 
 pub mod dry_run;
 mod estimate;
@@ -33,13 +33,13 @@ pub use setup::planned_file_sizes;
 /// Exit status of a run stopped by SIGINT or SIGTERM.
 pub const EXIT_INTERRUPTED: u8 = 130;
 
-/// A [`crate::stats::settle_rule::SettleRule`], shared: the rule that, after
+/// A [`crate::analysis::settle_rule::SettleRule`], shared: the rule that, after
 /// the planned runs, asks for more paired runs of some cases until it is
 /// satisfied (a study's claims settled); given to a session with
 /// [`Session::settled_by`]. It is behaviour, not a choice the journal keeps:
 /// a preset gives it again when its run is resumed.
 #[derive(Clone)]
-pub struct Settle(pub Arc<dyn crate::stats::settle_rule::SettleRule>);
+pub struct Settle(pub Arc<dyn crate::analysis::settle_rule::SettleRule>);
 
 impl std::fmt::Debug for Settle {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -342,7 +342,7 @@ fn progress_bar(trials: u64, quiet: bool) -> indicatif::ProgressBar {
 /// cases it concerns as a table, and what `--exclude-interfered` left out
 /// (the exports hold them too).
 fn print_interference(results: &RunResults) {
-    use crate::stats::interference::exclusion_note;
+    use crate::analysis::interference::exclusion_note;
     let mut tallies = Vec::new();
     let mut rows = Vec::new();
     let mut advise = false;

@@ -2,6 +2,7 @@
 //! group's results so far to the exports, and the questions of more runs
 //! to the run's stopping rules ([`Rounds`]): the precision rule
 //! (`--precision`, per group) and a study's settling rule (per claim).
+use crate::analysis::RunResults;
 use crate::error::Result;
 use crate::plan::precision::Precision;
 use crate::plan::Plan;
@@ -9,7 +10,6 @@ use crate::report::Exports;
 use crate::results::RawResults;
 use crate::runner::journal::{Entry, Journal};
 use crate::runner::{MoreRuns, Sink};
-use crate::stats::RunResults;
 
 use super::Settle;
 
@@ -73,7 +73,7 @@ impl<A: Fn(&RawResults) -> RunResults> Sink for SessionSink<'_, A> {
             .group_deadline_s(group, plan.groups().len())
             .is_none_or(|deadline| self.started.elapsed().as_secs_f64() < deadline);
         let needs_more = in_time
-            && crate::stats::stopping::group_needs_more(
+            && crate::analysis::stopping::group_needs_more(
                 plan,
                 &raw.samples,
                 group,
@@ -93,7 +93,7 @@ impl<A: Fn(&RawResults) -> RunResults> Sink for SessionSink<'_, A> {
             });
         MoreRuns {
             another: needs_more && !decided,
-            forecast: crate::stats::stopping::group_forecast(
+            forecast: crate::analysis::stopping::group_forecast(
                 plan,
                 &raw.samples,
                 group,

@@ -9,15 +9,12 @@
 //! `exp(d ± t(0.975, ν) · se)` with `se = √(s²ₓ/n + s²ᵧ/m)` and the
 //! Welch–Satterthwaite `ν`.
 //!
-//! [`fleet`] matches cases and comparisons across several exports with these
-//! estimates.
+//! [`crate::analysis::across::fleet`] matches cases and comparisons across
+//! several exports with these estimates.
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::compare::RatioEstimate;
 use super::moments::{mean, sample_sd};
-
-pub mod fleet;
-pub mod verdicts;
 
 /// The ratio of geometric means `geomean(b) / geomean(a)` of two independent
 /// sets of positive values, with its Welch 95% CI. `None` when a set has

@@ -42,7 +42,7 @@ pub enum Verdict {
     /// The CI contains 1.
     WithinNoise,
     /// Not decided: trials were interfered with, and the clean pairs alone
-    /// do not decide it (see `stats::busy`). Never from a CI alone.
+    /// do not decide it (see `analysis::busy`). Never from a CI alone.
     Unsettled,
 }
 

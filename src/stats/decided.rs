@@ -1,7 +1,7 @@
 //! The map's sequential stop: stop adding runs to a point once its verdict
 //! is decided, so points far from any boundary cost the planned runs only.
 //!
-//! The precision rule ([`super::stopping`]) looks at a CI's width only;
+//! The precision rule ([`crate::analysis::stopping`]) looks at a CI's width only;
 //! this rule looks at where the CI lies, and every look is a chance to stop
 //! on a fluke. So each look judges the CI at a stricter level: with `K`
 //! looks possible (after the planned runs and after every round added, up
@@ -126,9 +126,9 @@ pub fn comparison_done(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixtures::Normal;
     use crate::stats::fdr::test_all;
     use crate::stats::log_ratios::LogRatios as Logs;
-    use crate::stats::stopping::tests::Normal;
 
     /// The run's verdict and whether the rule stops on `logs` (throughput
     /// log ratios, B over A) with a `margin` band, `looks` looks and at

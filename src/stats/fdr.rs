@@ -21,12 +21,40 @@
 //! of "faster" in one run and "within noise" in the next. The CI shown
 //! stays the unadjusted 95% one, so a CI that excludes 1 can still be
 //! "within noise" after the adjustment; the report says so.
+use serde::{Deserialize, Serialize};
+
 use super::log_ratios::LogRatios;
 use super::Verdict;
-use crate::plan::precision::Adjustment;
 
 /// The level verdicts are given at.
 pub const ALPHA: f64 = 0.05;
+
+/// How the p-values of one run's comparisons are adjusted before verdicts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Adjustment {
+    /// Benjamini–Hochberg: controls the false discovery rate (the expected
+    /// share of false "faster"/"slower" verdicts among those given).
+    #[default]
+    #[value(name = "bh")]
+    #[serde(rename = "bh")]
+    BenjaminiHochberg,
+    /// Holm: controls the family-wise error rate (the chance of any false verdict).
+    Holm,
+    /// No adjustment: each comparison at 5% on its own.
+    None,
+}
+
+impl Adjustment {
+    /// The method's name in the output, e.g. `Benjamini-Hochberg`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Adjustment::BenjaminiHochberg => "Benjamini-Hochberg",
+            Adjustment::Holm => "Holm",
+            Adjustment::None => "none",
+        }
+    }
+}
 
 /// Holm-adjusted p-values, in the input's order.
 pub fn holm(p: &[f64]) -> Vec<f64> {

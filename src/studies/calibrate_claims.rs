@@ -27,11 +27,11 @@
 //! or synthetic ones in the tests.
 use std::ops::Range;
 
+use crate::analysis::calibrate::ClaimRates;
+use crate::analysis::RunResults;
 use crate::plan::Metric;
 use crate::results::Sample;
-use crate::stats::calibrate::ClaimRates;
 use crate::stats::effect::{Published, Size};
-use crate::stats::RunResults;
 use crate::studies::claims::{
     judge, samples_input, ClaimOutcome, ClaimVerdict, Expect, PairInput, Reason,
 };
@@ -285,9 +285,9 @@ pub fn rates(pairs: &dyn Pairs, cut: Cut, claims: &[AaClaim]) -> Vec<ClaimRates>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::calibrate::{against, Against};
+    use crate::analysis::calibrate::{against, Against};
+    use crate::fixtures::Normal;
     use crate::stats::paired_ratio;
-    use crate::stats::stopping::tests::Normal;
 
     /// Synthetic A/A pairs: one log ratio A/B per pair, and whether it was
     /// interfered with.

@@ -38,17 +38,17 @@
 //! or does I/O.
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::busy;
+use crate::analysis::case_summary::compare_cases;
+use crate::analysis::RunResults;
 use crate::plan::Case;
 use crate::report::claims::short2;
 use crate::report::verdict::evidence;
 pub use crate::results::claim::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};
 use crate::results::Sample;
-use crate::stats::analysis::compare_cases;
-use crate::stats::busy;
 use crate::stats::effect::{self, EffectOutcome, EffectVerdict, LogRatios, Published, CLAIM_LEVEL};
 use crate::stats::trend::trend;
 use crate::stats::RatioEstimate;
-use crate::stats::RunResults;
 
 /// Most paired runs a claim's comparison is planned for: beyond this an
 /// estimate sits too close to an edge for any affordable run to settle.
@@ -57,8 +57,8 @@ pub const MAX_PLANNED_PAIRS: usize = 400;
 /// A comparison whose runs were interfered with in at least this share is
 /// unsettled unless its clean pairs decide it, and is not given more runs:
 /// the machine is busy, and more runs on it would be just as busy. The
-/// run's own verdicts use the same share ([`crate::stats::busy`]).
-pub use crate::stats::busy::BUSY_SHARE;
+/// run's own verdicts use the same share ([`crate::analysis::busy`]).
+pub use crate::analysis::busy::BUSY_SHARE;
 
 /// What a claim's published figure means as data. Time ratios are
 /// baseline / other: above 1 means `other` is faster.

@@ -5,6 +5,8 @@ use super::{
     share_cell, summary_of, time_split_bars, time_split_keys, time_unit, Preset, Scope, Table,
     BELOW_RESOLUTION, COMPARISON_NOTE, CPU_SPLIT_RESOLUTION_S,
 };
+use crate::analysis::case_summary::MIB;
+use crate::analysis::RunResults;
 use crate::measure::profile::Category;
 use crate::method::{Advice, MethodKind, Populate};
 use crate::pattern::Pattern;
@@ -12,9 +14,7 @@ use crate::plan::device_rate::{self, DeviceRate};
 use crate::plan::CacheState;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
 use crate::report::plot::{bar_plot, AxisScale, Bar, BarChart, BarGroup, BarPanel, Plot};
-use crate::stats::analysis::MIB;
 use crate::stats::effect::{Published, Size};
-use crate::stats::RunResults;
 use crate::studies::claims::{Claim, Expect};
 use crate::workload::WorkloadKind;
 
@@ -439,7 +439,7 @@ fn trial_cell(results: &RunResults, c: &Case) -> String {
             "{cpu} {} elapsed, {:.0} faults",
             secs(Some(elapsed)),
             (s.per_mib.minflt + s.per_mib.majflt) * c.file_size as f64
-                / crate::stats::analysis::MIB,
+                / crate::analysis::case_summary::MIB,
         )
     })
 }

@@ -4,6 +4,8 @@ use super::{
     comparison, mean_seconds, profile_of, ratio_cell, ratio_header, ratio_point, read_case, secs,
     share_cell, summary_of, Preset, Scope, Table, COMPARISON_NOTE,
 };
+use crate::analysis::case_summary::MIB;
+use crate::analysis::RunResults;
 use crate::measure::profile::Category;
 use crate::method::{MethodKind, Populate, Share};
 use crate::pattern::Pattern;
@@ -13,9 +15,7 @@ use crate::report::plot::{
     bar_plot, series_plot, Axis, AxisScale, Bar, BarChart, BarGroup, BarPanel, Hue, Key, Plot,
     Series, SeriesStyle,
 };
-use crate::stats::analysis::MIB;
 use crate::stats::effect::{Published, Size, CLAIM_LEVEL};
-use crate::stats::RunResults;
 use crate::studies::claims::{Claim, Expect};
 use crate::studies::claims::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};
 use crate::studies::profile_claims::{clean_profile, judge_clean_share, CleanProfile};

@@ -6,6 +6,7 @@
 //! notes, how its measured table and plots are laid out, and the flags of its
 //! own it takes ([`Preset::options`]). Adding a study means adding one file
 //! and one line in [`registry`].
+use crate::analysis::RunResults;
 use crate::method::{MethodKind, SizeWith, SyncPolicy};
 use crate::pattern::Pattern;
 use crate::plan::CacheState;
@@ -13,7 +14,6 @@ use crate::plan::Target;
 use crate::plan::{Case, Plan};
 use crate::report::plot::Plot;
 use crate::results::claim::ClaimOutcome;
-use crate::stats::RunResults;
 use crate::studies::claims::Claim;
 use crate::workload::{FillContent, WorkloadKind};
 
@@ -358,7 +358,7 @@ pub fn write_case(
 pub fn find_case<'a>(
     results: &'a RunResults,
     case: &Case,
-) -> Option<&'a crate::stats::run_results::CaseResult> {
+) -> Option<&'a crate::analysis::run_results::CaseResult> {
     results.cases.iter().find(|c| c.case == *case)
 }
 
@@ -378,14 +378,14 @@ pub fn mean_seconds(results: &RunResults, case: &Case) -> Option<(f64, Option<(f
 pub fn profile_of<'a>(
     results: &'a RunResults,
     case: &Case,
-) -> Option<&'a crate::stats::profile::ProfileSummary> {
+) -> Option<&'a crate::analysis::profile::ProfileSummary> {
     summary_of(results, case)?.profile.as_deref()
 }
 
 /// A category's share of a case's profile with its CI (`31% [27–35]`), `0%`
 /// when none of its samples fell there, or `-` without a profile.
 pub fn share_cell(
-    profile: Option<&crate::stats::profile::ProfileSummary>,
+    profile: Option<&crate::analysis::profile::ProfileSummary>,
     category: crate::measure::profile::Category,
 ) -> String {
     match profile {
@@ -400,7 +400,7 @@ pub fn share_cell(
 pub fn summary_of<'a>(
     results: &'a RunResults,
     case: &Case,
-) -> Option<&'a crate::stats::analysis::CaseSummary> {
+) -> Option<&'a crate::analysis::case_summary::CaseSummary> {
     find_case(results, case)?.summary.as_ref()
 }
 
@@ -561,7 +561,7 @@ pub(crate) mod testing {
                 s
             })
             .collect();
-        found.summary = crate::stats::analysis::summarize_case(&samples, metric);
+        found.summary = crate::analysis::case_summary::summarize_case(&samples, metric);
         found.samples = samples;
     }
 

@@ -13,9 +13,9 @@
 //!
 //! "About X%" is read as the band X ×/÷ (1 + [`SHARE_TOLERANCE`]).
 //! Pure: nothing here measures.
+use crate::analysis::profile::ProfileSummary;
 use crate::measure::profile::{Category, ProfileMode};
 use crate::stats::effect::{t_quantile, CLAIM_LEVEL};
-use crate::stats::profile::ProfileSummary;
 use crate::stats::Summary;
 use crate::studies::claims::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};
 
@@ -191,7 +191,7 @@ pub fn judge_share(
 
 /// A profiled case's trials as a share claim may judge them: the profile
 /// of the clean trials when any profiled trial was interfered with (the
-/// rule every claim follows, [`crate::stats::busy`]), with the share that
+/// rule every claim follows, [`crate::analysis::busy`]), with the share that
 /// was.
 #[derive(Clone, Debug)]
 pub struct CleanProfile {
@@ -219,7 +219,7 @@ pub fn clean_profile(samples: &[crate::results::Sample]) -> CleanProfile {
         .cloned()
         .collect();
     CleanProfile {
-        profile: crate::stats::profile::summarize_profile(&kept),
+        profile: crate::analysis::profile::summarize_profile(&kept),
         interfered_share,
         trials: profiled_count,
     }

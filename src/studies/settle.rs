@@ -19,11 +19,11 @@
 //! rule's looks ([`is_look`]: the pilot, each power of two, the cap) stops
 //! getting runs; one decided between two looks runs on to the next, so
 //! that noise gets a few chances to pass for a verdict, not one per run.
+use crate::analysis::settle_rule::SettleRule;
+use crate::analysis::RunResults;
 use crate::plan::{Case, Plan};
 use crate::stats::effect::{decisive_half_width, Published, CLAIM_LEVEL};
 use crate::stats::power::pairs_needed;
-use crate::stats::settle_rule::SettleRule;
-use crate::stats::RunResults;
 use crate::studies::claims::{
     check, Claim, ClaimOutcome, ClaimVerdict, Expect, Reason, BUSY_SHARE,
 };

@@ -5,13 +5,13 @@ use super::{
     time_split_keys, time_unit, write_case, Preset, Scope, Table, BELOW_RESOLUTION,
     COMPARISON_NOTE,
 };
+use crate::analysis::RunResults;
 use crate::method::{MethodKind, SizeWith, SyncPolicy};
 use crate::pattern::Pattern;
 use crate::plan::Target;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
 use crate::report::plot::{bar_plot, AxisScale, Bar, BarChart, BarGroup, BarPanel, Plot};
 use crate::stats::effect::{Published, Size};
-use crate::stats::RunResults;
 use crate::studies::claims::{Claim, Expect};
 use crate::workload::FillContent;
 
@@ -392,7 +392,7 @@ mod tests {
                     s
                 })
                 .collect();
-            case.summary = crate::stats::analysis::summarize_case(&samples, Metric::Total);
+            case.summary = crate::analysis::case_summary::summarize_case(&samples, Metric::Total);
             case.samples = samples;
         }
         let t = &Write2020.measured(&results)[0];

@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::analysis::RunResults;
 use crate::error::Result;
-use crate::stats::RunResults;
 
 pub mod claims_csv;
 pub mod csv;

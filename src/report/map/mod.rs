@@ -9,10 +9,10 @@ use std::path::Path;
 use super::export::html::{escape, page_end, page_start, push_plot, push_text_table};
 use super::plot::{series_plot, Axis as PlotAxis, Series, SeriesStyle};
 use super::text_table::Table;
+use crate::analysis::map_results::{observations, Crossover, MapPoint, MapResults, Stopped};
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::stats::crossover::{self, Region, Scale, Side};
-use crate::stats::map_results::{observations, Crossover, MapPoint, MapResults, Stopped};
 
 pub mod plane;
 /// A side in words, with the methods' names.
@@ -402,8 +402,8 @@ pub fn write_html(r: &MapResults, path: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::map_results::MapPoint;
     use crate::stats::crossover::Axis;
-    use crate::stats::map_results::MapPoint;
 
     fn results(sides: &[(f64, Side)]) -> MapResults {
         let run = crate::fixtures::results();
@@ -433,7 +433,7 @@ mod tests {
             fixed: "random sum, warm, 16 MiB".into(),
             axis,
             margin: 0.05,
-            crossovers: crate::stats::map_results::crossovers("block", &axis, &points, &label),
+            crossovers: crate::analysis::map_results::crossovers("block", &axis, &points, &label),
             trials: points.iter().map(|p| p.trials).sum(),
             distinct_points: points.len(),
             points,
@@ -497,7 +497,7 @@ mod tests {
         assert!(line.ends_with("26 points: 8% of its points"), "{line}");
         // With them: 26 points of 2 cases, 3 to 6 runs each.
         let mut r = r;
-        r.grid_trials = crate::stats::map_results::GridTrials::of(26, 2, 3, 6);
+        r.grid_trials = crate::analysis::map_results::GridTrials::of(26, 2, 3, 6);
         let line = cost_line(&r);
         assert!(
             line.contains(
@@ -507,7 +507,7 @@ mod tests {
             ),
             "{line}"
         );
-        r.grid_trials = crate::stats::map_results::GridTrials::of(26, 2, 5, 5);
+        r.grid_trials = crate::analysis::map_results::GridTrials::of(26, 2, 5, 5);
         let line = cost_line(&r);
         assert!(
             line.ends_with(

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use plotters::style::RGBColor;
 
+use crate::analysis::map2_results::{self, Boundary, Cell, Map2Results};
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::report::export::html::{escape, page_end, page_start, push_plot, push_text_table};
@@ -18,7 +19,6 @@ use crate::report::text_table::Table;
 use crate::report::units::sig3;
 use crate::stats::crossover::{Scale, Side};
 use crate::stats::crossover2d::{self, Along};
-use crate::stats::map2_results::{self, Boundary, Cell, Map2Results};
 
 /// The line printed as each cell is measured.
 pub fn cell_line(c: &Cell, names: [&str; 2]) -> String {
@@ -441,10 +441,10 @@ pub fn write_html(r: &Map2Results, path: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::map2_results::PlaneFactor;
+    use crate::analysis::map_results::{MapPoint, Stopped};
     use crate::stats::crossover::Axis;
     use crate::stats::crossover2d::Grid;
-    use crate::stats::map2_results::PlaneFactor;
-    use crate::stats::map_results::{MapPoint, Stopped};
 
     const K: f64 = 1024.0;
     const M: f64 = 1024.0 * K;

@@ -373,9 +373,9 @@ pub(crate) mod svg_probe {
 mod tests {
     use super::svg_probe::{fill, texts};
     use super::*;
+    use crate::analysis::RunResults;
     use crate::fixtures;
     use crate::stats::RatioEstimate;
-    use crate::stats::RunResults;
 
     /// How many rectangles are filled with `c`.
     fn rects(svg: &str, c: RGBColor) -> usize {

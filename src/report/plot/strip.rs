@@ -4,9 +4,9 @@
 //! [`LOG_SPAN`] times, so that fast cases are not slivers beside slow ones.
 use super::chart::{ChartRow, LegendEntry, Mark, RowChart, Swatch};
 use super::{palette, row_plot, AxisScale, Plot};
+use crate::analysis::case_summary::throughput_bps;
+use crate::analysis::RunResults;
 use crate::report::groups::groups;
-use crate::stats::analysis::throughput_bps;
-use crate::stats::RunResults;
 
 /// Above this ratio of largest to smallest value, an axis is logarithmic.
 pub const LOG_SPAN: f64 = 30.0;

@@ -1,10 +1,10 @@
 //! The statistics lines under the verdicts: how the verdicts were adjusted
 //! for testing many comparisons at once, whether each group reached its
 //! precision target, and the short-trial warnings.
-use crate::plan::precision::Adjustment;
+use crate::analysis::stopping::StoppedBy;
+use crate::analysis::RunResults;
 use crate::stats::compare::Verdict;
-use crate::stats::stopping::StoppedBy;
-use crate::stats::RunResults;
+use crate::stats::fdr::Adjustment;
 
 /// `±2%` or `±0.4%`.
 fn plus_minus(fraction: f64) -> String {
@@ -204,8 +204,8 @@ pub fn short_trial_advice(case: &crate::plan::Case, threshold_ns: u64) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::short_trials::ShortTrial;
-    use crate::stats::stopping::GroupPrecision;
+    use crate::analysis::short_trials::ShortTrial;
+    use crate::analysis::stopping::GroupPrecision;
 
     #[test]
     fn short_trial_advice_fits_the_case() {

@@ -2,13 +2,14 @@
 //! per profiled case, then the line of what profiling cost, shared by the
 //! terminal table, the Markdown and the HTML report), and the short clause a
 //! verdict cites. Every share is read from the case's [`ProfileSummary`],
-//! every cost from [`crate::stats::profile_cost`]; nothing is computed here
+//! every cost from [`crate::analysis::profile_cost`]; nothing is computed here
 //! but rounding.
+use crate::analysis::profile::ProfileSummary;
+use crate::analysis::profile_cost::{ProfileCost, RunCost, TargetVerdict};
+use crate::analysis::{CaseResult, RunResults};
 use crate::measure::profile::{Category, ProfileMode};
 use crate::report::groups::groups;
-use crate::stats::profile::ProfileSummary;
-use crate::stats::profile_cost::{ProfileCost, RunCost, TargetVerdict};
-use crate::stats::{CaseResult, RatioEstimate, RunResults};
+use crate::stats::RatioEstimate;
 
 /// What the section is called.
 pub(crate) const TITLE: &str = "Where the cycles go";
@@ -307,7 +308,7 @@ mod tests {
 
     #[test]
     fn the_cost_is_one_line_after_the_cases_and_each_cases_own_in_its_line() {
-        use crate::stats::profile_cost::{PooledCost, TARGET};
+        use crate::analysis::profile_cost::{PooledCost, TARGET};
         let ratio = |ratio, lo, hi, pairs| RatioEstimate {
             ratio,
             ci95_low: lo,

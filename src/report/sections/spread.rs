@@ -1,12 +1,12 @@
 //! Words for the threads and processes of each case (their spread, which
-//! [`crate::stats::spread`] computed into the case's summary):
+//! [`crate::analysis::spread`] computed into the case's summary):
 //! one line per case that ran on several, shared by the text table, the
 //! Markdown and the HTML report.
+use crate::analysis::spread::Spread;
+use crate::analysis::{CaseResult, RunResults};
 use crate::report::groups::groups;
 use crate::report::units::{ms, num};
-use crate::stats::spread::Spread;
 use crate::stats::summary::Summary;
-use crate::stats::{CaseResult, RunResults};
 
 /// What the section of these lines is called.
 pub(crate) const TITLE: &str = "Threads and processes";
@@ -100,8 +100,9 @@ mod tests {
         // The spread is computed into the summary (the report computes nothing).
         for case in &mut results.cases {
             if let Some(summary) = case.summary.as_mut() {
-                summary.threads = crate::stats::spread::thread_spread(&case.samples).map(Box::new);
-                summary.procs = crate::stats::spread::proc_spread(&case.samples).map(Box::new);
+                summary.threads =
+                    crate::analysis::spread::thread_spread(&case.samples).map(Box::new);
+                summary.procs = crate::analysis::spread::proc_spread(&case.samples).map(Box::new);
             }
         }
         let lines = spread_lines(&results);
@@ -132,7 +133,7 @@ mod tests {
             count: 2,
             mode: crate::plan::ThreadMode::Split,
         });
-        let procs = crate::stats::spread::proc_spread(&results.cases[1].samples);
+        let procs = crate::analysis::spread::proc_spread(&results.cases[1].samples);
         results.cases[1].summary.as_mut().unwrap().procs = procs.map(Box::new);
         let lines = spread_lines(&results);
         assert!(

@@ -1,11 +1,11 @@
 //! `compare` of a fleet (20 exports or more): the hosts × verdicts matrix,
 //! one letter per cell, the hosts off the majority marked, and the hosts
 //! grouped by kernel, file system and CPU model. The numbers come from
-//! [`crate::stats::across::verdicts`]; this only lays them out, within the
+//! [`crate::analysis::across::verdicts`]; this only lays them out, within the
 //! width (the matrix splits its columns into blocks when they do not fit).
+use crate::analysis::across::verdicts::{Grouping, VerdictMatrix};
 use crate::report::terminal::run_comparison::run_letter;
 use crate::report::terminal::{width, wrap};
-use crate::stats::across::verdicts::{Grouping, VerdictMatrix};
 use crate::stats::Verdict;
 
 /// The letter of a verdict in the matrix.

@@ -3,12 +3,13 @@
 //! case's throughput per run with its change against the first run, and each
 //! comparison's ratio per run with the ratio of ratios. The statistics come
 //! from [`crate::stats::across`]; this only formats them.
+use crate::analysis::across::fleet::Fleet;
+use crate::analysis::RunResults;
 use crate::plan::size_heading;
 use crate::report::terminal::verdicts::{paint, verdict_style};
 use crate::report::terminal::{fit, width};
 use crate::report::units::{percent, sig3, ThroughputUnit};
-use crate::stats::across::fleet::Fleet;
-use crate::stats::{RatioEstimate, RunResults, Verdict};
+use crate::stats::{RatioEstimate, Verdict};
 
 /// The letter naming run `i` (A, B, …, Z, then 27, 28, …).
 pub fn run_letter(i: usize) -> String {
@@ -187,7 +188,7 @@ fn push_throughput(
 /// What a case's row says after its cells: the run it is only in, or each
 /// run's change against run A (or that the run did not run it).
 fn change_notes(
-    c: &crate::stats::across::fleet::FleetCase,
+    c: &crate::analysis::across::fleet::FleetCase,
     letters: &[String],
     styled: bool,
 ) -> Vec<String> {
@@ -335,7 +336,7 @@ mod tests {
         let a = crate::fixtures::results();
         let mut b = crate::fixtures::results();
         b.cases[1].label = "mmap(populate=map)".into();
-        let fleet = crate::stats::across::fleet::fleet(&[&a, &b]).unwrap();
+        let fleet = crate::analysis::across::fleet::fleet(&[&a, &b]).unwrap();
         let text = render_fleet_text(
             &fleet,
             &[&a, &b],

@@ -11,11 +11,12 @@
 //! (`--verbose`, and the reports).
 use anstyle::{AnsiColor, Style};
 
+use crate::analysis::case_summary::CaseSummary;
+use crate::analysis::{ComparisonResult, RunResults};
 use crate::report::terminal::{width, wrap};
 use crate::report::units::sig3;
 use crate::report::verdict::{explain, Side};
-use crate::stats::analysis::CaseSummary;
-use crate::stats::{ComparisonResult, RunResults, Verdict};
+use crate::stats::Verdict;
 
 /// The style of a verdict word: green for faster, red for slower, yellow
 /// for within noise, magenta for unsettled.
@@ -173,7 +174,7 @@ fn reasons(
         Verdict::Slower => explain(b, o, results.settings.metric),
         Verdict::WithinNoise => return out,
         Verdict::Unsettled => {
-            out.push(crate::stats::busy::unsettled_words(cmp.interfered_share));
+            out.push(crate::analysis::busy::unsettled_words(cmp.interfered_share));
             out.push(format!(
                 "machine busy: {:.0}% of its paired runs interfered",
                 cmp.interfered_share * 100.0

@@ -5,9 +5,9 @@
 //! fires names the cost that made the slower side slower ([`explain`]).
 //! The thresholds are named constants, so the rules read as they are
 //! documented.
+use crate::analysis::case_summary::CaseSummary;
 use crate::plan::Metric;
 use crate::report::units::{num, opt_num};
-use crate::stats::analysis::CaseSummary;
 
 /// How many times more of a cost the slower side must pay for a rule to blame it.
 pub const FAR: f64 = 3.0;
@@ -53,7 +53,7 @@ pub(crate) fn sync_mean(s: &CaseSummary) -> f64 {
 /// 1. read amplification: the slower side's own process reads more than
 ///    [`AMPLIFICATION`]`.0` storage bytes per byte and more than
 ///    [`AMPLIFICATION`]`.1` times the faster side's (its own accounting,
-///    [`crate::stats::analysis::own_read_bytes`]);
+///    [`crate::analysis::case_summary::own_read_bytes`]);
 /// 2. device requests: the slower side's own process read at least
 ///    [`OWN_READS_FOR_DEVICE`] bytes per byte (so that the device-wide
 ///    counters are mostly its own), and the device served [`FAR`] times the
@@ -74,7 +74,7 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
     let (f, s) = (&faster.summary.per_mib, &slower.summary.per_mib);
     let far_more = |slow: f64, fast: f64| slow >= FAR * fast && slow - fast >= MIN_PER_MIB;
     // The faster side's per-trial times over the slower side's bytes.
-    let k = crate::stats::analysis::work_scale(faster.summary, slower.summary);
+    let k = crate::analysis::case_summary::work_scale(faster.summary, slower.summary);
     let time_gap = slower.summary.time_ns.mean - k * faster.summary.time_ns.mean;
     // Kernel CPU explains the gap only when it is a large share of it.
     let sys_gap = slower.summary.sys_ns.mean - k * faster.summary.sys_ns.mean;
@@ -173,10 +173,10 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::case_summary::PerMib;
     use crate::fixtures;
     use crate::fixtures::retime;
     use crate::report::verdict::evidence;
-    use crate::stats::analysis::PerMib;
 
     /// Multiplies a summary's mean time by `factor`, the bytes kept.
     fn stretch(s: &mut CaseSummary, factor: f64) {
@@ -217,7 +217,7 @@ mod tests {
         fast.throughput_bps.mean = 2.0 * slow.throughput_bps.mean;
         fast.sys_ns.mean = 2e6;
         slow.sys_ns.mean = 30e6;
-        assert!((crate::stats::analysis::work_scale(&fast, &slow) - 0.5).abs() < 1e-9);
+        assert!((crate::analysis::case_summary::work_scale(&fast, &slow) - 0.5).abs() < 1e-9);
         let clause = explain(side("mmap", &fast), side("read", &slow), Metric::Loop);
         assert_eq!(clause.as_deref(), Some("syscall cost dominates"));
     }
@@ -452,7 +452,7 @@ mod tests {
         let mut slow = fixtures::case_summary(per_mib(0.0, 0.0, 64.0, 0.1), Some(0.0));
         slow.device_reads_per_mib = Some(500.0);
         slow.device_wide_read_amplification = Some(0.2);
-        slow.read_bytes_source = Some(crate::stats::analysis::OWN_BYTES_SOURCE.into());
+        slow.read_bytes_source = Some(crate::analysis::case_summary::OWN_BYTES_SOURCE.into());
         let mut fast = fast;
         fast.device_reads_per_mib = Some(0.0);
         stretch(&mut slow, 1.5);

@@ -15,9 +15,9 @@ pub use explain::{
 };
 
 use super::units::{num, opt_num, ratio};
-use crate::stats::analysis::CaseSummary;
+use crate::analysis::case_summary::CaseSummary;
+use crate::analysis::{CaseResult, ComparisonResult, RunResults};
 use crate::stats::Verdict;
-use crate::stats::{CaseResult, ComparisonResult, RunResults};
 
 /// One line per comparison, in the order of the results, e.g.
 /// `seq 16 KiB sum, warm: mmap is 1.42x faster than read [95% CI 1.38–1.46] — sys 0.05 vs 0.31 ms/MiB, ...`.
@@ -60,7 +60,7 @@ pub fn verdict_line(cmp: &ComparisonResult, results: &RunResults) -> String {
         )),
         Verdict::Unsettled => line.push_str(&format!(
             "{other_label} against {base_label} is unsettled: {} (ratio {} [{}–{}])",
-            crate::stats::busy::unsettled_words(cmp.interfered_share),
+            crate::analysis::busy::unsettled_words(cmp.interfered_share),
             ratio(r.ratio),
             ratio(r.ci95_low),
             ratio(r.ci95_high)

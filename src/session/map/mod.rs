@@ -10,12 +10,12 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::{RunSpec, Session};
+use crate::analysis::map_results::{self, GridTrials, MapPoint, MapResults, Stopped};
 use crate::error::{Error, Result};
 use crate::files::outputs::Files;
 use crate::plan::factors::Factors;
 use crate::plan::Plan;
 use crate::stats::crossover::{self, Axis};
-use crate::stats::map_results::{self, GridTrials, MapPoint, MapResults, Stopped};
 
 pub mod factors;
 pub mod plane;

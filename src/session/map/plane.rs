@@ -10,11 +10,11 @@ use std::time::Instant;
 
 use super::factors::MapFactor;
 use super::MapSpec;
+use crate::analysis::map2_results::{self, Cell, Map2Results, PlaneFactor};
+use crate::analysis::map_results::{self, MapPoint, Stopped};
 use crate::error::Result;
 use crate::stats::crossover::Axis;
 use crate::stats::crossover2d::{self, Grid};
-use crate::stats::map2_results::{self, Cell, Map2Results, PlaneFactor};
-use crate::stats::map_results::{self, MapPoint, Stopped};
 
 /// A map over two factors: the 1-D spec (its factor is X, the columns;
 /// its exports are the plane's) and the second factor, Y (the rows).

@@ -6,6 +6,8 @@
 //! from a [`Fleet`] the caller computed; nothing is computed here.
 use std::path::Path;
 
+use crate::analysis::across::fleet::Fleet;
+use crate::analysis::RunResults;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::plan::size_heading;
@@ -14,8 +16,6 @@ use crate::report::export::html::{
 };
 use crate::report::terminal::run_comparison::{change_text, ratio_text, run_label, run_letter};
 use crate::report::units::sig3;
-use crate::stats::across::fleet::Fleet;
-use crate::stats::RunResults;
 
 /// The report of `runs` (named by `names`, their files) as one HTML page:
 /// the runs side by side, then each run's own sections.
@@ -190,7 +190,7 @@ mod tests {
         let a = fixtures::results();
         let mut b = fixtures::results();
         b.cases[1].label = "mmap(populate=map)".into();
-        let fleet = crate::stats::across::fleet::fleet(&[&a, &b]).unwrap();
+        let fleet = crate::analysis::across::fleet::fleet(&[&a, &b]).unwrap();
         let html = render_html_many(&[&a, &b], &["a.json".into(), "b.json".into()], &fleet);
         assert!(html.contains("id=\"run-A\"") && html.contains("id=\"run-B\""));
         assert!(

@@ -14,10 +14,10 @@
 use serde::{Deserialize, Serialize};
 
 pub use super::paired_costs::{metric_time, paired_compared_costs};
-use super::summary::summarize;
-use super::{paired_ratio, RatioEstimate, Summary};
 use crate::plan::Metric;
 use crate::results::Sample;
+use crate::stats::summary::summarize;
+use crate::stats::{paired_ratio, RatioEstimate, Summary};
 
 /// Summary of one case's samples.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -319,7 +319,7 @@ pub fn compared_log_ratios(
 ) -> Option<Vec<f64>> {
     compare_cases(baseline, other, metric)?;
     let (b, o) = paired_compared_costs(baseline, other, metric)?;
-    Some(super::log_ratios::log_ratios(&b, &o))
+    Some(crate::stats::log_ratios::log_ratios(&b, &o))
 }
 
 #[cfg(test)]

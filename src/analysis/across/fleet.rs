@@ -1,6 +1,6 @@
 //! The fleet view: several runs' results (from different machines, kernels
 //! or versions) matched case by case and comparison by comparison, each
-//! estimated against the first run with [`super::independent_ratio`].
+//! estimated against the first run with [`crate::stats::across::independent_ratio`].
 //!
 //! A case is the same case in two runs when its group (every factor but the
 //! method), file size and method label agree. A comparison is the same when
@@ -11,13 +11,14 @@
 //! effect ([`CHANGE_FLOOR`], or the larger `--min-effect` of the two runs:
 //! two runs minutes apart differ by more than pairs within one run), and
 //! it rests on the trials that were not interfered with; when too few of
-//! those are left, it is unsettled ([`crate::stats::busy`]).
+//! those are left, it is unsettled ([`crate::analysis::busy`]).
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+use crate::analysis::case_summary::throughput_bps;
+use crate::analysis::{CaseResult, RunResults};
 use crate::error::{Error, Result};
 use crate::results::Sample;
-use crate::stats::analysis::throughput_bps;
-use crate::stats::{CaseResult, RatioEstimate, RunResults, Verdict};
+use crate::stats::{RatioEstimate, Verdict};
 
 /// The smallest change between two runs that is called faster or slower
 /// when neither run asked for a larger `--min-effect`.
@@ -226,7 +227,7 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
                 .enumerate()
                 .map(|(i, s)| match (i, &first, s) {
                     (0, _, _) => None,
-                    (_, Some(a), Some(b)) => super::independent_ratio(a, b),
+                    (_, Some(a), Some(b)) => crate::stats::across::independent_ratio(a, b),
                     _ => None,
                 })
                 .collect();
@@ -309,7 +310,7 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
                     .enumerate()
                     .map(|(i, m)| match (i, first, m.get(&k)) {
                         (0, _, _) => None,
-                        (_, Some((_, a)), Some((_, b))) => super::welch_logs(a, b),
+                        (_, Some((_, a)), Some((_, b))) => crate::stats::across::welch_logs(a, b),
                         _ => None,
                     })
                     .collect(),

@@ -10,7 +10,7 @@
 //!   (`exp(q) − 1`, e.g. ±3%): a real difference smaller than that cannot
 //!   be told from this machine's A/A scatter at `n` pairs;
 //! - the **false-verdict rate** is the share of comparisons called faster
-//!   or slower (raw, Holm, BH; see [`super::fdr`]) against the smallest
+//!   or slower (raw, Holm, BH; see [`crate::stats::fdr`]) against the smallest
 //!   effect the run calls (`--min-effect`), and the **family rate** the
 //!   share of families with at least one. With honest CIs the raw
 //!   per-comparison rate is near `alpha` (5%), and Holm's and BH's family
@@ -29,12 +29,12 @@
 use serde::{Deserialize, Serialize};
 use statrs::function::beta::inv_beta_reg;
 
-use super::fdr::test_all;
-use super::log_ratios::LogRatios;
-use super::moments::{mean, sample_sd};
-use super::Verdict;
-use crate::plan::precision::Adjustment;
 use crate::results::claim::ClaimVerdict;
+use crate::stats::fdr::test_all;
+use crate::stats::fdr::Adjustment;
+use crate::stats::log_ratios::LogRatios;
+use crate::stats::moments::{mean, sample_sd};
+use crate::stats::Verdict;
 
 /// The level of the interval around every false-verdict rate.
 pub const SHARE_CI_LEVEL: f64 = 0.95;
@@ -341,7 +341,7 @@ pub fn from_results(
     min_effect: f64,
 ) -> Option<Calibration> {
     let c = results.comparisons.first()?;
-    let logs = super::analysis::compared_log_ratios(
+    let logs = super::case_summary::compared_log_ratios(
         &results.cases[c.baseline].counted_samples(),
         &results.cases[c.other].counted_samples(),
         results.settings.metric,
@@ -465,7 +465,7 @@ fn with_real_effect(logs: &[f64]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::stopping::tests::Normal;
+    use crate::fixtures::Normal;
 
     /// `families` × `per` comparisons of `n` pairs, log ratios `bias + sd·z`.
     fn aa(

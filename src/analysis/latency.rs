@@ -6,8 +6,8 @@
 //! and its CI says how much the p99 moves from trial to trial).
 use serde::{Deserialize, Serialize};
 
-use super::summary::{summarize, Summary};
 use crate::results::Sample;
+use crate::stats::summary::{summarize, Summary};
 
 /// Each latency percentile summarised across a case's trials, ns.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

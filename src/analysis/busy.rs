@@ -8,8 +8,8 @@
 //! interfered trials would have decided it), the verdict is
 //! [`Verdict::Unsettled`]: the machine was too busy to tell. The run's
 //! comparisons and the study claims follow this one rule.
-use super::compare::Verdict;
 use crate::results::Sample;
+use crate::stats::compare::Verdict;
 
 /// A comparison whose paired runs were interfered with in at least this
 /// share is unsettled unless its clean pairs decide it.

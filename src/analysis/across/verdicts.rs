@@ -7,7 +7,9 @@
 //! computes a new verdict: each cell is the run's own.
 use std::collections::BTreeMap;
 
-use crate::stats::{RunResults, Verdict};
+use crate::analysis::RunResults;
+
+use crate::stats::Verdict;
 
 /// From this many runs on, `compare` shows the verdict matrix.
 pub const MATRIX_FROM: usize = 20;

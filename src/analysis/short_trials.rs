@@ -10,8 +10,8 @@
 //! both fall to a few per cent.
 use serde::{Deserialize, Serialize};
 
-use super::moments::median;
 use crate::results::Sample;
+use crate::stats::moments::median;
 
 /// The shortest median main loop that is not flagged, ns.
 pub const SHORT_TRIAL_NS: u64 = 20_000_000;

@@ -1,6 +1,6 @@
 //! The compared cost of a sample ([`metric_time`]) and the costs of two
 //! cases paired by run, a leaf of stats/: the case comparison
-//! ([`super::analysis`]) and the profiler's cost ([`super::profile_cost`])
+//! ([`super::case_summary`]) and the profiler's cost ([`super::profile_cost`])
 //! both pair through it.
 use std::collections::BTreeMap;
 
@@ -17,7 +17,7 @@ pub fn metric_time(sample: &Sample, metric: Metric) -> f64 {
 }
 
 /// The compared costs of the runs both slices have, in run order, as
-/// [`super::analysis::compare_cases`] pairs them: times, or times per byte delivered when
+/// [`super::case_summary::compare_cases`] pairs them: times, or times per byte delivered when
 /// the samples' bytes differ. `None` when a run number repeats in a slice.
 pub fn paired_compared_costs(
     baseline: &[Sample],

@@ -4,15 +4,15 @@
 //! what the search cost against a full grid of the same resolution.
 //!
 //! Assembled from the points' runs and the pure search
-//! ([`super::crossover2d`]); nothing here measures. A row or a column is
+//! ([`crate::stats::crossover2d`]); nothing here measures. A row or a column is
 //! also a 1-D map ([`Map2Results::line`]), so its words and brackets are
 //! the 1-D map's.
 use serde::{Deserialize, Serialize};
 
-use super::crossover::Axis;
-use super::crossover2d::{self, Along, Grid, Observation2};
 use super::map_results::{self, Crossover, MapPoint, MapResults, Stopped};
 use crate::measure::environment::Environment;
+use crate::stats::crossover::Axis;
+use crate::stats::crossover2d::{self, Along, Grid, Observation2};
 
 /// One factor of the plane.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

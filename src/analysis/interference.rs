@@ -10,7 +10,7 @@
 //!
 //! - An unprofiled control trial of a `--profile` run (`--profile-control`)
 //!   is marked `profile-control`: it measures what profiling costs
-//!   ([`crate::stats::profile::profile_cost`]), never the case.
+//!   ([`crate::analysis::profile_cost`]), never the case.
 //!
 //! Every sample stays in the results, marked; nothing here measures.
 use std::collections::BTreeMap;

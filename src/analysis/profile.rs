@@ -7,9 +7,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::summary::{summarize, Summary};
 use crate::measure::profile::{Category, ProfileMode, TrialProfile};
 use crate::results::Sample;
+use crate::stats::summary::{summarize, Summary};
 
 /// One category's share of a case's samples.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -17,8 +17,8 @@
 //! minimum or never). The report therefore says how each group stopped.
 use serde::{Deserialize, Serialize};
 
-use super::log_ratios::LogRatios;
 use crate::plan::precision::Precision;
+use crate::stats::log_ratios::LogRatios;
 
 /// One comparison's progress towards the target.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -80,7 +80,7 @@ fn group_log_ratios(
         members[1..]
             .iter()
             .map(|&other| {
-                super::analysis::compared_log_ratios(&baseline, &of(other), plan.metric)
+                super::case_summary::compared_log_ratios(&baseline, &of(other), plan.metric)
                     .unwrap_or_default()
             })
             .collect(),
@@ -112,7 +112,7 @@ pub fn pairs_needed(precision: &Precision, min_pairs: usize, logs: &[f64]) -> us
     let Some(s) = LogRatios::of(logs) else {
         return least;
     };
-    super::power::pairs_needed(s.sd, precision.target.ln_1p(), 0.95, most)
+    crate::stats::power::pairs_needed(s.sd, precision.target.ln_1p(), 0.95, most)
         .unwrap_or(most)
         .max(least)
 }
@@ -130,7 +130,7 @@ pub fn group_forecast(
 ) -> Option<(usize, usize)> {
     let comparisons = group_log_ratios(plan, samples, g, exclude_interfered)?;
     let now = comparisons.iter().map(Vec::len).min()?;
-    let looks = super::decided::looks(plan.runs, precision.max_runs);
+    let looks = crate::stats::decided::looks(plan.runs, precision.max_runs);
     let needed = comparisons
         .iter()
         .map(|logs| {
@@ -138,7 +138,7 @@ pub fn group_forecast(
             // Stopping once decided (the default rule) may come sooner; the
             // band is taken as the target's (the default --min-effect).
             match LogRatios::of(logs).filter(|_| precision.until_decided) {
-                Some(s) => precise.min(super::decided::pairs_to_decide(
+                Some(s) => precise.min(crate::stats::decided::pairs_to_decide(
                     s.mean,
                     s.sd,
                     precision.target,
@@ -225,22 +225,9 @@ pub fn group_precision(
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-    use rand::{RngExt, SeedableRng};
-
-    /// Seeded standard normal deviates (Box–Muller).
-    pub(crate) struct Normal(rand_chacha::ChaCha8Rng);
-    impl Normal {
-        pub(crate) fn new(seed: u64) -> Normal {
-            Normal(rand_chacha::ChaCha8Rng::seed_from_u64(seed))
-        }
-        pub(crate) fn next(&mut self) -> f64 {
-            let u1: f64 = self.0.random::<f64>().max(f64::MIN_POSITIVE);
-            let u2: f64 = self.0.random();
-            (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
-        }
-    }
+    use crate::fixtures::Normal;
 
     const RULE: Precision = Precision {
         target: 0.02,
@@ -310,7 +297,7 @@ pub(crate) mod tests {
         assert_eq!(progress(0.02, 5, &[0.1]).half_width, None);
         // Two pairs ±a: h = t(0.975, 1)·a. Just inside the target is
         // reached, just outside is not.
-        let a = 0.02f64.ln_1p() / super::super::log_ratios::t_quantile(0.975, 1.0);
+        let a = 0.02f64.ln_1p() / crate::stats::log_ratios::t_quantile(0.975, 1.0);
         assert!(progress(0.02, 2, &[a * 0.9999, -a * 0.9999]).reached);
         assert!(!progress(0.02, 2, &[a * 1.0001, -a * 1.0001]).reached);
         // No comparison: nothing to wait for.
@@ -425,6 +412,6 @@ pub(crate) mod tests {
     }
 
     fn t_quantile_975(n: usize) -> f64 {
-        super::super::log_ratios::t_quantile(0.975, (n - 1) as f64)
+        crate::stats::log_ratios::t_quantile(0.975, (n - 1) as f64)
     }
 }

@@ -4,8 +4,8 @@
 //! assembly from the samples; no I/O.
 use serde::{Deserialize, Serialize};
 
-use super::summary::{summarize, Summary};
 use crate::results::Sample;
+use crate::stats::summary::{summarize, Summary};
 
 /// The footprint of a case's trials, averaged (a generated order's is the
 /// same in every trial; a timed trial's grows with what it managed to read).

@@ -4,12 +4,13 @@
 //! search cost against a full grid.
 //!
 //! Assembled from the runs of the points ([`MapPoint::from_run`]) and the
-//! pure search ([`super::crossover`]); nothing here measures.
+//! pure search ([`crate::stats::crossover`]); nothing here measures.
 use serde::{Deserialize, Serialize};
 
-use super::crossover::{self, Axis, Bracket, Observation, Side};
-use super::{CaseResult, RatioEstimate, RunResults, Verdict};
+use super::{CaseResult, RunResults};
 use crate::measure::environment::Environment;
+use crate::stats::crossover::{self, Axis, Bracket, Observation, Side};
+use crate::stats::{RatioEstimate, Verdict};
 
 /// The format version of a map export.
 pub const FORMAT: u32 = 1;

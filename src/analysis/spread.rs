@@ -4,8 +4,8 @@
 //! words it.
 use serde::{Deserialize, Serialize};
 
-use super::summary::{summarize, Summary};
 use crate::results::Sample;
+use crate::stats::summary::{summarize, Summary};
 
 /// The spread of a case's workers (threads or processes) over its trials.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

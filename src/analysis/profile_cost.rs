@@ -3,9 +3,9 @@
 //! beside its profiled trials of the same run numbers with the same cache
 //! preparation, paired with them run by run.
 //!
-//! - Throughput: the paired ratio of [`super::compare::paired_ratio`],
+//! - Throughput: the paired ratio of [`crate::stats::compare::paired_ratio`],
 //!   profiled over unprofiled (below 1: profiling slowed the trial), over
-//!   the compared time the run's metric names ([`super::analysis`]).
+//!   the compared time the run's metric names ([`super::case_summary`]).
 //! - CPU time per byte delivered (user + system of the whole trial
 //!   process, the sampler's drain thread included), profiled over
 //!   unprofiled (above 1: profiling cost CPU time).
@@ -18,9 +18,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::paired_costs::paired_compared_costs;
-use super::{paired_ratio, RatioEstimate};
 use crate::plan::{CacheState, Metric};
 use crate::results::Sample;
+use crate::stats::{paired_ratio, RatioEstimate};
 
 /// The cost the issue sets as the target: at most 5% of throughput.
 pub const TARGET: f64 = 0.05;
@@ -217,7 +217,7 @@ pub fn run_cost(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::interference::mark_excluded;
+    use crate::analysis::interference::mark_excluded;
 
     /// A trial of run `run` whose compared time is `ms` ms and whose CPU
     /// time is `cpu_ms` ms, profiled or a control.

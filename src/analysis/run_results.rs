@@ -3,14 +3,14 @@
 //! raw samples ([`RunResults::assemble`]).
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::case_summary::CaseSummary;
+use crate::analysis::short_trials::{short_trial, ShortTrial, SHORT_TRIAL_NS};
+use crate::analysis::stopping::{group_precision, GroupPrecision, StoppedBy};
 use crate::measure::environment::Environment;
-use crate::plan::precision::Adjustment;
 use crate::plan::Case;
 use crate::results::Settings;
 use crate::results::{Sample, TrialFailure};
-use crate::stats::analysis::CaseSummary;
-use crate::stats::short_trials::{short_trial, ShortTrial, SHORT_TRIAL_NS};
-use crate::stats::stopping::{group_precision, GroupPrecision, StoppedBy};
+use crate::stats::fdr::Adjustment;
 use crate::stats::{RatioEstimate, Verdict};
 
 /// Everything one run produced; rewritten to the exports after every group.
@@ -59,7 +59,7 @@ pub struct StatisticsReport {
     /// cases (each case's own figure is in its summary), or why it was not
     /// measured; absent without `--profile`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile_cost: Option<crate::stats::profile_cost::RunCost>,
+    pub profile_cost: Option<crate::analysis::profile_cost::RunCost>,
 }
 
 /// One case and what was measured for it.
@@ -84,7 +84,7 @@ pub struct CaseResult {
     pub samples: Vec<Sample>,
     /// How interference touched its trials; `None` when none was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interference: Option<crate::stats::interference::CaseInterference>,
+    pub interference: Option<crate::analysis::interference::CaseInterference>,
 }
 
 /// Reads a [`CaseResult`] in one pass: its own fields parsed in place, the
@@ -146,12 +146,12 @@ pub struct ComparisonResult {
     pub throughput_ratio: RatioEstimate,
     /// What the CI supports, after the run's adjustment for many
     /// comparisons (`settings.statistics.adjustment`), decided from the
-    /// clean pairs when any trial was interfered with ([`crate::stats::busy`]):
+    /// clean pairs when any trial was interfered with ([`crate::analysis::busy`]):
     /// `unsettled` when those do not decide it.
     pub verdict: Verdict,
     /// Share (0–1) of the paired runs with an interfered trial; when above
     /// 0, `throughput_ratio` and the p-values are over the clean pairs only.
-    #[serde(default, skip_serializing_if = "crate::stats::run_results::is_zero")]
+    #[serde(default, skip_serializing_if = "crate::analysis::run_results::is_zero")]
     pub interfered_share: f64,
     /// Two-sided p-value of the paired t-test on the log ratios.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -172,14 +172,14 @@ impl CaseResult {
     /// `excluded` (retried, interfered with `--exclude-interfered`, or
     /// `--profile-control`'s control trials).
     pub fn counted_samples(&self) -> Vec<Sample> {
-        crate::stats::interference::counted(&self.samples)
+        crate::analysis::interference::counted(&self.samples)
     }
 }
 
 impl RunResults {
     /// Whether every comparison of the group whose cases are `members`
     /// (plan indices, the baseline first) needs no more runs: decided or
-    /// out of reach ([`super::decided::comparison_done`]); a group without
+    /// out of reach ([`crate::stats::decided::comparison_done`]); a group without
     /// comparisons is not done.
     pub fn group_done(&self, members: &[usize], looks: usize, max_runs: u32) -> bool {
         let Some(&baseline) = members.first() else {
@@ -193,7 +193,7 @@ impl RunResults {
             .peekable();
         ours.peek().is_some()
             && ours.all(|c| {
-                super::decided::comparison_done(
+                crate::stats::decided::comparison_done(
                     &c.throughput_ratio,
                     c.verdict,
                     margin,
@@ -223,11 +223,11 @@ impl RunResults {
         settings: Settings,
         command_line: Vec<String>,
     ) -> RunResults {
-        use crate::stats::analysis::{compare_cases, compared_log_ratios, summarize_case};
-        use crate::stats::busy;
+        use crate::analysis::busy;
+        use crate::analysis::case_summary::{compare_cases, compared_log_ratios, summarize_case};
+        use crate::analysis::interference;
+        use crate::analysis::profile_cost;
         use crate::stats::fdr;
-        use crate::stats::interference;
-        use crate::stats::profile_cost;
         let exclude_interfered = settings.interference.is_some_and(|i| i.exclude);
         // Each case's samples, in the order they ran: one pass, not one
         // per case (a plan may have 100,000 cases).
@@ -351,7 +351,7 @@ impl RunResults {
         // decided or out of reach (`stats::decided`) says so, not that time
         // ran out.
         if let Some(target) = stats.precision.filter(|p| p.until_decided) {
-            let looks = super::decided::looks(plan.runs, target.max_runs);
+            let looks = crate::stats::decided::looks(plan.runs, target.max_runs);
             let margin = stats.min_effect();
             for report in precision
                 .iter_mut()
@@ -363,7 +363,7 @@ impl RunResults {
                     .collect();
                 if !ours.is_empty()
                     && ours.iter().all(|c| {
-                        super::decided::comparison_done(
+                        crate::stats::decided::comparison_done(
                             &c.throughput_ratio,
                             c.verdict,
                             margin,
@@ -423,7 +423,7 @@ mod tests {
         let mut case = results.cases[1].clone();
         case.case.io.stdio_buffer = Some(8192);
         case.case.replica = Some(1);
-        case.interference = Some(crate::stats::interference::CaseInterference {
+        case.interference = Some(crate::analysis::interference::CaseInterference {
             trials: 3,
             interfered: 1,
             ..Default::default()

@@ -4,9 +4,10 @@
 //! run, as every comparison is). Pure: it reads results.
 use serde::{Deserialize, Serialize};
 
-use super::analysis::compare_cases;
-use super::crossover::{side_of, Side};
-use super::{RatioEstimate, RunResults, Verdict};
+use super::case_summary::compare_cases;
+use super::RunResults;
+use crate::stats::crossover::{side_of, Side};
+use crate::stats::{RatioEstimate, Verdict};
 
 /// One candidate in the ranking.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
