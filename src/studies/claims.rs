@@ -153,15 +153,19 @@ impl PairInput {
     }
 }
 
-/// Every verdict one comparison can get.
-const PAIR_VERDICTS: [ClaimVerdict; 6] = [
-    ClaimVerdict::Holds,
-    ClaimVerdict::Smaller,
-    ClaimVerdict::Larger,
-    ClaimVerdict::NoEffect,
-    ClaimVerdict::Reversed,
-    ClaimVerdict::NotSimilar,
-];
+/// Every verdict one comparison can get: all but those a claim as a whole
+/// gets from its comparisons (below published, mixed) and unsettled.
+fn pair_verdicts() -> Vec<ClaimVerdict> {
+    ClaimVerdict::ALL
+        .into_iter()
+        .filter(|v| {
+            !matches!(
+                v,
+                ClaimVerdict::Below | ClaimVerdict::Mixed | ClaimVerdict::Unsettled
+            )
+        })
+        .collect()
+}
 
 /// Where a comparison's verdict puts it against the published band.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -244,7 +248,7 @@ fn judge_pair<'a>(published: &Published, input: &'a PairInput) -> Judged<'a> {
             .into_iter()
             .filter_map(of_effect)
             .collect(),
-        (None, None) => PAIR_VERDICTS.to_vec(),
+        (None, None) => pair_verdicts(),
     };
     let (more, near_edge) = match (&on_basis, basis) {
         (Some(o), Some(r)) if verdict.is_none() => {
