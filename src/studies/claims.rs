@@ -21,10 +21,14 @@
 //!
 //! A claim over several comparisons takes the verdict that at least
 //! `quorum` of them share (holds, then reversed, no effect, smaller, larger,
-//! not similar); **mixed** when every comparison is decided (or the
-//! undecided ones could no longer change it) and none reaches the quorum;
-//! otherwise **unsettled**, with its reason ([`Reason`]) and what would
-//! settle it: about how many more runs, from the comparisons' own spread
+//! not similar). An undecided comparison counts as every verdict its CI
+//! still allows ([`effect::possible_verdicts`]). When "holds" can no longer
+//! reach the quorum, the claim is decided against it: **not similar**, or,
+//! with none holding, **below published** (every comparison that cannot
+//! hold lies below the band, not yet one of smaller, no effect, reversed)
+//! or **larger than published**; else **mixed**. Otherwise it is
+//! **unsettled**, with its reason ([`Reason`]) and what would settle it:
+//! about how many more runs, from the comparisons' own spread
 //! ([`crate::stats::power`]).
 //!
 //! A trend claim ([`Expect::Trend`]) fits the slope of the log ratio on the
