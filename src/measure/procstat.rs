@@ -14,7 +14,7 @@
 //! case) the busy fields are sampled: each timer tick charges a whole tick
 //! to whatever ran. Idle time is instead measured exactly by the nohz idle
 //! code (`get_cpu_idle_time_us`, including an idle period in progress), so
-//! [`CpuTimes::busy_ns_idle_based`] is the better estimator; both are then
+//! [`CpuDelta::busy_ns_idle_based`] is the better estimator; both are then
 //! printed in 10 ms units, so either has a resolution of ±10 ms per window.
 //! docs/interference.md has the measurements behind the choice.
 use serde::{Deserialize, Serialize};
