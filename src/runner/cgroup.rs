@@ -39,7 +39,7 @@ fn unique_name() -> String {
 
 impl TrialCgroup {
     /// The cgroups `case`'s trial runs in, reading `path`: its memory budget
-    /// ([`TrialCgroup::create`]) and its device rate (throttling the disk
+    /// ([`TrialCgroup::for_case`]) and its device rate (throttling the disk
     /// holding `path`); `None` when the case asks for neither.
     pub fn for_case(case: &Case, path: &Path) -> Result<Option<TrialCgroup>> {
         let budget = case.memory_budget.filter(|b| b.kind.uses_cgroup());

@@ -18,7 +18,7 @@
 //!
 //! With `--profile`, each child sends its main loop's samples as normalized
 //! addresses; the runner names them right after the trial, outside every
-//! clock, with one [`Namer`] for the whole run (kallsyms and each binary's
+//! clock, with one [`crate::measure::profile::symbolize::Namer`] for the whole run (kallsyms and each binary's
 //! debug information are parsed once), so that the sample it journals holds
 //! names, not addresses that mean nothing after a reboot.
 use std::collections::{BTreeMap, HashSet};

@@ -142,9 +142,9 @@ pub fn check_rate(frequency_hz: u32) -> Result<(), String> {
 /// opens the events: the mode [`decide_mode`] allows, confirmed by opening
 /// (and closing) a sampler on this thread. Fails with one line when
 /// profiling is impossible: a rate above the kernel's limit (a usage error,
-/// [`Error::Plan`]), or perf events refused (`perf_event_paranoid` 3 or
+/// [`crate::error::Error::Plan`]), or perf events refused (`perf_event_paranoid` 3 or
 /// more on kernels that refuse unprivileged users, no perf events at all: a
-/// runtime failure, [`Error::Trial`]).
+/// runtime failure, [`crate::error::Error::Trial`]).
 pub fn probe(frequency_hz: u32) -> crate::error::Result<ModeDecision> {
     use crate::error::Error;
     check_rate(frequency_hz).map_err(Error::Plan)?;

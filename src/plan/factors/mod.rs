@@ -130,7 +130,7 @@ pub struct Factors {
     /// Think times after each operation, ns (`--think-time`; empty: none).
     pub think_ns: Vec<u64>,
     /// Compare write cases that sync differently with each other
-    /// (`--pair-across-sync`; [`Case::sync_level`]).
+    /// (`--pair-across-sync`; [`crate::plan::Case::sync_level`]).
     pub pair_across_sync: bool,
     /// Percent of operations that are reads in a mixed case (`--read-share`;
     /// empty: reads only).
