@@ -296,6 +296,14 @@ mod tests {
         (claim, outcome)
     }
 
+    /// fedorova2019's "2–6x faster".
+    fn two_to_six() -> Published {
+        Published::faster(Size::Range {
+            low: 2.0,
+            high: 6.0,
+        })
+    }
+
     /// A quiet comparison of `n` pairs whose 90% CI is `[lo, hi]`.
     fn ci(lo: f64, hi: f64, n: usize) -> PairInput {
         let t = crate::stats::effect::t_quantile(0.95, (n - 1) as f64);
@@ -316,10 +324,7 @@ mod tests {
 
     #[test]
     fn the_rule_runs_only_the_undecided_comparisons_of_an_unsettled_claim() {
-        let p = Published::faster(Size::Range {
-            low: 2.0,
-            high: 6.0,
-        });
+        let p = two_to_six();
         // Two inside, one straddling 2, one inside: decided (3 of 4 hold).
         let (c, o) = judged(
             p,
@@ -361,10 +366,7 @@ mod tests {
 
     #[test]
     fn a_comparison_on_an_edge_gets_no_runs_but_the_others_of_its_claim_do() {
-        let p = Published::faster(Size::Range {
-            low: 2.0,
-            high: 6.0,
-        });
+        let p = two_to_six();
         // Two inside, one centred on the edge at 2 after 256 pairs (halving
         // its CI would take 1,024: beyond the 400 the rule ever plans), one
         // open: unsettled, and only the open one runs.
@@ -409,10 +411,7 @@ mod tests {
 
     #[test]
     fn a_below_published_claim_is_decided_and_stops() {
-        let p = Published::faster(Size::Range {
-            low: 2.0,
-            high: 6.0,
-        });
+        let p = two_to_six();
         // Reversed, smaller, between no effect and smaller, between smaller
         // and holds: at most 1 of 4 can hold (3 needed): below published,
         // decided at the pilot's look. Running on for a finer verdict
@@ -438,10 +437,7 @@ mod tests {
         for n in [6, 7, 9, 15, 17, 33, 39] {
             assert!(!is_look(n, 5, 40), "{n}");
         }
-        let p = Published::faster(Size::Range {
-            low: 2.0,
-            high: 6.0,
-        });
+        let p = two_to_six();
         for (n, wants) in [
             (5, false),
             (6, true),
