@@ -118,6 +118,14 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason, so tests and docs follow the enum.
+    pub const ALL: [Reason; 4] = [
+        Reason::MachineBusy,
+        Reason::BudgetSpent,
+        Reason::NeedsProfile,
+        Reason::NotMeasured,
+    ];
+
     /// `machine busy`, `budget spent`, `needs --profile`, `not measured`.
     pub fn word(self) -> &'static str {
         match self {
