@@ -318,7 +318,8 @@ fn calibrate_runs_an_a_a_test_and_reports_the_noise_floor_and_false_verdicts() {
         "calibrate: read vs itself, seq 16 KiB sum, warm",
         "A/A: 4 comparisons of 3.0 pairs on average, in 2 families",
         "noise floor: ±",
-        "run verdicts, any difference the CI shows called (--min-effect 0):",
+        // A run's smallest effect unless told otherwise.
+        "run verdicts, a difference called only when its CI lies beyond ±5.0% (--min-effect):",
         "  false verdicts per comparison: raw ",
         "  beside real effects (half of each family's comparisons given an effect",
         "at the current settings (Holm):",
@@ -408,7 +409,7 @@ fn calibrate_runs_an_a_a_test_and_reports_the_noise_floor_and_false_verdicts() {
                 "--comparisons",
                 "3",
                 "--min-effect",
-                "5%",
+                "0",
                 "--from",
             ])
             .arg(&json),
@@ -416,10 +417,72 @@ fn calibrate_runs_an_a_a_test_and_reports_the_noise_floor_and_false_verdicts() {
     let recut = String::from_utf8_lossy(&recut.stdout);
     for needle in [
         "A/A: 6 comparisons of 2.0 pairs on average, in 2 families",
-        "run verdicts, a difference called only when its CI lies beyond ±5.0% (--min-effect):",
+        "run verdicts, any difference the CI shows called (--min-effect 0):",
     ] {
         assert!(recut.contains(needle), "{needle}: {recut}");
     }
+}
+
+/// Without --families, calibrate adds families, looking at 10, 20, 40, 80
+/// and 160, until both rates are shown within or above the 5% target.
+#[test]
+fn calibrate_without_families_runs_until_both_rates_are_shown() {
+    let scratch = Scratch::new();
+    let args = [
+        "calibrate",
+        "--size",
+        "256k",
+        "--runs",
+        "2",
+        "--comparisons",
+        "1",
+    ];
+    let dry = succeeded(
+        faultline()
+            .args(args)
+            .arg("--dry-run")
+            .arg("--data-dir")
+            .arg(scratch.data_dir()),
+    );
+    let dry = String::from_utf8_lossy(&dry.stdout);
+    let then = line_of(
+        &dry,
+        "  then: a family at a time until both false-verdict rates",
+    );
+    assert!(
+        then.contains("looking at 10, 20, 40, 80 and 160 families: up to 320 pairs in all"),
+        "{then}"
+    );
+    let out = succeeded(
+        faultline()
+            .args(args)
+            .arg("--data-dir")
+            .arg(scratch.data_dir()),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("20 alternating pairs (10 families of 1 comparisons of 2 pairs), then a family at a time up to 160"),
+        "{stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let families: usize = line_of(&stdout, "A/A: ")
+        .rsplit_once(" in ")
+        .and_then(|(_, n)| n.strip_suffix(" families")?.parse().ok())
+        .unwrap_or_else(|| panic!("{stdout}"));
+    // It stopped at a look; before the last, only with both rates shown.
+    assert!([10, 20, 40, 80, 160].contains(&families), "{stdout}");
+    let comparison = rate_in(line_of(&stdout, "  per comparison: "));
+    let family = rate_in(line_of(&stdout, "  per family: "));
+    assert_eq!(family.1 as usize, families);
+    if families < 160 {
+        for (_, _, words) in [comparison, family] {
+            assert!(!words.starts_with("not shown"), "{stdout}");
+        }
+    }
+    // Two pairs a comparison give a CI too wide to call ±5%: no false
+    // verdict, so both rates are shown within 5% at 80 families (0 of 72
+    // is the fewest that shows it), not before.
+    assert_eq!(families, 80, "{stdout}");
 }
 
 #[test]

@@ -340,13 +340,19 @@ pub fn from_results(
     per_family: usize,
     min_effect: f64,
 ) -> Option<Calibration> {
+    let logs = aa_log_ratios(results)?;
+    calibrate(&families(&logs, pairs, per_family), min_effect)
+}
+
+/// The log ratios of an A/A run's first comparison (A against A′), one a
+/// counted pair, in run order.
+pub fn aa_log_ratios(results: &super::RunResults) -> Option<Vec<f64>> {
     let c = results.comparisons.first()?;
-    let logs = super::case_summary::compared_log_ratios(
+    super::case_summary::compared_log_ratios(
         &results.cases[c.baseline].counted_samples(),
         &results.cases[c.other].counted_samples(),
         results.settings.metric,
-    )?;
-    calibrate(&families(&logs, pairs, per_family), min_effect)
+    )
 }
 
 /// The `q` quantile (0–1) of `v` by linear interpolation (R type 7).

@@ -10,6 +10,7 @@ pub mod access;
 pub mod across;
 pub mod busy;
 pub mod calibrate;
+pub mod calibrate_until_shown;
 pub mod case_summary;
 pub mod interference;
 pub mod latency;

@@ -12,6 +12,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 
+use faultline::analysis::calibrate_until_shown::{
+    UntilShown, FIRST_LOOK_FAMILIES, MOST_FAMILIES, TARGET_FALSE_RATE,
+};
 use faultline::analysis::RunResults;
 use faultline::error::Error;
 use faultline::method::MethodKind;
@@ -54,17 +57,18 @@ pub struct CalibrateArgs {
     /// Comparisons per family, adjusted together, 1 to 100 (a default run has 4).
     #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub comparisons: u32,
-    /// Families (runs) to simulate, 1 to 1000.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub families: u32,
+    /// Families (runs) to simulate, 1 to 1000 [default: 10, then doubling up to 160 until the
+    /// per-comparison and per-family rates are both shown within or above the 5% target].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub families: Option<u32>,
     /// How verdicts are adjusted within a family, as `run --fdr` (the rates of all three are
     /// printed).
     #[arg(long, value_enum, default_value_t = super::precision_args::DEFAULT_ADJUSTMENT)]
     pub fdr: Adjustment,
-    /// The smallest difference a verdict calls, as `run --min-effect` (e.g. 5%; 0 calls any
-    /// difference the CI shows).
-    #[arg(long, value_name = "P", default_value = "0", value_parser = super::precision_args::parse_min_effect)]
-    pub min_effect: f64,
+    /// The smallest difference a verdict calls, as `run --min-effect` (e.g. 2%; 0 calls any
+    /// difference the CI shows) [default: 5%, as a run's].
+    #[arg(long, value_name = "P", value_parser = super::precision_args::parse_min_effect)]
+    pub min_effect: Option<f64>,
     /// Also judge A/A claims on the same pairs ("B is 1.2x faster than A", "2-6x faster",
     /// "similar within 1.5x"), as `reproduce` judges a study's claims: in fixed comparisons of
     /// --runs pairs, and settled as `reproduce` settles them.
@@ -104,6 +108,27 @@ pub struct CalibrateArgs {
     pub output: super::output_args::OutputArgs,
 }
 
+impl CalibrateArgs {
+    /// `--min-effect`, else a run's default.
+    fn min_effect(&self) -> f64 {
+        self.min_effect
+            .unwrap_or(super::precision_args::DEFAULT_MIN_EFFECT)
+    }
+
+    /// The rule that adds families until the rates are shown, when no
+    /// `--families` fixes their number.
+    fn until_shown(&self) -> Option<UntilShown> {
+        self.families.is_none().then(|| UntilShown {
+            pairs: self.runs as usize,
+            per_family: self.comparisons as usize,
+            min_effect: self.min_effect(),
+            adjustment: self.fdr,
+            first_look: FIRST_LOOK_FAMILIES,
+            most_families: MOST_FAMILIES,
+        })
+    }
+}
+
 /// `--method`'s parser: the read methods only, so that `--help` and the
 /// completions offer none that calibrate refuses.
 fn read_method() -> impl clap::builder::TypedValueParser<Value = MethodKind> {
@@ -134,12 +159,11 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
             Err(code) => return Ok(code),
         },
     };
-    let measured_families = measured.then_some(args.families as usize);
     let calibration = faultline::analysis::calibrate::from_results(
         &results,
         args.runs as usize,
         args.comparisons as usize,
-        args.min_effect,
+        args.min_effect(),
     )
     .ok_or_else(|| {
         for line in faultline::report::failure_lines(&results) {
@@ -160,7 +184,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         .map(|c| c.case.method.to_string())
         .unwrap_or_default();
     println!("calibrate: {method} vs itself, {group}");
-    if measured_families.is_some() {
+    if measured {
         // Kept for `reproduce --dry-run`'s power plan (docs/claims.md); an
         // earlier run read with --from is not this machine's latest noise.
         let noise = faultline::files::noise::Noise {
@@ -178,7 +202,7 @@ pub fn execute(args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let scale = faultline::report::calibration::Scale {
-        families: measured_families.unwrap_or(calibration.families),
+        families: calibration.families,
         pairs_per_family: (args.runs * args.comparisons) as usize,
     };
     for line in faultline::report::calibration::calibration_lines(&calibration, args.fdr, scale) {
@@ -292,6 +316,19 @@ fn read_calibration(path: &std::path::Path) -> anyhow::Result<RunResults> {
     Ok(results)
 }
 
+/// The families at which `rule` looks, e.g. `10, 20, 40, 80 and 160 families`.
+fn looks(rule: &UntilShown) -> String {
+    let at: Vec<String> = (1..=rule.most_families)
+        .filter(|&f| rule.is_look(f))
+        .map(|f| f.to_string())
+        .collect();
+    match at.split_last() {
+        Some((last, [])) => format!("{last} families"),
+        Some((last, rest)) => format!("{} and {last} families", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// A finished A/A session: its results, and its journal when it was kept.
 struct Measured {
     results: RunResults,
@@ -302,7 +339,8 @@ struct Measured {
 /// dry run or of an interrupted one (what it finished is printed and
 /// journalled, nothing is analysed).
 fn measure(args: &CalibrateArgs) -> anyhow::Result<Result<Measured, ExitCode>> {
-    let pairs = args.runs * args.comparisons * args.families;
+    let families = args.families.unwrap_or(FIRST_LOOK_FAMILIES as u32);
+    let pairs = args.runs * args.comparisons * families;
     let factors = Factors {
         methods: vec![args.method],
         patterns: vec![args.pattern],
@@ -332,7 +370,7 @@ fn measure(args: &CalibrateArgs) -> anyhow::Result<Result<Measured, ExitCode>> {
         statistics: Some(Statistics {
             adjustment: args.fdr,
             min_trial_ns: args.min_trial_time.map(|s| (s * 1e9) as u64),
-            min_effect: Some(args.min_effect),
+            min_effect: Some(args.min_effect()),
             ..Statistics::default()
         }),
         ..RunSpec::default()
@@ -361,17 +399,41 @@ fn measure(args: &CalibrateArgs) -> anyhow::Result<Result<Measured, ExitCode>> {
     b.replica = Some(1);
     plan.cases = vec![a, b];
     if args.dry_run {
-        return super::plan_args::print_dry_run("calibrate", &plan, &config).map(Err);
+        let code = super::plan_args::print_dry_run("calibrate", &plan, &config)?;
+        if let Some(rule) = args.until_shown() {
+            let scale = rule.most_families as f64 / families as f64;
+            let first_s = faultline::session::dry_run::estimated_run_seconds(&plan, &config);
+            println!(
+                "  then: a family at a time until both false-verdict rates are shown within or \
+                 above the {:.0}% target, looking at {}: up to {} pairs in all, about {} at most",
+                TARGET_FALSE_RATE * 100.0,
+                looks(&rule),
+                pairs as f64 * scale,
+                faultline::session::dry_run::format_duration(first_s * scale)
+            );
+        }
+        return Ok(Err(code));
     }
+    let until = match args.until_shown() {
+        Some(rule) => format!(
+            ", then a family at a time up to {} until both false-verdict rates are shown \
+             within or above the {:.0}% target (looks at {})",
+            rule.most_families,
+            TARGET_FALSE_RATE * 100.0,
+            looks(&rule)
+        ),
+        None => String::new(),
+    };
     eprintln!(
-        "calibrate: {} as A and B, {} alternating pairs ({} families of {} comparisons of {} pairs)",
-        args.method,
-        pairs,
-        args.families,
-        args.comparisons,
-        args.runs
+        "calibrate: {} as A and B, {} alternating pairs ({} families of {} comparisons of {} \
+         pairs){until}",
+        args.method, pairs, families, args.comparisons, args.runs
     );
-    let finished = Session::fresh(plan, &config)?.run()?;
+    let mut session = Session::fresh(plan, &config)?;
+    if let Some(rule) = args.until_shown() {
+        session = session.settled_by(session::Settle(std::sync::Arc::new(rule)));
+    }
+    let finished = session.run()?;
     if finished.interrupted {
         return Ok(Err(super::print_finished(&finished, &args.output)));
     }

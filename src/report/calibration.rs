@@ -7,9 +7,7 @@ use crate::analysis::calibrate::{
 };
 use crate::stats::fdr::Adjustment;
 
-/// The most false verdicts, per comparison and per family, that
-/// `faultline calibrate` accepts.
-pub const TARGET_FALSE_RATE: f64 = 0.05;
+pub use crate::analysis::calibrate_until_shown::TARGET_FALSE_RATE;
 
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
