@@ -382,7 +382,7 @@ impl Preset for Fedorova2019 {
             "Cold drops the file's pages with posix_fadvise(DONTNEED) before each trial; the original wrote 1 to drop_caches (every clean page). Not switched by --faithful: give --drop-caches (root) to replay it.".into(),
             "The profile (with --profile) is faultline's: cpu-clock samples of each trial's main loop, sorted into faultline's categories (docs/profile.md), where the post read perf's functions on a 2019 kernel. Its functions map onto the categories as the profile table lists: copy_user_enhanced_fast_string is copy to user (rep_movs_alternative on current kernels); do_syscall_64, entry_SYSCALL_64 and syscall_return_via_sysret as the leaf are syscall entry/exit; find_get_entry and generic_file_buffered_read are page-cache lookup (filemap_get_pages, filemap_read now). The post's ~36% for mapping pages was inferred from MAP_POPULATE's speedup, not read from its profile; faultline sets it against the share of samples in page-fault handling. The post's 16 KiB profile ran for the whole file; faultline's covers every trial's main loop, and needs --profile (without it the profile claims are not judged).".into(),
             "Quick uses a 64 MiB file and 5 repetitions (3 leave the CI too wide to decide), and a 256 MiB file for the MAP_POPULATE rows (over 64 MiB the main loop is too short for a 36% difference to stand out of this machine's noise); full uses the post's 4 GiB for every row with the 3 repetitions of the benchmark's code (the number comes from its code, not the post's text). --faithful runs 3 at quick too, so expect more unsettled verdicts.".into(),
-            "\"Warm ... a more consistent improvement\" is judged as the claim about spread it is (the claim warm-consistent): the standard deviation of the log speedups across the six cold comparisons against the six warm ones, by an F test at the claims' 90% level; the post gives no figure, so faultline reads \"more consistent\" as at least 1.25 times. Six comparisons a side give the F test 5 and 5 degrees of freedom, so its CI stays wide however many runs are added.".into(),
+            "\"Warm ... a more consistent improvement\" is judged as the claim about spread it is (the claim warm-consistent): how much the true speedups of the post's six cold experiments (3 block sizes, sequential and random) vary against its six warm ones, as standard deviations of their logs, at the claims' 90% level; the post gives no figure, so faultline reads \"more consistent\" as at least 1.25 times. The claim is about these experiments, not a wider population of them, so the CI comes from each speedup's measurement error, and more runs narrow it.".into(),
         ]
     }
 
@@ -545,17 +545,19 @@ impl Preset for Fedorova2019 {
 }
 
 /// Judges the post's "warm gives a more consistent improvement" as the
-/// claim about spread it is: the standard deviation of the log speedups
-/// across the `cold` comparisons over that across the `warm` ones, with
-/// its 90% CI from the F test of two variances
-/// ([`crate::stats::dispersion`]), against "at least
-/// [`CONSISTENT_AT_LEAST`]" (faultline's reading: the post gives no
-/// figure). Each comparison's speedup is its estimate as the claims take
+/// claim about spread it is: how much the true speedups of the `cold`
+/// comparisons vary (the standard deviation of their logs) over how much
+/// the `warm` ones do, against "at least [`CONSISTENT_AT_LEAST`]"
+/// (faultline's reading: the post gives no figure). The claim is about
+/// the post's own six experiments a side, not a population they were drawn
+/// from, so the spreads are those of these comparisons' true speedups, each
+/// corrected for its measurement noise, and the 90% CI comes from the
+/// speedups' own measurement error
+/// ([`crate::stats::dispersion::spread_ratio_of_estimates`]): more runs
+/// narrow it. Each comparison's speedup is its estimate as the claims take
 /// it (the clean pairs only, where any was interfered with). **holds** when
 /// the CI lies above that, **reversed** when it lies below 1 (cold the more
-/// consistent), **smaller than published** between, else unsettled: the
-/// CI's width is set by the number of comparisons (the F test's degrees of
-/// freedom), so more runs of the same comparisons narrow it little.
+/// consistent), **smaller than published** between, else unsettled.
 pub(crate) fn judge_consistency(
     warm: &[crate::studies::claims::PairInput],
     cold: &[crate::studies::claims::PairInput],
@@ -592,7 +594,7 @@ pub(crate) fn judge_consistency(
     let mut outcome = ClaimOutcome {
         id: "warm-consistent".into(),
         claim: format!(
-            "warm, mmap's improvement is more consistent than cold: the spread of the speedups (the standard deviation of their logs) across the {} cold comparisons is at least {CONSISTENT_AT_LEAST}x that across the {} warm ones (faultline's reading of \"more consistent\"), by an F test of the two variances",
+            "warm, mmap's improvement is more consistent than cold: the true speedups of the {} cold comparisons vary (standard deviation of their logs) at least {CONSISTENT_AT_LEAST}x as much as those of the {} warm ones (faultline's reading of \"more consistent\"), each spread corrected for measurement noise, its CI from the speedups' own",
             cold.len(),
             warm.len()
         ),
@@ -602,8 +604,8 @@ pub(crate) fn judge_consistency(
         level: CLAIM_LEVEL,
         ..Default::default()
     };
-    let side = |ps: &[crate::studies::claims::PairInput]| -> Option<Vec<f64>> {
-        ps.iter().map(|p| logs_of(p).map(|l| l.mean)).collect()
+    let side = |ps: &[crate::studies::claims::PairInput]| -> Option<Vec<LogRatios>> {
+        ps.iter().map(logs_of).collect()
     };
     let interfered = warm
         .iter()
@@ -638,13 +640,15 @@ pub(crate) fn judge_consistency(
         outcome.pairs = rows;
         return outcome;
     };
-    let Some(r) = crate::stats::dispersion::sd_ratio(&c, &w, CLAIM_LEVEL) else {
+    let Some(r) = crate::stats::dispersion::spread_ratio_of_estimates(&c, &w, CLAIM_LEVEL) else {
         outcome.unsettled = Some(Unsettled {
-            reason: Reason::NotMeasured,
-            settle: "needs two or more warm and two or more cold comparisons, the warm ones not all equal".into(),
+            reason: Reason::BudgetSpent,
+            settle: "more runs of every comparison: a side's speedups differ by no more than their own measurement noise, so its spread cannot be told from zero yet".into(),
             more_runs: None,
         });
-        outcome.explanation = "the warm speedups have no spread to compare with".into();
+        outcome.explanation =
+            "the speedups of one side vary no more than their measurement noise accounts for"
+                .into();
         outcome.pairs = rows;
         return outcome;
     };
@@ -669,26 +673,25 @@ pub(crate) fn judge_consistency(
         interfered_share: interfered,
         ..Default::default()
     });
-    let range = |x: &[f64]| {
+    let range = |x: &[LogRatios]| {
         let (lo, hi) = x
             .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-                (a.min(v), b.max(v))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(v.mean), b.max(v.mean))
             });
         format!("{:.2}–{:.2}x", lo.exp(), hi.exp())
     };
     outcome.explanation = format!(
-        "cold speedups {} (sd of their logs {:.3}), warm {} (sd {:.3}): cold over warm {:.2} [{:.0}% CI {:.2}–{:.2}, F test on {} and {} degrees of freedom] against the published {}{}",
+        "cold speedups {} (spread, the sd of their logs less measurement noise, {:.3}), warm {} ({:.3}): cold over warm {:.2} [{:.0}% CI {:.2}–{:.2}, from the speedups' measurement error, {:.0} degrees of freedom] against the published {}{}",
         range(&c),
-        r.sds.0,
+        r.spreads.0,
         range(&w),
-        r.sds.1,
+        r.spreads.1,
         r.ratio,
         CLAIM_LEVEL * 100.0,
         r.ci.0,
         r.ci.1,
-        r.df.0,
-        r.df.1,
+        r.df,
         published.band_words(),
         if interfered > 0.0 {
             " (each comparison from its clean pairs only)"
@@ -709,10 +712,7 @@ pub(crate) fn judge_consistency(
         }),
         None => Some(Unsettled {
             reason: Reason::BudgetSpent,
-            settle: format!(
-                "the CI's width comes from the number of comparisons ({} and {} degrees of freedom), not from the runs: more runs narrow each speedup but not this much; only more comparisons (block sizes) than the post measured would",
-                r.df.0, r.df.1
-            ),
+            settle: "more runs of every comparison: the CI comes from the speedups' own measurement error, which more runs narrow".into(),
             more_runs: None,
         }),
     };
@@ -995,8 +995,14 @@ mod tests {
 
     /// A quiet comparison whose speedup is `ratio`, tight (±1%), over 6 pairs.
     fn point(ratio: f64) -> crate::studies::claims::PairInput {
+        wobbly(ratio, 0.01)
+    }
+
+    /// A quiet comparison whose speedup is `ratio`, its pairs alternately
+    /// `wobble` apart, over 6 pairs.
+    fn wobbly(ratio: f64, wobble: f64) -> crate::studies::claims::PairInput {
         let base: Vec<f64> = (0..6)
-            .map(|i| ratio * (1.0 + 0.01 * (i % 2) as f64))
+            .map(|i| ratio * (1.0 + wobble * (i % 2) as f64))
             .collect();
         crate::studies::claims::PairInput::quiet(
             &format!("{ratio}x"),
@@ -1019,20 +1025,29 @@ mod tests {
         assert!(lo > 1.25 && lo < o.measured.unwrap() && o.measured.unwrap() < hi);
         assert!(
             o.explanation
-                .contains("F test on 5 and 5 degrees of freedom"),
+                .contains("from the speedups' measurement error"),
             "{}",
             o.explanation
         );
         // The other way: cold the more consistent.
         let o = judge_consistency(&cold_wide, &warm_tight);
         assert_eq!(o.verdict, ClaimVerdict::Reversed, "{}", o.explanation);
-        // Spreads alike: six points a side cannot tell, and more runs would not.
+        // Spreads alike, each speedup measured to ±1%: no effect. The
+        // experiments are these six, so their spreads are known as well as
+        // their speedups are.
         let alike: Vec<_> = [1.0, 1.5, 2.2, 3.0, 1.2, 2.6].map(point).to_vec();
         let o = judge_consistency(&alike, &alike);
-        assert_eq!(o.verdict, ClaimVerdict::Unsettled);
+        assert_eq!(o.verdict, ClaimVerdict::NoEffect, "{}", o.explanation);
+        // Cold a little wider, but its speedups measured coarsely: more
+        // runs would tell.
+        let coarse: Vec<_> = [1.0, 1.6, 2.4, 3.3, 1.2, 2.9]
+            .map(|r| wobbly(r, 0.5))
+            .to_vec();
+        let o = judge_consistency(&alike, &coarse);
+        assert_eq!(o.verdict, ClaimVerdict::Unsettled, "{}", o.explanation);
         let u = o.unsettled.unwrap();
         assert_eq!(u.reason, Reason::BudgetSpent);
-        assert!(u.settle.contains("number of comparisons"), "{}", u.settle);
+        assert!(u.settle.contains("more runs"), "{}", u.settle);
         assert_eq!(u.more_runs, None);
         // Interfered with, no clean pairs left: machine busy.
         let mut busy = cold_wide.clone();
