@@ -71,10 +71,36 @@ impl ClaimRule {
     }
 }
 
-/// Whether a claim's outcome would be changed by more runs of its cases.
+/// A "below published" claim's undecided comparison gets runs toward its
+/// finer verdict (no effect, smaller than published, reversed) only while
+/// that takes at most this many times the pairs it has: a refinement
+/// within reach makes two passes agree on the finer word, and one far off
+/// would only give noise more looks at "reversed" (docs/claims.md).
+pub const BELOW_REFINED_WITHIN: usize = 4;
+
+/// Whether an undecided comparison of a "below published" claim gets the
+/// `more` runs its finer verdict needs: only when they are within reach
+/// ([`BELOW_REFINED_WITHIN`] times its pairs) and its CI is already
+/// narrow, at most four no-effect margins wide
+/// ([`crate::stats::effect::NO_EFFECT_MARGIN`] a side, twice over). A
+/// noisy comparison whose estimate lies deep in "reversed" by chance needs
+/// few runs to be decided there; the width test keeps noise from being
+/// refined into a verdict (`faultline calibrate --claims` and the
+/// simulated rates in `studies::calibrate_claims` measure it).
+fn refinable_below(row: &crate::studies::claims::PairOutcome, more: usize) -> bool {
+    let narrow = row.ci.is_some_and(|(lo, hi)| {
+        lo > 0.0 && (hi / lo).ln() / 2.0 <= 2.0 * crate::stats::effect::NO_EFFECT_MARGIN.ln_1p()
+    });
+    narrow && more <= BELOW_REFINED_WITHIN * row.runs
+}
+
+/// Whether a claim's outcome would be changed by more runs of its cases:
+/// an unsettled one for want of runs, and a "below published" one whose
+/// finer verdict is within reach ([`BELOW_REFINED_WITHIN`]).
 fn wants_runs(verdict: ClaimVerdict, reason: Option<Reason>) -> bool {
-    verdict == ClaimVerdict::Unsettled
-        && matches!(reason, Some(Reason::BudgetSpent | Reason::MachineBusy))
+    (verdict == ClaimVerdict::Unsettled
+        && matches!(reason, Some(Reason::BudgetSpent | Reason::MachineBusy)))
+        || verdict == ClaimVerdict::Below
 }
 
 /// The cases of `claim` that another paired run would help decide, from
@@ -190,10 +216,12 @@ pub fn comparisons_wanting_runs(
         .enumerate()
         .filter(|(_, row)| {
             let undecided = row.verdict == Some(ClaimVerdict::Unsettled);
-            let decidable = reason == Some(Reason::MachineBusy)
-                || row
-                    .more_runs
-                    .is_some_and(|more| row.runs + more <= max_runs);
+            let within = |more: usize| {
+                row.runs + more <= max_runs
+                    && (outcome.verdict != ClaimVerdict::Below || refinable_below(row, more))
+            };
+            let decidable =
+                reason == Some(Reason::MachineBusy) || row.more_runs.is_some_and(within);
             let wanted = trend
                 || !is_look(row.runs, pilot, max_runs)
                 || (undecided && (between || decidable));
@@ -414,7 +442,8 @@ mod tests {
         let p = two_to_six();
         // Reversed, smaller, between no effect and smaller, between smaller
         // and holds: at most 1 of 4 can hold (3 needed): below published,
-        // decided at the pilot's look. Running on for a finer verdict
+        // decided at the pilot's look. Its undecided comparisons are too
+        // wide (±13% and more) to refine: running on for a finer verdict
         // would give noise more looks at "reversed" (docs/claims.md).
         let (c, o) = judged(
             p,
@@ -427,6 +456,40 @@ mod tests {
         );
         assert_eq!(o.verdict, ClaimVerdict::Below, "{o:?}");
         assert!(runs_wanted(&c, &o, 5, 1000).is_empty());
+    }
+
+    #[test]
+    fn a_below_published_claim_refines_only_a_narrow_comparison_within_reach() {
+        let p = two_to_six();
+        // Below published as before; the last comparison is narrow
+        // (±4.6%) and straddles the 1.05 edge of no effect a little way
+        // from it: a few more runs decide it (no effect or smaller).
+        let narrow = ci(1.03, 1.13, 5);
+        let (c, o) = judged(
+            p,
+            &[ci(0.5, 0.8, 5), ci(1.2, 1.5, 5), ci(1.0, 1.3, 5), narrow],
+        );
+        assert_eq!(o.verdict, ClaimVerdict::Below, "{o:?}");
+        let more = o.pairs[3].more_runs.expect("runs that decide it");
+        assert!(more <= BELOW_REFINED_WITHIN * 5, "{o:?}");
+        assert_eq!(
+            comparisons_wanting_runs(&o, 4, false, 5, 1000),
+            vec![3],
+            "only the narrow one: the wide 1.0–1.3 is noise to refine"
+        );
+        assert_eq!(runs_wanted(&c, &o, 5, 1000).len(), 2);
+        // The same estimate but wide (±13%): as noisy as the 1.0–1.3 row.
+        let (_, wide) = judged(
+            two_to_six(),
+            &[
+                ci(0.5, 0.8, 5),
+                ci(1.2, 1.5, 5),
+                ci(1.0, 1.3, 5),
+                ci(0.95, 1.23, 5),
+            ],
+        );
+        assert_eq!(wide.verdict, ClaimVerdict::Below, "{wide:?}");
+        assert!(comparisons_wanting_runs(&wide, 4, false, 5, 1000).is_empty());
     }
 
     #[test]
