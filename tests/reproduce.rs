@@ -820,7 +820,7 @@ fn a_quick_replay_of_every_study_shares_one_settling_budget() {
     let stdout = flat(&String::from_utf8_lossy(&out.stdout));
     assert_eq!(
         stdout
-            .matches("at most 1 min 30 s of trials, from 3 min 00 s shared by the 5 presets")
+            .matches("at most 1 min 30 s of trials, from 3 min 20 s shared by the 5 presets")
             .count(),
         5,
         "{stdout}"
