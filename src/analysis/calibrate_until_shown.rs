@@ -50,7 +50,9 @@ impl UntilShown {
     pub fn is_look(&self, families: usize) -> bool {
         let first = self.first_look.max(1);
         families >= self.most_families
-            || (families >= first && families % first == 0 && (families / first).is_power_of_two())
+            || (families >= first
+                && families.is_multiple_of(first)
+                && (families / first).is_power_of_two())
     }
 
     /// The pairs of one family.
@@ -76,7 +78,7 @@ impl SettleRule for UntilShown {
         if families >= self.most_families {
             return Vec::new();
         }
-        if pairs % self.family_pairs() != 0 || !self.is_look(families) {
+        if !pairs.is_multiple_of(self.family_pairs()) || !self.is_look(families) {
             return both;
         }
         match from_results(results, self.pairs, self.per_family, self.min_effect) {
