@@ -459,8 +459,8 @@ mod tests {
         let ratio = &r[0];
         // Settling decides most comparisons as no effect or below published
         // (both true of an A/A pair; below published stops as soon as 1.2x
-        // is ruled out), with more pairs than the pilot, never more than
-        // the cap.
+        // is ruled out, unless a narrow comparison is within reach of no
+        // effect), with more pairs than the pilot, never more than the cap.
         assert!(
             count(ratio, ClaimVerdict::NoEffect) + count(ratio, ClaimVerdict::Below)
                 > ratio.any_false.of * 9 / 10,

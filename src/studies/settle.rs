@@ -17,8 +17,10 @@
 //! interfered with (more runs on a busy machine are as busy), and the
 //! preset's time budget lasts. A claim that is decided at one of the
 //! rule's looks ([`is_look`]: the pilot, each power of two, the cap) stops
-//! getting runs; one decided between two looks runs on to the next, so
-//! that noise gets a few chances to pass for a verdict, not one per run.
+//! getting runs (but for a "below published" claim's narrow comparison
+//! within reach of its finer verdict, [`BELOW_REFINED_WITHIN`]); one
+//! decided between two looks runs on to the next, so that noise gets a few
+//! chances to pass for a verdict, not one per run.
 use crate::analysis::settle_rule::SettleRule;
 use crate::analysis::RunResults;
 use crate::plan::{Case, Plan};
@@ -171,9 +173,10 @@ pub fn is_look(runs: usize, pilot: usize, max_runs: usize) -> bool {
 
 /// The comparisons (indices of the first `comparisons` rows of
 /// `outcome.pairs`) of a claim that get another paired run:
-/// - a claim decided at a look ([`is_look`]) gets none, "below published"
-///   included (more looks for a finer verdict would give noise more chances
-///   to pass for "reversed");
+/// - a claim decided at a look ([`is_look`]) gets none, but for a "below
+///   published" one's undecided comparisons that are narrow and within
+///   reach of their finer verdict (`refinable_below`; a wide one would give
+///   noise more chances to pass for "reversed");
 /// - a claim decided between two looks: each comparison between looks;
 /// - a claim unsettled for want of runs (budget spent, machine busy): each
 ///   undecided comparison whose own spread says a reachable number of runs
