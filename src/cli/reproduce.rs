@@ -743,15 +743,20 @@ mod tests {
         let quick = args(&[]);
         // One preset: its own default.
         assert_eq!(preset_budget(&quick, 1, 1, 0.0), QUICK_MAX_TIME_S);
-        // The first of five: 180 s less 4 × 20 s kept for the rest.
+        // The first of five: the shared total less 4 reserves kept for the
+        // rest (200 − 4 × 20 = 120), never more than its own 90 s.
         assert_eq!(
             preset_budget(&quick, 5, 5, 0.0),
-            100.0f64.min(QUICK_MAX_TIME_S)
+            (QUICK_ALL_TIME_S - 4.0 * QUICK_RESERVE_S).min(QUICK_MAX_TIME_S)
         );
-        // The third after the first two spent 60 s: 180 − 60 − 2 × 20.
-        assert_eq!(preset_budget(&quick, 5, 3, 60.0), 80.0);
+        // The third after the first two spent 100 s: 200 − 100 − 2 × 20.
+        assert_eq!(
+            preset_budget(&quick, 5, 3, 100.0),
+            QUICK_ALL_TIME_S - 100.0 - 2.0 * QUICK_RESERVE_S
+        );
+        assert_eq!(QUICK_ALL_TIME_S - 100.0 - 2.0 * QUICK_RESERVE_S, 60.0);
         // The last, with 150 s spent: what is left.
-        assert_eq!(preset_budget(&quick, 5, 1, 150.0), 30.0);
+        assert_eq!(preset_budget(&quick, 5, 1, 150.0), 50.0);
         // Over the total already: the reserve, never nothing.
         assert_eq!(preset_budget(&quick, 5, 2, 500.0), QUICK_RESERVE_S);
         // The user's --max-time, and --full, are each preset's own.
