@@ -475,14 +475,15 @@ fn calibrate_without_families_runs_until_both_rates_are_shown() {
     let family = rate_in(line_of(&stdout, "  per family: "));
     assert_eq!(family.1 as usize, families);
     if families < 160 {
-        for (_, _, words) in [comparison, family] {
+        for (_, _, words) in [&comparison, &family] {
             assert!(!words.starts_with("not shown"), "{stdout}");
         }
     }
-    // Two pairs a comparison give a CI too wide to call ±5%: no false
-    // verdict, so both rates are shown within 5% at 80 families (0 of 72
-    // is the fewest that shows it), not before.
-    assert_eq!(families, 80, "{stdout}");
+    // A rate within 5% needs at least 72 families (0 of 72: upper end
+    // 4.99%); fewer stop only on a rate shown above the target.
+    if families < 72 {
+        assert!(family.2.starts_with("ABOVE"), "{stdout}");
+    }
 }
 
 #[test]
