@@ -339,14 +339,14 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .filter_map(|r| run.case(r.case))
         .find(|c| winner.is_some_and(|w| w.case.method != c.case.method));
-    let top: Vec<&faultline::analysis::CaseResult> = winner.into_iter().chain(rival).collect();
+    let top: Vec<&faultline::results::CaseResult> = winner.into_iter().chain(rival).collect();
     // The pair both maps compare: the rival as A, the winner as B, with
     // the mmap candidate's options.
     let pair = match top.as_slice() {
         [w, r] => {
             let mut f = base.clone();
             f.methods = vec![r.case.method, w.case.method];
-            let mapped = |c: &faultline::analysis::CaseResult| c.case.method == MethodKind::Mmap;
+            let mapped = |c: &faultline::results::CaseResult| c.case.method == MethodKind::Mmap;
             let m = if mapped(w) { w } else { r };
             f.populates = vec![m.case.populate.unwrap_or(Populate::None)];
             f.advices = vec![m.case.advice.unwrap_or(Advice::Normal)];

@@ -314,7 +314,7 @@ pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> 
 /// counter behind each verdict. Verdict words carry colour codes, which
 /// [`output_args::OutputArgs::print`] keeps or strips.
 pub fn results_text(
-    results: &faultline::analysis::RunResults,
+    results: &faultline::results::RunResults,
     output: &output_args::OutputArgs,
 ) -> String {
     use faultline::report::terminal::{self, verdicts as verdict_line};

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use faultline::analysis::RunResults;
 use faultline::error::Error;
 use faultline::files::outputs::Files;
 use faultline::report;
+use faultline::results::RunResults;
 
 /// Flags of `faultline report`.
 #[derive(Debug, Args)]

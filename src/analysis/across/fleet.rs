@@ -15,9 +15,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::analysis::case_summary::throughput_bps;
-use crate::analysis::{CaseResult, RunResults};
 use crate::error::{Error, Result};
-use crate::results::Sample;
+use crate::results::{CaseResult, RunResults, Sample};
 use crate::stats::{RatioEstimate, Verdict};
 
 /// The smallest change between two runs that is called faster or slower
