@@ -644,7 +644,6 @@ const LONG_FILES: &[(&str, &str)] = &[
 /// with the reason it stays.
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("analysis/across/fleet.rs::fleet", "the fleet comparison's assembly: matching cases and comparisons across runs, step by step"),
-    ("analysis/run_results.rs::assemble", "the results' assembly from the plan and raw samples, one part of RunResults after another; to split when RunResults moves to results/ (issue 22, step 5)"),
     ("cli/map.rs::spec", "the map's checks from flags to a spec, one refusal after another in the order the flags are read"),
     ("cli/advise.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
     ("cli/report.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
