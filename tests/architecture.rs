@@ -642,10 +642,10 @@ const LONG_FILES: &[(&str, &str)] = &[
 
 /// Functions allowed past [`MAX_FUNCTION_LINES`] (`file::function`), each
 /// with the reason it stays.
+#[rustfmt::skip]
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("analysis/across/fleet.rs::fleet", "the fleet comparison's assembly: matching cases and comparisons across runs, step by step"),
     ("cli/map.rs::spec", "the map's checks from flags to a spec, one refusal after another in the order the flags are read"),
-    ("cli/advise.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
     ("cli/report.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
     ("cli/reproduce.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
     ("report/plot/bars.rs::draw_panel", "one panel's drawing, every coordinate shared through it"),
