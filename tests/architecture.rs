@@ -646,7 +646,6 @@ const LONG_FILES: &[(&str, &str)] = &[
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
     ("analysis/across/fleet.rs::fleet", "the fleet comparison's assembly: matching cases and comparisons across runs, step by step"),
     ("cli/map.rs::spec", "the map's checks from flags to a spec, one refusal after another in the order the flags are read"),
-    ("cli/reproduce.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
     ("report/plot/bars.rs::draw_panel", "one panel's drawing, every coordinate shared through it"),
     ("studies/claims.rs::judge_effects", "one claim rule's decision table, read as one piece"),
     ("studies/claims.rs::judge_trend", "one claim rule's decision table, read as one piece"),
