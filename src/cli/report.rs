@@ -133,14 +133,7 @@ fn checked_plots(
     Vec<report::plot::Plot>,
     Vec<report::plot::flame::FlameGraph>,
 )> {
-    if let Ok(target) = std::fs::read_link(dir) {
-        return Err(Error::Plan(format!(
-            "--plots {}: is a symbolic link (to {}); faultline writes into a real directory only, never through a link: give the directory itself",
-            dir.display(),
-            target.display()
-        ))
-        .into());
-    }
+    faultline::files::outputs::refuse_linked_dir("--plots", dir)?;
     if dir.exists() && !dir.is_dir() {
         return Err(Error::Plan(format!("--plots {}: is not a directory", dir.display())).into());
     }

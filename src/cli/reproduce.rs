@@ -506,14 +506,7 @@ fn check_outputs(
         files.input("--resume", journal)?;
     }
     if let Some(dir) = &args.plots {
-        if let Ok(target) = std::fs::read_link(dir) {
-            return Err(Error::Plan(format!(
-                "--plots {}: is a symbolic link (to {}); faultline writes into a real directory only, never through a link: give the directory itself",
-                dir.display(),
-                target.display()
-            ))
-            .into());
-        }
+        faultline::files::outputs::refuse_linked_dir("--plots", dir)?;
     }
     if let Some(report) = &args.report {
         files.output("--report", report)?;
