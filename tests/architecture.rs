@@ -644,7 +644,6 @@ const LONG_FILES: &[(&str, &str)] = &[
 /// with the reason it stays.
 #[rustfmt::skip]
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
-    ("analysis/across/fleet.rs::fleet", "the fleet comparison's assembly: matching cases and comparisons across runs, step by step"),
     ("report/plot/bars.rs::draw_panel", "one panel's drawing, every coordinate shared through it"),
     ("studies/claims.rs::judge_effects", "one claim rule's decision table, read as one piece"),
     ("studies/claims.rs::judge_trend", "one claim rule's decision table, read as one piece"),
