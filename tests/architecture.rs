@@ -644,7 +644,6 @@ const LONG_FILES: &[(&str, &str)] = &[
 /// with the reason it stays.
 #[rustfmt::skip]
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
-    ("report/plot/bars.rs::draw_panel", "one panel's drawing, every coordinate shared through it"),
     ("studies/claims.rs::judge_effects", "one claim rule's decision table, read as one piece"),
     ("studies/claims.rs::judge_trend", "one claim rule's decision table, read as one piece"),
     ("studies/fedorova2019.rs::judge_consistency", "one claim rule's decision table, read as one piece"),
