@@ -2,14 +2,15 @@
 //! unit tests of every layer. No stats function is called to build them.
 use std::collections::BTreeMap;
 
-use crate::analysis::case_summary::{CaseSummary, PerMib};
-use crate::analysis::{CaseResult, ComparisonResult, RunResults};
 use crate::measure::environment::Environment;
 use crate::measure::rusage::Counters;
 use crate::method::MethodKind;
 use crate::pattern::Pattern;
 use crate::plan::{CacheState, Case, Metric, OrderPolicy};
-use crate::results::{ChildReport, Sample, Settings, TrialFailure};
+use crate::results::{
+    CaseResult, CaseSummary, ChildReport, ComparisonResult, PerMib, RunResults, Sample, Settings,
+    TrialFailure,
+};
 use crate::stats::{RatioEstimate, Summary, Verdict};
 
 /// A summary with the given mean, sd and CI; the other fields follow from them.
@@ -98,8 +99,8 @@ pub(crate) fn case_summary(per_mib: PerMib, read_amplification: Option<f64>) -> 
 /// with these mean shares (CI ±0.02), and one folded stack per category.
 pub(crate) fn profile_summary(
     shares: &[(crate::measure::profile::Category, f64)],
-) -> crate::analysis::profile::ProfileSummary {
-    use crate::analysis::profile::{CategoryShare, ProfileSummary};
+) -> crate::results::ProfileSummary {
+    use crate::results::{CategoryShare, ProfileSummary};
     let total = 3000.0;
     ProfileSummary {
         mode: crate::measure::profile::ProfileMode::KernelUser,

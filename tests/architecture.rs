@@ -642,14 +642,8 @@ const LONG_FILES: &[(&str, &str)] = &[
 
 /// Functions allowed past [`MAX_FUNCTION_LINES`] (`file::function`), each
 /// with the reason it stays.
+#[rustfmt::skip]
 const LONG_FUNCTIONS: &[(&str, &str)] = &[
-    ("analysis/across/fleet.rs::fleet", "the fleet comparison's assembly: matching cases and comparisons across runs, step by step"),
-    ("analysis/run_results.rs::assemble", "the results' assembly from the plan and raw samples, one part of RunResults after another; to split when RunResults moves to results/ (issue 22, step 5)"),
-    ("cli/map.rs::spec", "the map's checks from flags to a spec, one refusal after another in the order the flags are read"),
-    ("cli/advise.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
-    ("cli/report.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
-    ("cli/reproduce.rs::execute", "the subcommand's steps from flags to output, in order: shrinks with RunSpec (issue 22, step 1)"),
-    ("report/plot/bars.rs::draw_panel", "one panel's drawing, every coordinate shared through it"),
     ("studies/claims.rs::judge_effects", "one claim rule's decision table, read as one piece"),
     ("studies/claims.rs::judge_trend", "one claim rule's decision table, read as one piece"),
     ("studies/fedorova2019.rs::judge_consistency", "one claim rule's decision table, read as one piece"),

@@ -9,13 +9,12 @@
 //! ([`RunResults::assemble`]): real summaries, comparisons and adjustments.
 use std::collections::BTreeMap;
 
-use faultline::analysis::RunResults;
 use faultline::measure::environment::Environment;
 use faultline::measure::rusage::Counters;
 use faultline::method::MethodKind;
 use faultline::pattern::Pattern;
 use faultline::plan::{CacheState, Case, Metric, OrderPolicy, Plan};
-use faultline::results::{ChildReport, RawResults, Sample, Settings};
+use faultline::results::{ChildReport, RawResults, RunResults, Sample, Settings};
 use faultline::workload::WorkloadKind;
 
 /// A small seeded generator (SplitMix64): the same export for the same seed.

@@ -15,9 +15,7 @@
 //! Every sample stays in the results, marked; nothing here measures.
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
-use crate::results::Sample;
+use crate::results::{CaseInterference, Sample};
 
 /// `excluded` of a sample a later attempt of the same run replaces.
 pub const RETRIED: &str = "retried";
@@ -55,32 +53,7 @@ pub fn mark_excluded(samples: &mut [Sample], exclude_interfered: bool) {
 
 /// The samples the statistics count (those not marked).
 pub fn counted(samples: &[Sample]) -> Vec<Sample> {
-    samples
-        .iter()
-        .filter(|s| s.excluded.is_none())
-        .cloned()
-        .collect()
-}
-
-/// How interference touched one case's trials.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CaseInterference {
-    /// Trials with an interference record, every attempt included.
-    pub trials: usize,
-    /// Of those, the interfered ones.
-    pub interfered: usize,
-    /// Re-runs made (`--retry-interfered`).
-    pub retries: usize,
-    /// Runs whose last attempt was still interfered.
-    pub interfered_in_the_end: usize,
-    /// Runs (last attempts) in all.
-    pub runs: usize,
-    /// Samples left out because they were interfered (`--exclude-interfered`).
-    pub excluded: usize,
-    /// The most frequent kind of reason, e.g. `other processes used`, with
-    /// one full example.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub example: Option<String>,
+    samples.iter().filter(|s| s.is_counted()).cloned().collect()
 }
 
 /// The words of a reason without its figures, which name its kind (the

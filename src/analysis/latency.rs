@@ -4,27 +4,9 @@
 //! summarises each of them across its trials (so `p99_ns.mean` is the mean
 //! of the trials' 99th percentiles, not a percentile of pooled operations,
 //! and its CI says how much the p99 moves from trial to trial).
-use serde::{Deserialize, Serialize};
 
-use crate::results::Sample;
-use crate::stats::summary::{summarize, Summary};
-
-/// Each latency percentile summarised across a case's trials, ns.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LatencySummary {
-    /// Trials that recorded latency.
-    pub trials: usize,
-    /// Medians.
-    pub p50_ns: Summary,
-    /// 90th percentiles.
-    pub p90_ns: Summary,
-    /// 99th percentiles.
-    pub p99_ns: Summary,
-    /// 99.9th percentiles.
-    pub p999_ns: Summary,
-    /// Maxima.
-    pub max_ns: Summary,
-}
+use crate::results::{LatencySummary, Sample};
+use crate::stats::summary::summarize;
 
 /// Summarises the latency of the samples that recorded it; `None` when none did.
 pub fn summarize_latency(samples: &[Sample]) -> Option<LatencySummary> {

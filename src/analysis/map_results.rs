@@ -7,8 +7,8 @@
 //! pure search ([`crate::stats::crossover`]); nothing here measures.
 use serde::{Deserialize, Serialize};
 
-use super::{CaseResult, RunResults};
 use crate::measure::environment::Environment;
+use crate::results::{CaseResult, RunResults};
 use crate::stats::crossover::{self, Axis, Bracket, Observation, Side};
 use crate::stats::{RatioEstimate, Verdict};
 

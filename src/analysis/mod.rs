@@ -26,4 +26,5 @@ pub mod short_trials;
 pub mod spread;
 pub mod stopping;
 
-pub use run_results::{CaseResult, ComparisonResult, RunResults};
+// The claim checkers, the calibration and `faultline calibrate` still name it here.
+pub use crate::results::RunResults;

@@ -15,29 +15,13 @@
 //! none is warm. Pure arithmetic over samples; the report words it.
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
-
 use super::paired_costs::paired_compared_costs;
 use crate::plan::{CacheState, Metric};
-use crate::results::Sample;
-use crate::stats::{paired_ratio, RatioEstimate};
+use crate::results::{PooledCost, ProfileCost, RunCost, Sample, TargetVerdict};
+use crate::stats::paired_ratio;
 
 /// The cost the issue sets as the target: at most 5% of throughput.
 pub const TARGET: f64 = 0.05;
-
-/// What profiling cost one case's trials.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ProfileCost {
-    /// Pairs of a profiled trial and its run's control trial.
-    pub pairs: usize,
-    /// Throughput with `--profile` over without, paired by run: the
-    /// geometric mean with its 95% CI; `None` with fewer than 2 pairs.
-    pub throughput_ratio: Option<RatioEstimate>,
-    /// CPU time (user + system) per byte delivered, with `--profile` over
-    /// without, paired by run; `None` with fewer than 2 pairs or a trial
-    /// without CPU time recorded.
-    pub cpu_per_byte_ratio: Option<RatioEstimate>,
-}
 
 /// The profiled trials and the control trials of one case that pair up:
 /// `(control times, profiled times)` and `(profiled CPU per byte, control
@@ -93,56 +77,6 @@ pub fn case_cost(
         throughput_ratio: paired_ratio(&p.times.0, &p.times.1),
         cpu_per_byte_ratio: paired_ratio(&p.cpu.0, &p.cpu.1),
     })
-}
-
-/// Whether the measured cost meets [`TARGET`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TargetVerdict {
-    /// The whole 95% CI of the throughput ratio is at or above `1 - TARGET`.
-    Met,
-    /// The whole CI is below `1 - TARGET`.
-    Missed,
-    /// The CI straddles `1 - TARGET`, or there is no CI.
-    Undecided,
-}
-
-/// The run's cost, pooled over the cases it names.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PooledCost {
-    /// Which cases are pooled: `warm` (the cases the target is stated for),
-    /// or `all` when the run has no warm case.
-    pub scope: String,
-    /// Their ids.
-    pub cases: Vec<usize>,
-    /// Pairs over those cases.
-    pub pairs: usize,
-    /// The fewest and the most pairs of one of those cases.
-    pub pairs_per_case: (usize, usize),
-    /// Throughput with `--profile` over without, every pair of those cases
-    /// pooled; `None` with fewer than 2 pairs.
-    pub throughput_ratio: Option<RatioEstimate>,
-    /// CPU time per byte, with over without, pooled the same way.
-    pub cpu_per_byte_ratio: Option<RatioEstimate>,
-    /// The target, a throughput cost of at most this fraction.
-    pub target: f64,
-    /// Whether the throughput ratio's CI meets it.
-    pub target_verdict: TargetVerdict,
-}
-
-/// What profiling cost the run: measured (pooled), or why not.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status")]
-pub enum RunCost {
-    /// The cost was not measured.
-    #[serde(rename = "not measured")]
-    NotMeasured {
-        /// Why: `--profile-control 0`, or no control trial paired yet.
-        why: String,
-    },
-    /// The cost, pooled.
-    #[serde(rename = "measured")]
-    Measured(PooledCost),
 }
 
 /// One case for [`run_cost`]: its cache state and its marked samples.

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::case_summary::compare_cases;
-use super::RunResults;
+use crate::results::RunResults;
 use crate::stats::crossover::{side_of, Side};
 use crate::stats::{RatioEstimate, Verdict};
 

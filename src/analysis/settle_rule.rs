@@ -1,6 +1,6 @@
 //! The rule that settles a run after its planned runs, apart from the
 //! stopping arithmetic ([`super::stopping`]) that the assembled results
-//! ([`super::RunResults`]) use: the rule reads those results.
+//! ([`crate::results::RunResults`]) use: the rule reads those results.
 
 /// A rule that settles a run after its planned runs: given the results so
 /// far and the seconds of trials spent, the cases (plan indices) that get
@@ -8,5 +8,9 @@
 /// study's claims this way (`crate::studies::settle`).
 pub trait SettleRule: Send + Sync {
     /// The cases that need another paired run, or none.
-    fn cases_needing_runs(&self, results: &super::RunResults, elapsed_s: f64) -> Vec<usize>;
+    fn cases_needing_runs(
+        &self,
+        results: &crate::results::RunResults,
+        elapsed_s: f64,
+    ) -> Vec<usize>;
 }

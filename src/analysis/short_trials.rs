@@ -8,24 +8,12 @@
 //! hundred microseconds to a millisecond or more on a shared machine, which
 //! is a large share of a trial of a few milliseconds. Above about 20 ms
 //! both fall to a few per cent.
-use serde::{Deserialize, Serialize};
 
-use crate::results::Sample;
+use crate::results::{Sample, ShortTrial};
 use crate::stats::moments::median;
 
 /// The shortest median main loop that is not flagged, ns.
 pub const SHORT_TRIAL_NS: u64 = 20_000_000;
-
-/// A case whose trials were too short to time well.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ShortTrial {
-    /// The case's id.
-    pub case: usize,
-    /// Median main-loop time of its trials, ns.
-    pub median_loop_ns: u64,
-    /// The threshold it fell under, ns.
-    pub threshold_ns: u64,
-}
 
 /// The case `case`, if its samples' median main loop is under `threshold_ns`.
 pub fn short_trial(case: usize, samples: &[Sample], threshold_ns: u64) -> Option<ShortTrial> {

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use clap::Args;
 
+use faultline::analysis::map_results::{MapResults, Stopped};
 use faultline::analysis::ranking::{self, AdviseResults};
 use faultline::method::{Advice, MethodKind, Populate};
 use faultline::pattern::trace::{Follow, LoadedTrace, TraceOptions, TraceRef};
@@ -16,6 +17,7 @@ use faultline::pattern::Pattern;
 use faultline::plan::factors::Factors;
 use faultline::plan::precision::{Precision, Statistics};
 use faultline::plan::CacheState;
+use faultline::results::{CaseResult, RunResults};
 use faultline::session::map::{factors as map_factors, MapSpec};
 use faultline::session::{self, RunSpec, Session, EXIT_INTERRUPTED};
 use faultline::size::{clap_size, format_size};
@@ -171,6 +173,38 @@ impl AdviseArgs {
     }
 }
 
+impl AdviseArgs {
+    /// The time for everything, s.
+    fn budget(&self) -> f64 {
+        self.max_time.unwrap_or(180.0)
+    }
+
+    /// The smallest difference that counts.
+    fn margin(&self) -> f64 {
+        self.min_effect.unwrap_or(0.05)
+    }
+
+    /// Measured runs per candidate, the fewest.
+    fn runs(&self) -> u32 {
+        self.runs.unwrap_or(5)
+    }
+
+    /// The statistics of the ranking, or of one map, given `max_time_s`.
+    fn statistics(&self, max_time_s: f64) -> Statistics {
+        Statistics {
+            precision: Some(Precision {
+                target: 0.03,
+                max_runs: self.runs().max(20),
+                max_time_s: Some(max_time_s),
+                until_decided: false,
+            }),
+            adjustment: Default::default(),
+            min_trial_ns: self.min_trial_time.map(|s| (s * 1e9) as u64),
+            min_effect: Some(self.margin()),
+        }
+    }
+}
+
 /// Runs `faultline advise`.
 pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
@@ -179,116 +213,21 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         // Said before anything runs: the size map needs a memory cgroup.
         faultline::plan::memory_budget::for_run(&faultline::plan::memory_budget::probe(), limit)?;
     }
-    let budget = args.max_time.unwrap_or(180.0);
-    let margin = args.min_effect.unwrap_or(0.05);
-    let runs = args.runs.unwrap_or(5);
-    let statistics = |max_time_s: f64| Statistics {
-        precision: Some(Precision {
-            target: 0.03,
-            max_runs: runs.max(20),
-            max_time_s: Some(max_time_s),
-            until_decided: false,
-        }),
-        adjustment: Default::default(),
-        min_trial_ns: args.min_trial_time.map(|s| (s * 1e9) as u64),
-        min_effect: Some(margin),
-    };
-    let mut config = RunSpec {
+    let config = RunSpec {
         data_dir: session::data_dir(args.data_dir.clone()),
         file: Some(work.file.clone()),
         quiet: args.quiet,
-        statistics: Some(statistics(budget / 2.0)),
+        statistics: Some(args.statistics(args.budget() / 2.0)),
         ..RunSpec::default()
     };
-    {
-        // No output on an input or on faultline's own files, before anything runs.
-        let dir = &config.data_dir;
-        let mut files = faultline::files::outputs::Files::new(&[
-            dir.clone(),
-            dir.join("runs"),
-            dir.join(faultline::files::scratch::SUBDIR),
-        ]);
-        files.input("the data directory", dir)?;
-        files.input("--file", &work.file)?;
-        if let Some(p) = &args.plan {
-            files.input("--plan", p)?;
-        }
-        if let Some(t) = &work.trace {
-            files.input("--trace", t)?;
-        }
-        if let Some(p) = &args.export_json {
-            files.output("--export-json", p)?;
-        }
-    }
+    check_files(args, &work, &config.data_dir)?;
     let size = session::planned_file_sizes(&config, &[])?[0];
-    let pattern = work.pattern.unwrap_or(Pattern::Trace);
-    let block = work.block.unwrap_or(if pattern == Pattern::Seq {
-        16 << 10
-    } else {
-        4 << 10
-    });
-    let trace = match &work.trace {
-        Some(path) => {
-            let options = TraceOptions {
-                format: None,
-                follow: Follow::Busiest,
-                file_size: Some(size),
-            };
-            let (reference, trace) = TraceRef::open(path, &options)?;
-            Some(LoadedTrace { reference, trace })
-        }
-        None => None,
-    };
-    let hint = if pattern == Pattern::Seq {
-        Advice::Sequential
-    } else {
-        Advice::Random
-    };
-    let base = Factors {
-        methods: vec![MethodKind::Read],
-        patterns: work.pattern.into_iter().collect(),
-        blocks: if trace.is_some() {
-            Vec::new()
-        } else {
-            vec![block]
-        },
-        user_file: true,
-        caches: vec![work.cache],
-        runs: Some(runs),
-        trace,
-        populates: vec![Populate::None, Populate::Madvise],
-        advices: vec![Advice::Normal, hint],
-        ..Factors::default()
-    };
-    // Each candidate alone, checked as its run would be: what cannot run
-    // here is said, not measured.
-    let mut methods = Vec::new();
-    let mut skipped = Vec::new();
-    for m in CANDIDATES {
-        let mut one = base.clone();
-        one.methods = vec![m];
-        let checked = one
-            .plan(&[size])
-            .and_then(|p| faultline::plan::preflight::check_plan(&p, &work.file));
-        match checked {
-            Ok(()) => methods.push(m),
-            Err(e) if m == MethodKind::Read => return Err(e.into()),
-            Err(e) => skipped.push(format!("{m}: {e}")),
-        }
-    }
-    let mut factors = base.clone();
+    let candidates = Candidates::of(&work, size, args.runs())?;
+    let (methods, skipped) = candidates.runnable(size, &work.file)?;
+    let mut factors = candidates.base.clone();
     factors.methods = methods;
     let plan = factors.plan(&[size])?;
-    let workload = format!(
-        "{} of {} ({}), {}",
-        match &factors.trace {
-            Some(t) => format!("the reads of {}", t.reference.describe()),
-            None => format!("{pattern} {} reads", format_size(block)),
-        },
-        work.file.display(),
-        format_size(size),
-        work.cache
-    );
+    let workload = candidates.describe(&work, size);
     let finished = Session::fresh(plan, &config)?.run()?;
     if !finished.journal_removed {
         let _ = std::fs::remove_file(&finished.journal);
@@ -299,167 +238,20 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
     }
     let run = finished.results;
     let ranking = ranking::rank(&run);
-    let head = ranking::head_to_head(&run, &ranking, margin);
-    let why = match ranking.as_slice() {
-        [first, second, ..] => {
-            let (w, s) = (run.case(first.case), run.case(second.case));
-            match (
-                w.and_then(|c| c.summary.as_ref()),
-                s.and_then(|c| c.summary.as_ref()),
-            ) {
-                (Some(ws), Some(ss)) => {
-                    use faultline::report::verdict::{evidence, explain, Side as V};
-                    let faster = V {
-                        label: &first.label,
-                        summary: ws,
-                    };
-                    let slower = V {
-                        label: &second.label,
-                        summary: ss,
-                    };
-                    let counters = evidence(ws, ss);
-                    Some(match explain(faster, slower, run.settings.metric) {
-                        Some(reason) => {
-                            format!("{reason} ({} vs {}: {counters})", first.label, second.label)
-                        }
-                        None => format!("{} vs {}: {counters}", first.label, second.label),
-                    })
-                }
-                _ => None,
-            }
-        }
-        _ => None,
+    let head = ranking::head_to_head(&run, &ranking, args.margin());
+    let why = why_the_winner(&run, &ranking);
+    let pair = mapped_pair(&candidates.base, &run, &ranking);
+    let maps = Maps {
+        args,
+        work: &work,
+        config: &config,
+        candidates: &candidates,
+        started,
+        size,
     };
     let mut not_mapped = Vec::new();
-    let mut block_map = None;
-    let mut size_map = None;
-    // The winner against the fastest candidate of another method.
-    let winner = ranking.first().and_then(|r| run.case(r.case));
-    let rival = ranking
-        .iter()
-        .filter_map(|r| run.case(r.case))
-        .find(|c| winner.is_some_and(|w| w.case.method != c.case.method));
-    let top: Vec<&faultline::analysis::CaseResult> = winner.into_iter().chain(rival).collect();
-    // The pair both maps compare: the rival as A, the winner as B, with
-    // the mmap candidate's options.
-    let pair = match top.as_slice() {
-        [w, r] => {
-            let mut f = base.clone();
-            f.methods = vec![r.case.method, w.case.method];
-            let mapped = |c: &faultline::analysis::CaseResult| c.case.method == MethodKind::Mmap;
-            let m = if mapped(w) { w } else { r };
-            f.populates = vec![m.case.populate.unwrap_or(Populate::None)];
-            f.advices = vec![m.case.advice.unwrap_or(Advice::Normal)];
-            Some(f)
-        }
-        _ => None,
-    };
-    let maps = if args.memory_budget.is_some() {
-        2.0
-    } else {
-        1.0
-    };
-    let left = budget - started.elapsed().as_secs_f64();
-    let high = (1u64 << 20).min(size / 4);
-    match &pair {
-        _ if factors.trace.is_some() => {
-            not_mapped.push("block size: a trace fixes its own offsets and lengths".to_string())
-        }
-        Some(_) if left < 10.0 => not_mapped.push(format!(
-            "block size: {:.0} s of --max-time left, too little to map",
-            left.max(0.0)
-        )),
-        Some(_) if high <= 4096 => not_mapped.push(format!(
-            "block size: the file ({}) is too small to map blocks from 4 KiB",
-            format_size(size)
-        )),
-        Some(f) => {
-            let share = left / maps;
-            config.statistics = Some(statistics(share));
-            let factor = map_factors::find("block").expect("block is a map factor");
-            let spec = MapSpec {
-                factor,
-                axis: Axis {
-                    low: 4096.0,
-                    high: high as f64,
-                    scale: factor.scale,
-                    resolution: factor.resolution,
-                },
-                factors: f.clone(),
-                size,
-                config: config.clone(),
-                budget_s: share,
-                margin,
-                fixed: format!("{pattern}, your file, {}", work.cache),
-                export_json: None,
-                report: None,
-                quiet: args.quiet,
-            };
-            spec.check()?;
-            let outcome = spec.run()?;
-            block_map = Some(outcome.results);
-        }
-        None => not_mapped.push("block size: fewer than two candidates measured".into()),
-    }
-    let interrupted = |m: &Option<faultline::analysis::map_results::MapResults>| {
-        m.as_ref()
-            .is_some_and(|m| m.stopped == faultline::analysis::map_results::Stopped::Interrupted)
-    };
-    let left = budget - started.elapsed().as_secs_f64();
-    match (&pair, args.memory_budget) {
-        (_, None) => not_mapped.push(
-            "file size against the memory available: give --memory-budget SIZE (a memory \
-             cgroup: needs root) to map it on generated files with your pattern"
-                .to_string(),
-        ),
-        _ if factors.trace.is_some() => not_mapped.push(
-            "file size against the memory available: a trace's offsets are your file's".to_string(),
-        ),
-        _ if interrupted(&block_map) => {}
-        (Some(_), Some(_)) if left < 10.0 => not_mapped.push(format!(
-            "file size against the memory available: {:.0} s of --max-time left, too little to \
-             map",
-            left.max(0.0)
-        )),
-        (Some(f), Some(limit)) => {
-            let mut f = f.clone();
-            f.user_file = false;
-            let probe = faultline::plan::memory_budget::probe();
-            f.memory_budget = Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
-            let mut generated = config.clone();
-            generated.file = None;
-            generated.statistics = Some(statistics(left));
-            let factor = map_factors::find("size").expect("size is a map factor");
-            let spec = MapSpec {
-                factor,
-                axis: Axis {
-                    low: (limit / 4).max(4096) as f64,
-                    high: limit.saturating_mul(4) as f64,
-                    scale: factor.scale,
-                    resolution: factor.resolution,
-                },
-                factors: f,
-                size,
-                config: generated,
-                budget_s: left,
-                margin,
-                fixed: format!(
-                    "{pattern} {}, generated files, {}, memory budget {}",
-                    format_size(block),
-                    work.cache,
-                    format_size(limit)
-                ),
-                export_json: None,
-                report: None,
-                quiet: args.quiet,
-            };
-            spec.check()?;
-            size_map = Some(spec.run()?.results);
-        }
-        (None, Some(_)) => not_mapped.push(
-            "file size against the memory available: fewer than two candidates measured".into(),
-        ),
-    }
+    let block_map = maps.blocks(pair.as_ref(), &mut not_mapped)?;
+    let size_map = maps.sizes(pair.as_ref(), interrupted(&block_map), &mut not_mapped)?;
     let results = AdviseResults {
         faultline_advise: faultline::analysis::ranking::ADVISE_FORMAT,
         workload,
@@ -480,4 +272,332 @@ pub fn execute(args: &AdviseArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// No output on an input or on faultline's own files, before anything runs.
+fn check_files(args: &AdviseArgs, work: &Workload, dir: &std::path::Path) -> anyhow::Result<()> {
+    let mut files = faultline::files::outputs::Files::new(&[
+        dir.to_path_buf(),
+        dir.join("runs"),
+        dir.join(faultline::files::scratch::SUBDIR),
+    ]);
+    files.input("the data directory", dir)?;
+    files.input("--file", &work.file)?;
+    if let Some(p) = &args.plan {
+        files.input("--plan", p)?;
+    }
+    if let Some(t) = &work.trace {
+        files.input("--trace", t)?;
+    }
+    if let Some(p) = &args.export_json {
+        files.output("--export-json", p)?;
+    }
+    Ok(())
+}
+
+/// The candidates' shared factors: the user's pattern (or trace), block
+/// size and cache state, with mmap's populate and madvise() variants.
+struct Candidates {
+    /// The factors of the read() candidate; each candidate swaps its method in.
+    base: Factors,
+    /// The access pattern (`trace` for a trace).
+    pattern: Pattern,
+    /// The block size of the pattern.
+    block: u64,
+}
+
+impl Candidates {
+    /// The candidates for `work` on a file of `size` bytes, `runs` runs each
+    /// (a trace is read now, for the file's size).
+    fn of(work: &Workload, size: u64, runs: u32) -> anyhow::Result<Candidates> {
+        let pattern = work.pattern.unwrap_or(Pattern::Trace);
+        let block = work.block.unwrap_or(if pattern == Pattern::Seq {
+            16 << 10
+        } else {
+            4 << 10
+        });
+        let trace = match &work.trace {
+            Some(path) => {
+                let options = TraceOptions {
+                    format: None,
+                    follow: Follow::Busiest,
+                    file_size: Some(size),
+                };
+                let (reference, trace) = TraceRef::open(path, &options)?;
+                Some(LoadedTrace { reference, trace })
+            }
+            None => None,
+        };
+        let hint = if pattern == Pattern::Seq {
+            Advice::Sequential
+        } else {
+            Advice::Random
+        };
+        let base = Factors {
+            methods: vec![MethodKind::Read],
+            patterns: work.pattern.into_iter().collect(),
+            blocks: if trace.is_some() {
+                Vec::new()
+            } else {
+                vec![block]
+            },
+            user_file: true,
+            caches: vec![work.cache],
+            runs: Some(runs),
+            trace,
+            populates: vec![Populate::None, Populate::Madvise],
+            advices: vec![Advice::Normal, hint],
+            ..Factors::default()
+        };
+        Ok(Candidates {
+            base,
+            pattern,
+            block,
+        })
+    }
+
+    /// The candidate methods that can run here, and why each other one
+    /// cannot: each alone, checked as its run would be (what cannot run is
+    /// said, not measured). read() must run.
+    fn runnable(
+        &self,
+        size: u64,
+        file: &std::path::Path,
+    ) -> anyhow::Result<(Vec<MethodKind>, Vec<String>)> {
+        let mut methods = Vec::new();
+        let mut skipped = Vec::new();
+        for m in CANDIDATES {
+            let mut one = self.base.clone();
+            one.methods = vec![m];
+            let checked = one
+                .plan(&[size])
+                .and_then(|p| faultline::plan::preflight::check_plan(&p, file));
+            match checked {
+                Ok(()) => methods.push(m),
+                Err(e) if m == MethodKind::Read => return Err(e.into()),
+                Err(e) => skipped.push(format!("{m}: {e}")),
+            }
+        }
+        Ok((methods, skipped))
+    }
+
+    /// The workload in words, e.g. `seq 16 KiB reads of F (1 GiB), warm`.
+    fn describe(&self, work: &Workload, size: u64) -> String {
+        format!(
+            "{} of {} ({}), {}",
+            match &self.base.trace {
+                Some(t) => format!("the reads of {}", t.reference.describe()),
+                None => format!("{} {} reads", self.pattern, format_size(self.block)),
+            },
+            work.file.display(),
+            format_size(size),
+            work.cache
+        )
+    }
+}
+
+/// Why the winner beat the runner-up, from their counters; `None` with
+/// fewer than two ranked candidates with summaries.
+fn why_the_winner(run: &RunResults, ranking: &[ranking::Ranked]) -> Option<String> {
+    use faultline::report::verdict::{evidence, explain, Side as V};
+    let [first, second, ..] = ranking else {
+        return None;
+    };
+    let ws = run.case(first.case)?.summary.as_ref()?;
+    let ss = run.case(second.case)?.summary.as_ref()?;
+    let faster = V {
+        label: &first.label,
+        summary: ws,
+    };
+    let slower = V {
+        label: &second.label,
+        summary: ss,
+    };
+    let counters = evidence(ws, ss);
+    Some(match explain(faster, slower, run.settings.metric) {
+        Some(reason) => format!("{reason} ({} vs {}: {counters})", first.label, second.label),
+        None => format!("{} vs {}: {counters}", first.label, second.label),
+    })
+}
+
+/// The pair both maps compare: the winner against the fastest candidate of
+/// another method, the rival as A and the winner as B, with the mmap
+/// candidate's options; `None` without two such candidates.
+fn mapped_pair(base: &Factors, run: &RunResults, ranking: &[ranking::Ranked]) -> Option<Factors> {
+    let winner = ranking.first().and_then(|r| run.case(r.case));
+    let rival = ranking
+        .iter()
+        .filter_map(|r| run.case(r.case))
+        .find(|c| winner.is_some_and(|w| w.case.method != c.case.method));
+    let top: Vec<&CaseResult> = winner.into_iter().chain(rival).collect();
+    let [w, r] = top.as_slice() else {
+        return None;
+    };
+    let mut f = base.clone();
+    f.methods = vec![r.case.method, w.case.method];
+    let mapped = |c: &CaseResult| c.case.method == MethodKind::Mmap;
+    let m = if mapped(w) { w } else { r };
+    f.populates = vec![m.case.populate.unwrap_or(Populate::None)];
+    f.advices = vec![m.case.advice.unwrap_or(Advice::Normal)];
+    Some(f)
+}
+
+/// Whether a map was interrupted.
+fn interrupted(m: &Option<MapResults>) -> bool {
+    m.as_ref()
+        .is_some_and(|m| m.stopped == Stopped::Interrupted)
+}
+
+/// What both maps share: the flags, the workload, the session's settings
+/// and the clock of the whole budget.
+struct Maps<'a> {
+    args: &'a AdviseArgs,
+    work: &'a Workload,
+    config: &'a RunSpec,
+    candidates: &'a Candidates,
+    started: Instant,
+    size: u64,
+}
+
+impl Maps<'_> {
+    /// Seconds of `--max-time` left.
+    fn left(&self) -> f64 {
+        self.args.budget() - self.started.elapsed().as_secs_f64()
+    }
+
+    /// Whether the candidates read a trace (which fixes its own offsets).
+    fn traced(&self) -> bool {
+        self.candidates.base.trace.is_some()
+    }
+
+    /// Where the answer changes along the block size, from 4 KiB to a
+    /// quarter of the file (at most 1 MiB), with its share of the time
+    /// left; or why it is not mapped (in `not_mapped`).
+    fn blocks(
+        &self,
+        pair: Option<&Factors>,
+        not_mapped: &mut Vec<String>,
+    ) -> anyhow::Result<Option<MapResults>> {
+        let maps = if self.args.memory_budget.is_some() {
+            2.0
+        } else {
+            1.0
+        };
+        let left = self.left();
+        let high = (1u64 << 20).min(self.size / 4);
+        match pair {
+            _ if self.traced() => {
+                not_mapped.push("block size: a trace fixes its own offsets and lengths".to_string())
+            }
+            Some(_) if left < 10.0 => not_mapped.push(format!(
+                "block size: {:.0} s of --max-time left, too little to map",
+                left.max(0.0)
+            )),
+            Some(_) if high <= 4096 => not_mapped.push(format!(
+                "block size: the file ({}) is too small to map blocks from 4 KiB",
+                format_size(self.size)
+            )),
+            Some(f) => {
+                let share = left / maps;
+                let mut config = self.config.clone();
+                config.statistics = Some(self.args.statistics(share));
+                let factor = map_factors::find("block").expect("block is a map factor");
+                let spec = MapSpec {
+                    factor,
+                    axis: Axis {
+                        low: 4096.0,
+                        high: high as f64,
+                        scale: factor.scale,
+                        resolution: factor.resolution,
+                    },
+                    factors: f.clone(),
+                    size: self.size,
+                    config,
+                    budget_s: share,
+                    margin: self.args.margin(),
+                    fixed: format!(
+                        "{}, your file, {}",
+                        self.candidates.pattern, self.work.cache
+                    ),
+                    export_json: None,
+                    report: None,
+                    quiet: self.args.quiet,
+                };
+                spec.check()?;
+                return Ok(Some(spec.run()?.results));
+            }
+            None => not_mapped.push("block size: fewer than two candidates measured".into()),
+        }
+        Ok(None)
+    }
+
+    /// With `--memory-budget`: where the answer changes along the file
+    /// size against that much memory, on generated files from a quarter
+    /// of it to four times it, with the time left; or why it is not mapped
+    /// (in `not_mapped`; nothing when the block map was interrupted).
+    fn sizes(
+        &self,
+        pair: Option<&Factors>,
+        blocks_interrupted: bool,
+        not_mapped: &mut Vec<String>,
+    ) -> anyhow::Result<Option<MapResults>> {
+        let left = self.left();
+        match (pair, self.args.memory_budget) {
+            (_, None) => not_mapped.push(
+                "file size against the memory available: give --memory-budget SIZE (a memory \
+                 cgroup: needs root) to map it on generated files with your pattern"
+                    .to_string(),
+            ),
+            _ if self.traced() => not_mapped.push(
+                "file size against the memory available: a trace's offsets are your file's"
+                    .to_string(),
+            ),
+            _ if blocks_interrupted => {}
+            (Some(_), Some(_)) if left < 10.0 => not_mapped.push(format!(
+                "file size against the memory available: {:.0} s of --max-time left, too little \
+                 to map",
+                left.max(0.0)
+            )),
+            (Some(f), Some(limit)) => {
+                let mut f = f.clone();
+                f.user_file = false;
+                let probe = faultline::plan::memory_budget::probe();
+                f.memory_budget = Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
+                let mut generated = self.config.clone();
+                generated.file = None;
+                generated.statistics = Some(self.args.statistics(left));
+                let factor = map_factors::find("size").expect("size is a map factor");
+                let spec = MapSpec {
+                    factor,
+                    axis: Axis {
+                        low: (limit / 4).max(4096) as f64,
+                        high: limit.saturating_mul(4) as f64,
+                        scale: factor.scale,
+                        resolution: factor.resolution,
+                    },
+                    factors: f,
+                    size: self.size,
+                    config: generated,
+                    budget_s: left,
+                    margin: self.args.margin(),
+                    fixed: format!(
+                        "{} {}, generated files, {}, memory budget {}",
+                        self.candidates.pattern,
+                        format_size(self.candidates.block),
+                        self.work.cache,
+                        format_size(limit)
+                    ),
+                    export_json: None,
+                    report: None,
+                    quiet: self.args.quiet,
+                };
+                spec.check()?;
+                return Ok(Some(spec.run()?.results));
+            }
+            (None, Some(_)) => not_mapped.push(
+                "file size against the memory available: fewer than two candidates measured".into(),
+            ),
+        }
+        Ok(None)
+    }
 }

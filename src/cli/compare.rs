@@ -8,10 +8,10 @@ use clap::Args;
 
 use faultline::analysis::across::fleet::fleet;
 use faultline::analysis::across::verdicts;
-use faultline::analysis::RunResults;
 use faultline::error::Error;
 use faultline::report::terminal::fleet_matrix::render_verdict_matrix;
 use faultline::report::{self, terminal::run_comparison::render_fleet_text};
+use faultline::results::RunResults;
 
 /// Flags of `faultline compare`.
 #[derive(Debug, Args)]

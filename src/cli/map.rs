@@ -121,8 +121,11 @@ fn usage(message: String) -> anyhow::Error {
     Error::Plan(message).into()
 }
 
+/// A factor `--over` sweeps, with the low and high ends of its range.
+pub type Over = (&'static MapFactor, f64, f64);
+
 /// `FACTOR=LOW..HIGH`, checked against the factor's range.
-pub fn parse_over(text: &str) -> anyhow::Result<(&'static MapFactor, f64, f64)> {
+pub fn parse_over(text: &str) -> anyhow::Result<Over> {
     let bad = |why: String| usage(format!("--over {text}: {why}"));
     let (name, range) = text
         .split_once('=')
@@ -190,6 +193,68 @@ impl MapArgs {
                 "--method: map compares two different methods, e.g. --method read,mmap".into(),
             ));
         }
+        let (overs, resolutions) = self.overs()?;
+        let (factor, low, high) = overs[0];
+        let pattern = self.pattern.unwrap_or(Pattern::Random);
+        let block = self.block.unwrap_or(if pattern == Pattern::Seq {
+            16 << 10
+        } else {
+            4 << 10
+        });
+        let size = self.size.unwrap_or(DEFAULT_MAP_SIZE);
+        let runs = self.runs.unwrap_or(5);
+        let max_runs = self.max_runs.unwrap_or(20);
+        if max_runs < runs {
+            return Err(usage(format!(
+                "--max-runs {max_runs} is below --runs {runs}; give at least {runs}"
+            )));
+        }
+        let margin = self.min_effect.unwrap_or(0.05);
+        let mut f = Factors {
+            methods: self.method.clone(),
+            patterns: vec![pattern],
+            blocks: vec![block],
+            caches: vec![self.cache],
+            workloads: self.workload.into_iter().collect(),
+            threads: self.threads.into_iter().collect(),
+            depths: self.depth.into_iter().collect(),
+            populates: vec![self.populate.unwrap_or(Populate::None)],
+            advices: vec![self.advice.unwrap_or(Advice::Normal)],
+            stdio_buffers: self.stdio_buffer.into_iter().collect(),
+            runs: Some(runs),
+            seed: self.seed,
+            ..Factors::default()
+        };
+        if let Some(limit) = self.memory_budget {
+            let probe = faultline::plan::memory_budget::probe();
+            f.memory_budget = Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
+        }
+        let spec = MapSpec {
+            factor,
+            axis: Axis {
+                low,
+                high,
+                scale: factor.scale,
+                resolution: resolutions[0],
+            },
+            factors: f,
+            size,
+            config: self.run_spec(max_runs, margin),
+            budget_s: self.max_time.unwrap_or(DEFAULT_MAP_TIME_S),
+            margin,
+            fixed: self.fixed(&overs, pattern, block, size),
+            export_json: self.export_json.clone(),
+            report: self.report.clone(),
+            quiet: self.quiet,
+        };
+        spec.check()?;
+        Ok(spec)
+    }
+
+    /// The factors `--over` sweeps, each with its range, and the resolution
+    /// of each; refused: more than two, the same one twice, two that both
+    /// set the access pattern, or one whose own flag is given too.
+    fn overs(&self) -> anyhow::Result<(Vec<Over>, Vec<f64>)> {
         if self.over.len() > 2 {
             return Err(usage(
                 "--over: at most two factors (a map over one factor, or a plane over two)".into(),
@@ -251,44 +316,13 @@ impl MapArgs {
                 )));
             }
         }
-        let (factor, low, high) = overs[0];
-        let resolution = resolutions[0];
-        let swept = |name: &str| overs.iter().any(|o| o.0.name == name);
-        let pattern = self.pattern.unwrap_or(Pattern::Random);
-        let block = self.block.unwrap_or(if pattern == Pattern::Seq {
-            16 << 10
-        } else {
-            4 << 10
-        });
-        let size = self.size.unwrap_or(DEFAULT_MAP_SIZE);
-        let runs = self.runs.unwrap_or(5);
-        let max_runs = self.max_runs.unwrap_or(20);
-        if max_runs < runs {
-            return Err(usage(format!(
-                "--max-runs {max_runs} is below --runs {runs}; give at least {runs}"
-            )));
-        }
-        let margin = self.min_effect.unwrap_or(0.05);
-        let mut f = Factors {
-            methods: self.method.clone(),
-            patterns: vec![pattern],
-            blocks: vec![block],
-            caches: vec![self.cache],
-            workloads: self.workload.into_iter().collect(),
-            threads: self.threads.into_iter().collect(),
-            depths: self.depth.into_iter().collect(),
-            populates: vec![self.populate.unwrap_or(Populate::None)],
-            advices: vec![self.advice.unwrap_or(Advice::Normal)],
-            stdio_buffers: self.stdio_buffer.into_iter().collect(),
-            runs: Some(runs),
-            seed: self.seed,
-            ..Factors::default()
-        };
-        if let Some(limit) = self.memory_budget {
-            let probe = faultline::plan::memory_budget::probe();
-            f.memory_budget = Some(faultline::plan::memory_budget::for_run(&probe, limit)?);
-        }
-        let config = RunSpec {
+        Ok((overs, resolutions))
+    }
+
+    /// The session's settings for every point: the precision target with
+    /// `max_runs`, and `margin` the smallest difference called.
+    fn run_spec(&self, max_runs: u32, margin: f64) -> RunSpec {
+        RunSpec {
             interference: self.interference.settings(),
             data_dir: session::data_dir(self.data_dir.clone()),
             seed: self.seed,
@@ -305,10 +339,16 @@ impl MapArgs {
                 min_effect: Some(margin),
             }),
             ..RunSpec::default()
-        };
-        let mut fixed = vec![pattern.to_string()];
-        if !set_pattern.is_empty() {
-            fixed.clear();
+        }
+    }
+
+    /// The factors held fixed, in words (`random, 4 KiB, sum, warm, 64 MiB
+    /// file`): those `overs` does not sweep.
+    fn fixed(&self, overs: &[Over], pattern: Pattern, block: u64, size: u64) -> String {
+        let swept = |name: &str| overs.iter().any(|o| o.0.name == name);
+        let mut fixed = Vec::new();
+        if !overs.iter().any(|o| sets_pattern(o.0.name)) {
+            fixed.push(pattern.to_string());
         }
         if !swept("block") {
             fixed.push(format_size(block));
@@ -324,26 +364,7 @@ impl MapArgs {
         if let Some(t) = self.threads {
             fixed.push(format!("{t} threads"));
         }
-        let spec = MapSpec {
-            factor,
-            axis: Axis {
-                low,
-                high,
-                scale: factor.scale,
-                resolution,
-            },
-            factors: f,
-            size,
-            config,
-            budget_s: self.max_time.unwrap_or(DEFAULT_MAP_TIME_S),
-            margin,
-            fixed: fixed.join(", "),
-            export_json: self.export_json.clone(),
-            report: self.report.clone(),
-            quiet: self.quiet,
-        };
-        spec.check()?;
-        Ok(spec)
+        fixed.join(", ")
     }
 
     /// The plane to map when `--over` is given twice (the first factor the

@@ -28,6 +28,7 @@ pub mod plan_runs;
 pub mod precision_args;
 pub mod report;
 pub mod reproduce;
+pub mod reproduce_args;
 pub mod run;
 pub mod sweep_args;
 
@@ -68,7 +69,7 @@ pub enum Command {
     /// Write one self-contained HTML report (verdicts, plots, tables) from a run's JSON export.
     Report(report::ReportArgs),
     /// Replay a published study (or `all`) and check its claims on this machine.
-    Reproduce(reproduce::ReproduceArgs),
+    Reproduce(reproduce_args::ReproduceArgs),
     /// Print a shell completion script (e.g. `faultline completions bash > /etc/bash_completion.d/faultline`).
     Completions(completions::CompletionsArgs),
     /// Print a manual page, in roff (e.g. `faultline man run > faultline-run.1; man ./faultline-run.1`).
@@ -314,7 +315,7 @@ pub fn print_finished(finished: &Finished, output: &output_args::OutputArgs) -> 
 /// counter behind each verdict. Verdict words carry colour codes, which
 /// [`output_args::OutputArgs::print`] keeps or strips.
 pub fn results_text(
-    results: &faultline::analysis::RunResults,
+    results: &faultline::results::RunResults,
     output: &output_args::OutputArgs,
 ) -> String {
     use faultline::report::terminal::{self, verdicts as verdict_line};

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use faultline::analysis::RunResults;
 use faultline::error::Error;
 use faultline::files::outputs::Files;
 use faultline::report;
+use faultline::results::RunResults;
 
 /// Flags of `faultline report`.
 #[derive(Debug, Args)]
@@ -38,16 +38,7 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     faultline::session::install_signal_handlers()?;
     // The report and the plots may clobber neither the results nor each
     // other; a missing output directory is refused before any work.
-    let output = match (&args.output, args.results.as_slice()) {
-        (Some(path), _) => path.clone(),
-        (None, [results]) => default_output(results)?,
-        (None, _) => {
-            return Err(Error::Plan(
-                "several exports make one report: name it with -o FILE".to_string(),
-            )
-            .into())
-        }
-    };
+    let output = output_path(args)?;
     let mut files = Files::new(&[]);
     for path in &args.results {
         files.input("RESULTS.json", path)?;
@@ -55,23 +46,7 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     files.output("--output", &output)?;
     let several = args.results.len() > 1;
     // An export that cannot be read is bad input, as in `compare`.
-    let runs: Vec<RunResults> = super::compare::read_exports(&args.results)?;
-    // An export of a reproduction gets its claims judged again from its
-    // samples (an export written before claims were exported has none).
-    let runs: Vec<RunResults> = runs
-        .into_iter()
-        .map(|mut run| {
-            let preset = run
-                .settings
-                .reproduction
-                .as_ref()
-                .and_then(|r| faultline::studies::find(&r.preset));
-            if let Some(preset) = preset {
-                run.claims = faultline::studies::judge_claims(preset.as_ref(), &run);
-            }
-            run
-        })
-        .collect();
+    let runs = judged(super::compare::read_exports(&args.results)?);
     for run in &runs {
         for c in &run.claims {
             println!("{}/{}: {} — {}", c.study, c.id, c.verdict_words(), c.claim);
@@ -86,63 +61,8 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     // The plots and flame graphs first, so that the page can link the
     // interactive flame graphs it shows; every file is checked before any
     // is written.
-    let plots = match &args.plots {
-        Some(dir) => {
-            if let Ok(target) = std::fs::read_link(dir) {
-                return Err(Error::Plan(format!(
-                    "--plots {}: is a symbolic link (to {}); faultline writes into a real directory only, never through a link: give the directory itself",
-                    dir.display(),
-                    target.display()
-                ))
-                .into());
-            }
-            if dir.exists() && !dir.is_dir() {
-                return Err(
-                    Error::Plan(format!("--plots {}: is not a directory", dir.display())).into(),
-                );
-            }
-            let mut plots = Vec::new();
-            for (i, run) in runs.iter().enumerate() {
-                let letter = report::terminal::run_comparison::run_letter(i);
-                plots.extend(report::plots(run).into_iter().map(|mut p| {
-                    if several {
-                        p.name = format!("{letter}-{}", p.name);
-                    }
-                    p
-                }));
-            }
-            for plot in &plots {
-                for ext in ["svg", "png"] {
-                    let path = dir.join(format!("{}.{ext}", plot.name));
-                    files.output("--plots", &path).or_else(|e| {
-                        // The directory is made below when missing.
-                        if dir.exists() {
-                            Err(e)
-                        } else {
-                            Ok(())
-                        }
-                    })?;
-                }
-            }
-            let graphs: Vec<_> = runs
-                .iter()
-                .flat_map(report::plot::flame::flame_graphs)
-                .collect();
-            for graph in &graphs {
-                let path = dir.join(format!("{}.svg", graph.name));
-                files.output("--plots", &path).or_else(|e| {
-                    if dir.exists() {
-                        Err(e)
-                    } else {
-                        Ok(())
-                    }
-                })?;
-            }
-            Some((dir, plots, graphs))
-        }
-        None => None,
-    };
-    if let Some((dir, plots, graphs)) = plots {
+    if let Some(dir) = &args.plots {
+        let (plots, graphs) = checked_plots(dir, &runs, &mut files)?;
         for path in report::plot::write_plot_files(&plots, dir)?
             .into_iter()
             .chain(report::plot::flame::write_flame_graphs(&graphs, dir)?)
@@ -168,6 +88,85 @@ pub fn execute(args: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     println!("wrote {}", output.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the report goes: `-o FILE`, or beside the one export.
+fn output_path(args: &ReportArgs) -> anyhow::Result<PathBuf> {
+    match (&args.output, args.results.as_slice()) {
+        (Some(path), _) => Ok(path.clone()),
+        (None, [results]) => default_output(results),
+        (None, _) => Err(Error::Plan(
+            "several exports make one report: name it with -o FILE".to_string(),
+        )
+        .into()),
+    }
+}
+
+/// The runs, each export of a reproduction with its claims judged again
+/// from its samples (an export written before claims were exported has
+/// none).
+fn judged(runs: Vec<RunResults>) -> Vec<RunResults> {
+    runs.into_iter()
+        .map(|mut run| {
+            let preset = run
+                .settings
+                .reproduction
+                .as_ref()
+                .and_then(|r| faultline::studies::find(&r.preset));
+            if let Some(preset) = preset {
+                run.claims = faultline::studies::judge_claims(preset.as_ref(), &run);
+            }
+            run
+        })
+        .collect()
+}
+
+/// The plots and flame graphs of `runs` for `--plots DIR` (with several
+/// runs, each plot named after its run's letter), every file they would
+/// write checked first: `dir` must be a real directory, or missing (it is
+/// made when they are written).
+fn checked_plots(
+    dir: &Path,
+    runs: &[RunResults],
+    files: &mut Files,
+) -> anyhow::Result<(
+    Vec<report::plot::Plot>,
+    Vec<report::plot::flame::FlameGraph>,
+)> {
+    faultline::files::outputs::refuse_linked_dir("--plots", dir)?;
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::Plan(format!("--plots {}: is not a directory", dir.display())).into());
+    }
+    let several = runs.len() > 1;
+    let mut plots = Vec::new();
+    for (i, run) in runs.iter().enumerate() {
+        let letter = report::terminal::run_comparison::run_letter(i);
+        plots.extend(report::plots(run).into_iter().map(|mut p| {
+            if several {
+                p.name = format!("{letter}-{}", p.name);
+            }
+            p
+        }));
+    }
+    let graphs: Vec<_> = runs
+        .iter()
+        .flat_map(report::plot::flame::flame_graphs)
+        .collect();
+    let names = plots
+        .iter()
+        .flat_map(|p| ["svg", "png"].map(|ext| format!("{}.{ext}", p.name)))
+        .chain(graphs.iter().map(|g| format!("{}.svg", g.name)));
+    for name in names {
+        files.output("--plots", &dir.join(name)).or_else(|e| {
+            // The directory is made when missing.
+            if dir.exists() {
+                Err(e)
+            } else {
+                Ok(())
+            }
+        })?;
+    }
+    Ok((plots, graphs))
 }
 
 /// `RESULTS.html` beside `RESULTS.json`, refused when a file is there that

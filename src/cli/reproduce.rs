@@ -4,8 +4,6 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Args;
-
 use faultline::error::Error;
 use faultline::files::atomic::{write_atomically, SHARED_MODE};
 use faultline::files::outputs::Files;
@@ -17,115 +15,7 @@ use faultline::studies::outcome::PresetOutcome;
 use faultline::studies::settle::ASSUMED_PAIR_SD;
 use faultline::studies::{self, Choices, Preset, Scope};
 
-/// Flags of `faultline reproduce`.
-#[derive(Debug, Args)]
-pub struct ReproduceArgs {
-    /// The study: dillon2004, liege2018, fedorova2019, write2020, sun2002,
-    /// or all of those; or crotty2022 (not in all: it needs root or a --size
-    /// larger than memory, and takes a few minutes).
-    #[arg(value_name = "PRESET")]
-    pub preset: String,
-    /// Smaller sizes and fewer runs (the default; `all` takes a few minutes).
-    #[arg(long, conflicts_with = "full")]
-    pub quick: bool,
-    /// The original sizes and run counts (can take hours).
-    #[arg(long)]
-    pub full: bool,
-    /// Replay the original's quirks where a preset can (each preset's fidelity
-    /// notes say which), instead of faultline's like-for-like comparison.
-    #[arg(long)]
-    pub faithful: bool,
-    /// Write an HTML report with every preset's tables, verdicts and plots.
-    #[arg(long, value_name = "FILE")]
-    pub report: Option<PathBuf>,
-    /// Write every preset's plots into this directory, as SVG and PNG (`<plot>.svg`, `<plot>.png`).
-    #[arg(long, value_name = "DIR")]
-    pub plots: Option<PathBuf>,
-    /// The exports (with `all`: one file per preset, `<stem>-<preset>.<ext>`;
-    /// the CSV's claims go to `<stem>-claims.csv` beside it, and crotty2022's CSV also writes
-    /// its per-second timeline to `<stem>-timeline.csv`).
-    #[command(flatten)]
-    pub exports: super::ExportArgs,
-    /// Interference: the threshold, retries, exclusion.
-    #[command(flatten)]
-    pub interference: super::interference_args::InterferenceArgs,
-    /// Continue an interrupted reproduction from its journal (one preset at a time).
-    #[arg(long, value_name = "JOURNAL")]
-    pub resume: Option<PathBuf>,
-    /// Cold cache by dropping all caches (root) instead of evicting the file.
-    #[arg(long)]
-    pub drop_caches: bool,
-    /// faultline's data directory.
-    #[arg(long)]
-    pub data_dir: Option<PathBuf>,
-    /// Print what each preset would run (cases, trials, test files, disk
-    /// space) and exit without running anything.
-    #[arg(long, conflicts_with = "resume")]
-    pub dry_run: bool,
-    /// Threads per trial, for presets that take it (crotty2022; default: the CPUs available).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=i64::from(faultline::plan::threads::MAX_THREADS)))]
-    pub threads: Option<u32>,
-    /// The file size, for presets that take it (crotty2022: without a memory
-    /// cgroup it must exceed MemAvailable).
-    #[arg(long, value_parser = faultline::size::clap_size)]
-    pub size: Option<u64>,
-    /// Seconds per trial, for presets that take it (crotty2022; default: 10 quick, 60 full).
-    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u32).range(1..=3600))]
-    pub duration: Option<u32>,
-    /// Also add alternating rounds to each group until every comparison's 95% CI is within ±P
-    /// (e.g. 3%), as `run --precision` does; `off` (the default) leaves the rounds to the claims:
-    /// after the planned runs, pairs are added to each unsettled claim's comparisons until it is
-    /// decided at its own tolerance or --max-time is spent.
-    #[arg(long, value_name = "P|off", value_parser = parse_precision_or_off)]
-    pub precision: Option<PrecisionChoice>,
-    /// Most time for one preset's trials, the planned runs included, before no more pairs are
-    /// added to settle its claims (e.g. 90s, 5m) [default: 90s with --quick, the presets of
-    /// `reproduce all --quick` sharing 180s; 10m with --full].
-    #[arg(long, value_name = "TIME", value_parser = super::precision_args::parse_duration_s)]
-    pub max_time: Option<f64>,
-    /// Most paired runs of any case while settling claims [default: 400 with --quick, 5 times the
-    /// study's runs with --full].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..=i64::from(faultline::plan::MAX_RUNS)))]
-    pub max_runs: Option<u32>,
-    /// Repeat the pass of every warm read trial until the trial lasts at least this long, so no
-    /// main loop is timed below it (e.g. 20ms, `off`) [default: 20ms].
-    #[arg(long, value_name = "TIME|off", value_parser = super::precision_args::parse_min_trial_or_off)]
-    pub min_trial_time: Option<super::precision_args::MinTrial>,
-    /// Do not profile the presets whose claims need a profile (fedorova2019) unless --profile
-    /// is given: their profile claims are then listed as "unsettled: needs --profile".
-    #[arg(long, conflicts_with = "profile")]
-    pub no_profile: bool,
-    /// Keep the journal of a reproduction that completes (it is removed then; an interrupted
-    /// one's is always kept, for --resume).
-    #[arg(long)]
-    pub keep_journal: bool,
-    /// Output flags.
-    #[command(flatten)]
-    pub output: super::output_args::OutputArgs,
-    /// The profile.
-    #[command(flatten)]
-    pub profile: super::ProfileArgs,
-    /// Divides every file size (test-only).
-    #[arg(long, hide = true, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
-    pub scale_down: u64,
-}
-
-/// `--precision`: a target, or `off`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum PrecisionChoice {
-    /// Add rounds until every CI is within ± this fraction.
-    Target(f64),
-    /// The planned runs only.
-    Off,
-}
-
-/// `3%`, `0.03` or `off`.
-fn parse_precision_or_off(s: &str) -> Result<PrecisionChoice, String> {
-    if s.trim().eq_ignore_ascii_case("off") {
-        return Ok(PrecisionChoice::Off);
-    }
-    super::precision_args::parse_precision(s).map(PrecisionChoice::Target)
-}
+use super::reproduce_args::{PrecisionChoice, ReproduceArgs};
 
 /// The least trial length of warm read trials when none is given: no main
 /// loop is timed below 20 ms, where a trial's start-up noise is a large
@@ -354,23 +244,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.profile.decide()?
     };
-    // A preset with profile claims is profiled by default, at the rate
-    // whose measured cost is within 5%, without control trials.
-    let preset_profile = if args.dry_run || args.no_profile || profile.is_some() {
-        None
-    } else if chosen
-        .iter()
-        .any(|p| !p.profile_cases(&p.plan(scope).cases).is_empty())
-    {
-        super::ProfileArgs {
-            profile: true,
-            profile_hz: Some(PRESET_PROFILE_HZ),
-            profile_control: 0,
-        }
-        .decide()?
-    } else {
-        None
-    };
+    let preset_profile = preset_profile(args, &chosen, scope, profile.is_some())?;
     let noise = machine_noise(args);
     let files = check_outputs(args, &chosen, several)?;
     let mut outcomes = Vec::new();
@@ -392,14 +266,14 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 .or_else(|| preset_profile.clone().filter(|_| profiles)),
         );
         let session = match &args.resume {
-            Some(path) => {
-                check_resumable(path, &reproduction)?;
-                let plan = faultline::runner::journal::read(path)?.header.spec.plan;
-                config.statistics = Some(preset_statistics(args, &plan, budget_s));
-                let settle = settle_rule(args, preset.as_ref(), &plan, budget_s);
-                announce(preset.as_ref(), &reproduction);
-                Session::resume(path, &config)?.settled_by(settle)
-            }
+            Some(path) => resumed(
+                args,
+                preset.as_ref(),
+                path,
+                &reproduction,
+                &mut config,
+                budget_s,
+            )?,
             None => {
                 if let Some(line) = preset.prepare(scope, &choices)? {
                     faultline::console::info(&line);
@@ -408,14 +282,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
                 config.statistics = Some(preset_statistics(args, &plan, budget_s));
                 let settle = settle_rule(args, preset.as_ref(), &plan, budget_s);
                 if args.dry_run {
-                    // The same refusals as the run's, before anything is said.
-                    Session::check(&plan, &config)?;
-                    let text = dry_run::describe(preset.name(), &plan, &config);
-                    let width = faultline::console::width_of_terminal();
-                    print!("{}\n", faultline::console::wrap_lines(&text, width));
-                    let power =
-                        power_plan_lines(args, preset.as_ref(), &plan, &noise, presets).join("\n");
-                    print!("{}\n", faultline::console::wrap_lines(&power, width));
+                    describe_dry_run(args, preset.as_ref(), &plan, &config, &noise, presets)?;
                     dry_plans.push(plan);
                     continue;
                 }
@@ -434,28 +301,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
         let c = super::print_finished(&finished, &args.output);
         if let Some(dir) = &args.plots {
-            let mut these = files.clone();
-            for plot in &outcome.plots {
-                for ext in ["svg", "png"] {
-                    let path = dir.join(format!("{}.{ext}", plot.name));
-                    if dir.is_dir() {
-                        these.output("--plots", &path)?;
-                    }
-                }
-            }
-            for flame in &outcome.flames {
-                let path = dir.join(format!("{}.svg", flame.name));
-                if dir.is_dir() {
-                    these.output("--plots", &path)?;
-                }
-            }
-            let written = faultline::report::plot::write_plot_files(&outcome.plots, dir)?;
-            let flames = faultline::report::plot::flame::write_flame_graphs(&outcome.flames, dir)?;
-            eprintln!(
-                "plots: {} files in {}",
-                written.len() + flames.len(),
-                dir.display()
-            );
+            write_plots(dir, &files, &outcome)?;
         }
         outcomes.push(outcome);
         if c != ExitCode::SUCCESS {
@@ -476,18 +322,7 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(code);
     }
-    let width = args.output.layout().width;
-    let mut verdicts = String::from("Verdicts:\n");
-    for o in &outcomes {
-        for c in &o.claims {
-            let line = format!("  {}: {} — {}", o.name, c.verdict_words(), c.claim);
-            for l in faultline::report::terminal::wrap(&line, width) {
-                verdicts.push_str(&l);
-                verdicts.push('\n');
-            }
-        }
-    }
-    args.output.print(&verdicts);
+    print_verdicts(args, &outcomes);
     if let Some(path) = &args.report {
         let link = args
             .plots
@@ -498,6 +333,110 @@ pub fn execute(args: &ReproduceArgs) -> anyhow::Result<ExitCode> {
         eprintln!("report: {}", path.display());
     }
     Ok(code)
+}
+
+/// The profile of the presets with profile claims, unless `--profile`
+/// chose one (`chosen`), `--no-profile` or `--dry-run`: by default such a
+/// preset is profiled at the rate whose measured cost is within 5%,
+/// without control trials.
+fn preset_profile(
+    args: &ReproduceArgs,
+    presets: &[Box<dyn Preset>],
+    scope: Scope,
+    chosen: bool,
+) -> anyhow::Result<Option<faultline::results::ProfileSettings>> {
+    if args.dry_run || args.no_profile || chosen {
+        return Ok(None);
+    }
+    if !presets
+        .iter()
+        .any(|p| !p.profile_cases(&p.plan(scope).cases).is_empty())
+    {
+        return Ok(None);
+    }
+    Ok(super::ProfileArgs {
+        profile: true,
+        profile_hz: Some(PRESET_PROFILE_HZ),
+        profile_control: 0,
+    }
+    .decide()?)
+}
+
+/// The session continuing `--resume`'s journal of `preset`, over the plan
+/// the journal holds.
+fn resumed(
+    args: &ReproduceArgs,
+    preset: &dyn Preset,
+    path: &Path,
+    reproduction: &Reproduction,
+    config: &mut RunSpec,
+    budget_s: f64,
+) -> anyhow::Result<Session> {
+    check_resumable(path, reproduction)?;
+    let plan = faultline::runner::journal::read(path)?.header.spec.plan;
+    config.statistics = Some(preset_statistics(args, &plan, budget_s));
+    let settle = settle_rule(args, preset, &plan, budget_s);
+    announce(preset, reproduction);
+    Ok(Session::resume(path, config)?.settled_by(settle))
+}
+
+/// `--dry-run`: what `preset`'s run would do and its power plan, after the
+/// same refusals as the run's (before anything is said).
+fn describe_dry_run(
+    args: &ReproduceArgs,
+    preset: &dyn Preset,
+    plan: &faultline::plan::Plan,
+    config: &RunSpec,
+    noise: &(f64, String),
+    presets: usize,
+) -> anyhow::Result<()> {
+    Session::check(plan, config)?;
+    let text = dry_run::describe(preset.name(), plan, config);
+    let width = faultline::console::width_of_terminal();
+    print!("{}\n", faultline::console::wrap_lines(&text, width));
+    let power = power_plan_lines(args, preset, plan, noise, presets).join("\n");
+    print!("{}\n", faultline::console::wrap_lines(&power, width));
+    Ok(())
+}
+
+/// `--plots DIR`: the preset's plots and flame graphs, each file checked
+/// against the run's inputs and outputs (`files`) when the directory exists.
+fn write_plots(dir: &Path, files: &Files, outcome: &PresetOutcome) -> anyhow::Result<()> {
+    if dir.is_dir() {
+        let mut these = files.clone();
+        let names = outcome
+            .plots
+            .iter()
+            .flat_map(|p| ["svg", "png"].map(|ext| format!("{}.{ext}", p.name)))
+            .chain(outcome.flames.iter().map(|f| format!("{}.svg", f.name)));
+        for name in names {
+            these.output("--plots", &dir.join(name))?;
+        }
+    }
+    let written = faultline::report::plot::write_plot_files(&outcome.plots, dir)?;
+    let flames = faultline::report::plot::flame::write_flame_graphs(&outcome.flames, dir)?;
+    eprintln!(
+        "plots: {} files in {}",
+        written.len() + flames.len(),
+        dir.display()
+    );
+    Ok(())
+}
+
+/// Every preset's claims with their verdicts, one wrapped line each.
+fn print_verdicts(args: &ReproduceArgs, outcomes: &[PresetOutcome]) {
+    let width = args.output.layout().width;
+    let mut verdicts = String::from("Verdicts:\n");
+    for o in outcomes {
+        for c in &o.claims {
+            let line = format!("  {}: {} — {}", o.name, c.verdict_words(), c.claim);
+            for l in faultline::report::terminal::wrap(&line, width) {
+                verdicts.push_str(&l);
+                verdicts.push('\n');
+            }
+        }
+    }
+    args.output.print(&verdicts);
 }
 
 /// This machine's noise per paired log ratio: the last `faultline
@@ -567,14 +506,7 @@ fn check_outputs(
         files.input("--resume", journal)?;
     }
     if let Some(dir) = &args.plots {
-        if let Ok(target) = std::fs::read_link(dir) {
-            return Err(Error::Plan(format!(
-                "--plots {}: is a symbolic link (to {}); faultline writes into a real directory only, never through a link: give the directory itself",
-                dir.display(),
-                target.display()
-            ))
-            .into());
-        }
+        faultline::files::outputs::refuse_linked_dir("--plots", dir)?;
     }
     if let Some(report) = &args.report {
         files.output("--report", report)?;

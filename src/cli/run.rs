@@ -179,14 +179,14 @@ pub struct Ready {
     /// Where and how.
     pub config: faultline::runner::spec::RunSpec,
     /// The export `--baseline` names, read.
-    pub baseline: Option<faultline::analysis::RunResults>,
+    pub baseline: Option<faultline::results::RunResults>,
     /// The trace it replays, described.
     trace: Option<String>,
 }
 
 /// The export `--baseline` names, read, and refused when its numbers do
 /// not compare with this run's.
-fn baseline(args: &RunArgs) -> anyhow::Result<Option<faultline::analysis::RunResults>> {
+fn baseline(args: &RunArgs) -> anyhow::Result<Option<faultline::results::RunResults>> {
     let Some(path) = &args.output.baseline else {
         return Ok(None);
     };
@@ -287,7 +287,7 @@ pub fn start(args: &RunArgs, ready: Ready) -> anyhow::Result<ExitCode> {
 fn finish(
     args: &RunArgs,
     session: Session,
-    baseline: Option<&faultline::analysis::RunResults>,
+    baseline: Option<&faultline::results::RunResults>,
 ) -> anyhow::Result<ExitCode> {
     super::plan_args::warn_without_verdicts(session.plan());
     let finished = session.run()?;

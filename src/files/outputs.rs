@@ -190,17 +190,25 @@ impl Files {
     }
 }
 
+/// Refuses an output directory `dir` (given with `flag`) that is a
+/// symbolic link: faultline writes into a real directory only.
+pub fn refuse_linked_dir(flag: &str, dir: &Path) -> Result<()> {
+    match std::fs::read_link(dir) {
+        Ok(target) => Err(Error::Plan(format!(
+            "{flag} {}: is a symbolic link (to {}); faultline writes into a real directory only, never through a link: give the directory itself",
+            dir.display(),
+            target.display()
+        ))),
+        Err(_) => Ok(()),
+    }
+}
+
 /// Makes `dir`, a directory of outputs (`--plots`), if it is missing, and
 /// refuses one that is a symbolic link or not a directory: the plots are
 /// written in the directory named, never through a link to another.
 pub fn ensure_output_dir(flag: &str, dir: &Path) -> Result<()> {
     let bad = |why: String| Error::Plan(format!("{flag} {}: {why}", dir.display()));
-    if let Ok(target) = std::fs::read_link(dir) {
-        return Err(bad(format!(
-            "is a symbolic link (to {}); faultline writes into a real directory only, never through a link: give the directory itself",
-            target.display()
-        )));
-    }
+    refuse_linked_dir(flag, dir)?;
     std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
     match std::fs::symlink_metadata(dir) {
         Ok(meta) if meta.is_dir() => Ok(()),

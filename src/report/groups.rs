@@ -2,8 +2,8 @@
 //! method, headed by what they share, in the order each first appears.
 use std::collections::HashMap;
 
-use crate::analysis::{CaseResult, RunResults};
 use crate::plan::GroupKey;
+use crate::results::{CaseResult, RunResults};
 
 /// Cases that share every factor but the method.
 pub(crate) struct Group<'a> {

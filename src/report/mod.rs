@@ -1,5 +1,5 @@
 //! Reports: everything faultline shows or writes about results, and nothing
-//! that measures. Every function here only reads results ([`crate::analysis::RunResults`],
+//! that measures. Every function here only reads results ([`crate::results::RunResults`],
 //! or a map's or an advice's): no statistics are computed here.
 //!
 //! - [`export`]: the files the user names (JSON, CSV, Markdown, HTML), each

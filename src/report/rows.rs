@@ -6,8 +6,7 @@ use std::collections::BTreeSet;
 
 use super::groups::groups;
 use super::units::{half_width, ms, num, plus_minus};
-use crate::analysis::case_summary::CaseSummary;
-use crate::analysis::{CaseResult, RunResults};
+use crate::results::{CaseResult, CaseSummary, RunResults};
 
 /// Bytes per GB and per GiB.
 const GB: f64 = 1e9;
@@ -401,7 +400,7 @@ mod tests {
 
     #[test]
     fn latency_columns_appear_only_when_some_case_recorded_latency() {
-        use crate::analysis::latency::LatencySummary;
+        use crate::results::LatencySummary;
         let plain = fixtures::results();
         assert!(!render_table(&plain).contains("p50 µs"));
         assert_eq!(headers(&plain), HEADERS);

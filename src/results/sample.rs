@@ -371,6 +371,13 @@ impl Sample {
     pub fn interfered(&self) -> bool {
         self.interference.as_ref().is_some_and(|i| i.interfered)
     }
+
+    /// Whether the statistics count it: not marked `excluded` (retried,
+    /// interfered with `--exclude-interfered`, or a `--profile-control`
+    /// control trial).
+    pub fn is_counted(&self) -> bool {
+        self.excluded.is_none()
+    }
 }
 
 /// A trial that did not produce a sample.

@@ -955,7 +955,7 @@ pub(crate) mod tests {
                     }
                 }
                 let _ = crate::runner::schedule(plan);
-                let results = crate::analysis::RunResults::assemble(
+                let results = crate::results::RunResults::assemble(
                     plan,
                     &raw,
                     Default::default(),

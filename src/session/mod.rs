@@ -10,14 +10,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use crate::analysis::RunResults;
 use crate::error::{Context, Error, Result};
 use crate::files::dataset::{self, Dataset};
 use crate::files::scratch::Scratch;
 use crate::measure::environment;
 use crate::plan::Plan;
 use crate::report::Exports;
-use crate::results::{RawResults, Reproduction};
+use crate::results::{RawResults, Reproduction, RunResults};
 use crate::runner::journal::Journal;
 use crate::runner::{self, Rig};
 

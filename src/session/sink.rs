@@ -2,12 +2,11 @@
 //! group's results so far to the exports, and the questions of more runs
 //! to the run's stopping rules ([`Rounds`]): the precision rule
 //! (`--precision`, per group) and a study's settling rule (per claim).
-use crate::analysis::RunResults;
 use crate::error::Result;
 use crate::plan::precision::Precision;
 use crate::plan::Plan;
 use crate::report::Exports;
-use crate::results::RawResults;
+use crate::results::{RawResults, RunResults};
 use crate::runner::journal::{Entry, Journal};
 use crate::runner::{MoreRuns, Sink};
 

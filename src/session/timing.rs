@@ -78,7 +78,7 @@ pub fn record_run(
     spec: &crate::runner::RunSpec,
     raw: &RawResults,
     (trials_s, fresh): (f64, bool),
-    results: &crate::analysis::RunResults,
+    results: &crate::results::RunResults,
 ) {
     if !raw.complete || !fresh {
         return;

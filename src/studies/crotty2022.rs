@@ -12,7 +12,6 @@ use super::{
     ratio_cell, ratio_header, read_case, summary_of, Choices, Preset, PresetOption, Scope, Table,
     COMPARISON_NOTE,
 };
-use crate::analysis::RunResults;
 use crate::error::{Error, Result};
 use crate::measure::timeline::{filled_at, TimelinePoint};
 use crate::method::{Advice, IoOptions, MethodKind};
@@ -22,6 +21,7 @@ use crate::plan::CacheState;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
 use crate::plan::{ThreadMode, Threads};
 use crate::report::plot::{series_plot, Axis, Plot, Series, SeriesStyle};
+use crate::results::RunResults;
 use crate::stats::effect::{Published, Size};
 use crate::studies::claims::{Claim, Expect};
 use crate::workload::WorkloadKind;

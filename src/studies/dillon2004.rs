@@ -6,7 +6,6 @@ use super::{
     BELOW_RESOLUTION, COMPARISON_NOTE, CPU_SPLIT_RESOLUTION_S,
 };
 use crate::analysis::case_summary::MIB;
-use crate::analysis::RunResults;
 use crate::measure::profile::Category;
 use crate::method::{Advice, MethodKind, Populate};
 use crate::pattern::Pattern;
@@ -14,6 +13,7 @@ use crate::plan::device_rate::{self, DeviceRate};
 use crate::plan::CacheState;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
 use crate::report::plot::{bar_plot, AxisScale, Bar, BarChart, BarGroup, BarPanel, Plot};
+use crate::results::RunResults;
 use crate::stats::effect::{Published, Size};
 use crate::studies::claims::{Claim, Expect};
 use crate::workload::WorkloadKind;

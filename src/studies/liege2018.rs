@@ -5,7 +5,6 @@ use super::{
     summary_of, time_split_keys, time_unit, write_case, Preset, Scope, Table, BELOW_RESOLUTION,
     COMPARISON_NOTE,
 };
-use crate::analysis::RunResults;
 use crate::method::{MethodKind, SyncPolicy};
 use crate::pattern::Pattern;
 use crate::plan::CacheState;
@@ -15,6 +14,7 @@ use crate::report::plot::{
     bar_plot, series_plot, Axis, AxisScale, Bar, BarChart, BarGroup, BarPanel, Hue, Plot, Segment,
     Series, SeriesStyle,
 };
+use crate::results::RunResults;
 use crate::stats::effect::{Published, Size};
 use crate::studies::claims::{Claim, Expect};
 use crate::workload::{FillContent, WorkloadKind};
@@ -609,7 +609,7 @@ fn figure5_plot(results: &RunResults, all: &[Pair]) -> Option<Plot> {
 /// coarse for trials of a few milliseconds. `None` (shown as
 /// [`BELOW_RESOLUTION`]) where [`cpu_split_of`] cannot show getrusage's
 /// split, or, with a profile, where the CPU time exceeds the elapsed time.
-fn cpu_split(s: &crate::analysis::case_summary::CaseSummary) -> Option<(f64, f64, Option<u64>)> {
+fn cpu_split(s: &crate::results::CaseSummary) -> Option<(f64, f64, Option<u64>)> {
     let elapsed = s.time_ns.mean / 1e9;
     let (user, sys) = (s.user_ns.mean / 1e9, s.sys_ns.mean / 1e9);
     match &s.profile {

@@ -6,14 +6,13 @@
 //! notes, how its measured table and plots are laid out, and the flags of its
 //! own it takes ([`Preset::options`]). Adding a study means adding one file
 //! and one line in [`registry`].
-use crate::analysis::RunResults;
 use crate::method::{MethodKind, SizeWith, SyncPolicy};
 use crate::pattern::Pattern;
 use crate::plan::CacheState;
 use crate::plan::Target;
 use crate::plan::{Case, Plan};
 use crate::report::plot::Plot;
-use crate::results::claim::ClaimOutcome;
+use crate::results::{claim::ClaimOutcome, RunResults};
 use crate::studies::claims::Claim;
 use crate::workload::{FillContent, WorkloadKind};
 
@@ -358,7 +357,7 @@ pub fn write_case(
 pub fn find_case<'a>(
     results: &'a RunResults,
     case: &Case,
-) -> Option<&'a crate::analysis::run_results::CaseResult> {
+) -> Option<&'a crate::results::CaseResult> {
     results.cases.iter().find(|c| c.case == *case)
 }
 
@@ -378,14 +377,14 @@ pub fn mean_seconds(results: &RunResults, case: &Case) -> Option<(f64, Option<(f
 pub fn profile_of<'a>(
     results: &'a RunResults,
     case: &Case,
-) -> Option<&'a crate::analysis::profile::ProfileSummary> {
+) -> Option<&'a crate::results::ProfileSummary> {
     summary_of(results, case)?.profile.as_deref()
 }
 
 /// A category's share of a case's profile with its CI (`31% [27–35]`), `0%`
 /// when none of its samples fell there, or `-` without a profile.
 pub fn share_cell(
-    profile: Option<&crate::analysis::profile::ProfileSummary>,
+    profile: Option<&crate::results::ProfileSummary>,
     category: crate::measure::profile::Category,
 ) -> String {
     match profile {
@@ -400,7 +399,7 @@ pub fn share_cell(
 pub fn summary_of<'a>(
     results: &'a RunResults,
     case: &Case,
-) -> Option<&'a crate::analysis::case_summary::CaseSummary> {
+) -> Option<&'a crate::results::CaseSummary> {
     find_case(results, case)?.summary.as_ref()
 }
 

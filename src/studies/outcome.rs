@@ -3,10 +3,10 @@
 //! and plots. Built from results; nothing here measures.
 use serde::Serialize;
 
-use crate::analysis::RunResults;
 use crate::measure::environment::Environment;
 use crate::report::plot::flame::FlameGraph;
 use crate::report::plot::Plot;
+use crate::results::RunResults;
 use crate::studies::claims::ClaimOutcome;
 use crate::studies::{Preset, Table};
 

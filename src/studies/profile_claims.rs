@@ -13,8 +13,8 @@
 //!
 //! "About X%" is read as the band X ×/÷ (1 + [`SHARE_TOLERANCE`]).
 //! Pure: nothing here measures.
-use crate::analysis::profile::ProfileSummary;
 use crate::measure::profile::{Category, ProfileMode};
+use crate::results::ProfileSummary;
 use crate::stats::effect::{t_quantile, CLAIM_LEVEL};
 use crate::stats::Summary;
 use crate::studies::claims::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};

@@ -6,7 +6,6 @@ use super::{
     comparison, ratio_cell, ratio_header, ratio_point, read_case, secs, secs_pm, summary_of,
     Preset, Scope, Table, COMPARISON_NOTE,
 };
-use crate::analysis::RunResults;
 use crate::files::image::image_len;
 use crate::method::{MethodKind, Share};
 use crate::pattern::Pattern;
@@ -14,6 +13,7 @@ use crate::plan::CacheState;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
 use crate::plan::{ThreadMode, Threads};
 use crate::report::plot::{series_plot, Axis, Plot, Series, SeriesStyle};
+use crate::results::RunResults;
 use crate::stats::effect::{LogRatios, Published, Size};
 use crate::studies::claims::{Claim, Expect};
 use crate::workload::{ScaleFactor, ScaleUnit, WorkloadKind};

@@ -5,12 +5,12 @@ use super::{
     time_split_keys, time_unit, write_case, Preset, Scope, Table, BELOW_RESOLUTION,
     COMPARISON_NOTE,
 };
-use crate::analysis::RunResults;
 use crate::method::{MethodKind, SizeWith, SyncPolicy};
 use crate::pattern::Pattern;
 use crate::plan::Target;
 use crate::plan::{Case, Metric, OrderPolicy, Plan};
 use crate::report::plot::{bar_plot, AxisScale, Bar, BarChart, BarGroup, BarPanel, Plot};
+use crate::results::RunResults;
 use crate::stats::effect::{Published, Size};
 use crate::studies::claims::{Claim, Expect};
 use crate::workload::FillContent;

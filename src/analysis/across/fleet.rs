@@ -15,9 +15,8 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::analysis::case_summary::throughput_bps;
-use crate::analysis::{CaseResult, RunResults};
 use crate::error::{Error, Result};
-use crate::results::Sample;
+use crate::results::{CaseResult, RunResults, Sample};
 use crate::stats::{RatioEstimate, Verdict};
 
 /// The smallest change between two runs that is called faster or slower
@@ -96,7 +95,11 @@ impl FleetCase {
     }
 }
 
+/// A case's key: group, file size, method label.
 type CaseKey = (String, u64, String);
+
+/// Per run, each case by its key.
+type ByKey<'a> = Vec<HashMap<CaseKey, &'a CaseResult>>;
 
 fn key(c: &CaseResult) -> CaseKey {
     (c.case.group_label(), c.case.file_size, c.label.clone())
@@ -142,10 +145,35 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
     }
     // Every lookup below goes through a map built once, so that the time
     // grows with the cases, not with their square (100,000 cases each).
+    let (mut keys, by_key) = index_cases(runs);
+    let groups = Groups::of(&keys, &by_key);
+    keys.sort_by_cached_key(|k| groups.rank(&k.0, k.1));
+    let floor = runs
+        .iter()
+        .map(|r| r.settings.statistics.min_effect())
+        .fold(CHANGE_FLOOR, f64::max);
+    let cases: Vec<FleetCase> = keys
+        .iter()
+        .map(|k| fleet_case(k, runs, &by_key, &groups, floor))
+        .collect();
+    if !cases
+        .iter()
+        .any(|c| c.throughput.iter().flatten().count() > 1)
+    {
+        return Err(Error::Plan(
+            "the exports have no case in common (same factors, file size and method)".into(),
+        ));
+    }
+    let comparisons = fleet_comparisons(runs, &groups);
+    Ok(Fleet { cases, comparisons })
+}
+
+/// Every case's key, in the order it first appears across the runs, and per
+/// run each case by its key.
+fn index_cases<'a>(runs: &[&'a RunResults]) -> (Vec<CaseKey>, ByKey<'a>) {
     let mut keys: Vec<CaseKey> = Vec::new();
     let mut seen: HashSet<CaseKey> = HashSet::new();
-    // Per run: each case by its key and by its id.
-    let mut by_key: Vec<HashMap<CaseKey, &CaseResult>> = Vec::with_capacity(runs.len());
+    let mut by_key: ByKey = Vec::with_capacity(runs.len());
     for r in runs {
         let mut here = HashMap::with_capacity(r.cases.len());
         for c in &r.cases {
@@ -157,115 +185,130 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
         }
         by_key.push(here);
     }
-    // The groups (label and size) whose cases read a file set.
-    let sets: HashSet<(String, u64)> = by_key
-        .iter()
-        .flat_map(|m| m.iter())
-        .filter(|(_, c)| c.case.files.is_some())
-        .map(|(k, _)| (k.0.clone(), k.1))
-        .collect();
-    let is_set = |group: &str, size: u64| sets.contains(&(group.to_string(), size));
-    // Cases of the same group together, groups in the order they first appear.
-    let mut group_rank: HashMap<(String, u64), usize> = HashMap::new();
-    for k in &keys {
-        let next = group_rank.len();
-        group_rank.entry((k.0.clone(), k.1)).or_insert(next);
+    (keys, by_key)
+}
+
+/// The groups (label and file size) across the runs: which read a file
+/// set, and the order they first appear in (cases and comparisons of the
+/// same group are shown together, groups in that order).
+struct Groups {
+    sets: HashSet<(String, u64)>,
+    rank: HashMap<(String, u64), usize>,
+}
+
+impl Groups {
+    fn of(keys: &[CaseKey], by_key: &[HashMap<CaseKey, &CaseResult>]) -> Groups {
+        let sets = by_key
+            .iter()
+            .flat_map(|m| m.iter())
+            .filter(|(_, c)| c.case.files.is_some())
+            .map(|(k, _)| (k.0.clone(), k.1))
+            .collect();
+        let mut rank: HashMap<(String, u64), usize> = HashMap::new();
+        for k in keys {
+            let next = rank.len();
+            rank.entry((k.0.clone(), k.1)).or_insert(next);
+        }
+        Groups { sets, rank }
     }
-    let rank = |group: &str, size: u64| {
-        group_rank
+
+    /// Whether the group's cases read a file set.
+    fn is_set(&self, group: &str, size: u64) -> bool {
+        self.sets.contains(&(group.to_string(), size))
+    }
+
+    /// Where the group first appears.
+    fn rank(&self, group: &str, size: u64) -> usize {
+        self.rank
             .get(&(group.to_string(), size))
             .copied()
             .unwrap_or(usize::MAX)
-    };
-    keys.sort_by_cached_key(|k| rank(&k.0, k.1));
-    let floor = runs
+    }
+}
+
+/// The case `k` across the runs: its throughput in each and each run's
+/// change from the first, judged beyond `floor`.
+fn fleet_case(
+    k: &CaseKey,
+    runs: &[&RunResults],
+    by_key: &[HashMap<CaseKey, &CaseResult>],
+    groups: &Groups,
+    floor: f64,
+) -> FleetCase {
+    let per_run: Vec<Option<&CaseResult>> = by_key.iter().map(|m| m.get(k).copied()).collect();
+    let (samples, busy): (Vec<Option<Vec<f64>>>, Vec<bool>) = per_run
         .iter()
-        .map(|r| r.settings.statistics.min_effect())
-        .fold(CHANGE_FLOOR, f64::max);
-    let cases: Vec<FleetCase> = keys
-        .iter()
-        .map(|k| {
-            let per_run: Vec<Option<&CaseResult>> =
-                by_key.iter().map(|m| m.get(k).copied()).collect();
-            // Each run's throughputs: over its clean trials when any were
-            // interfered with and at least 2 are clean (else all, and busy).
-            let (samples, busy): (Vec<Option<Vec<f64>>>, Vec<bool>) = per_run
-                .iter()
-                .zip(runs)
-                .map(|(c, r)| {
-                    let Some(c) = c else {
-                        return (None, false);
-                    };
-                    let counted = counted(c);
-                    // The clean ones, as `busy::clean` picks them.
-                    let clean: Vec<&Sample> = counted
-                        .iter()
-                        .copied()
-                        .filter(|s| !s.interfered())
-                        .collect();
-                    if clean.len() == counted.len() {
-                        (
-                            Some(throughputs_of(&counted, r).into_values().collect()),
-                            false,
-                        )
-                    } else if clean.len() >= 2 {
-                        (
-                            Some(throughputs_of(&clean, r).into_values().collect()),
-                            false,
-                        )
-                    } else {
-                        (
-                            Some(throughputs_of(&counted, r).into_values().collect()),
-                            true,
-                        )
-                    }
-                })
-                .unzip();
-            let first = samples[0].clone();
-            let change: Vec<Option<RatioEstimate>> = samples
-                .iter()
-                .enumerate()
-                .map(|(i, s)| match (i, &first, s) {
-                    (0, _, _) => None,
-                    (_, Some(a), Some(b)) => crate::stats::across::independent_ratio(a, b),
-                    _ => None,
-                })
-                .collect();
-            let verdict = change
-                .iter()
-                .enumerate()
-                .map(|(i, est)| {
-                    est.as_ref()
-                        .map(|e| change_verdict(e, floor, busy[0] || busy[i]))
-                })
-                .collect();
-            FleetCase {
-                group: k.0.clone(),
-                file_size: k.1,
-                set: is_set(&k.0, k.1),
-                label: k.2.clone(),
-                throughput: per_run
-                    .iter()
-                    .map(|c| {
-                        c.and_then(|c| c.summary.as_ref())
-                            .map(|s| s.throughput_bps.mean)
-                    })
-                    .collect(),
-                change,
-                verdict,
+        .zip(runs)
+        .map(|(c, r)| match c {
+            Some(c) => {
+                let (throughputs, busy) = clean_throughputs(c, r);
+                (Some(throughputs), busy)
             }
+            None => (None, false),
+        })
+        .unzip();
+    let first = samples[0].clone();
+    let change: Vec<Option<RatioEstimate>> = samples
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match (i, &first, s) {
+            (0, _, _) => None,
+            (_, Some(a), Some(b)) => crate::stats::across::independent_ratio(a, b),
+            _ => None,
         })
         .collect();
-    if !cases
+    let verdict = change
         .iter()
-        .any(|c| c.throughput.iter().flatten().count() > 1)
-    {
-        return Err(Error::Plan(
-            "the exports have no case in common (same factors, file size and method)".into(),
-        ));
+        .enumerate()
+        .map(|(i, est)| {
+            est.as_ref()
+                .map(|e| change_verdict(e, floor, busy[0] || busy[i]))
+        })
+        .collect();
+    FleetCase {
+        group: k.0.clone(),
+        file_size: k.1,
+        set: groups.is_set(&k.0, k.1),
+        label: k.2.clone(),
+        throughput: per_run
+            .iter()
+            .map(|c| {
+                c.and_then(|c| c.summary.as_ref())
+                    .map(|s| s.throughput_bps.mean)
+            })
+            .collect(),
+        change,
+        verdict,
     }
+}
 
-    type CmpKey = (String, u64, String, String);
+/// One run's throughputs of case `c`: over its clean trials when any were
+/// interfered with and at least 2 are clean (as `busy::clean` picks them);
+/// else over all its counted trials, and busy (`true`) when some were
+/// interfered with.
+fn clean_throughputs(c: &CaseResult, r: &RunResults) -> (Vec<f64>, bool) {
+    let counted = counted(c);
+    let clean: Vec<&Sample> = counted
+        .iter()
+        .copied()
+        .filter(|s| !s.interfered())
+        .collect();
+    if clean.len() == counted.len() {
+        (throughputs_of(&counted, r).into_values().collect(), false)
+    } else if clean.len() >= 2 {
+        (throughputs_of(&clean, r).into_values().collect(), false)
+    } else {
+        (throughputs_of(&counted, r).into_values().collect(), true)
+    }
+}
+
+/// A comparison's key: group, file size, the compared case's label and the
+/// baseline's.
+type CmpKey = (String, u64, String, String);
+
+/// Every comparison across the runs, grouped as the cases are: each run's
+/// paired ratio and its ratio over the first run's.
+fn fleet_comparisons(runs: &[&RunResults], groups: &Groups) -> Vec<FleetComparison> {
     let mut cmp_keys: Vec<CmpKey> = Vec::new();
     let mut cmp_seen: HashSet<CmpKey> = HashSet::new();
     // Per run: the key and the per-run log ratios of each comparison.
@@ -295,8 +338,8 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
         }
         per_run.push(found);
     }
-    cmp_keys.sort_by_cached_key(|k| rank(&k.0, k.1));
-    let comparisons = cmp_keys
+    cmp_keys.sort_by_cached_key(|k| groups.rank(&k.0, k.1));
+    cmp_keys
         .into_iter()
         .map(|k| {
             let first = per_run[0].get(&k);
@@ -314,15 +357,14 @@ pub fn fleet(runs: &[&RunResults]) -> Result<Fleet> {
                         _ => None,
                     })
                     .collect(),
-                set: is_set(&k.0, k.1),
+                set: groups.is_set(&k.0, k.1),
                 group: k.0,
                 file_size: k.1,
                 other: k.2,
                 baseline: k.3,
             }
         })
-        .collect();
-    Ok(Fleet { cases, comparisons })
+        .collect()
 }
 
 #[cfg(test)]

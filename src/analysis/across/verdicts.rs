@@ -7,7 +7,7 @@
 //! computes a new verdict: each cell is the run's own.
 use std::collections::BTreeMap;
 
-use crate::analysis::RunResults;
+use crate::results::RunResults;
 
 use crate::stats::Verdict;
 

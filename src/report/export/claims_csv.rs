@@ -3,10 +3,9 @@
 //! also make the Markdown report's claims table.
 use std::path::{Path, PathBuf};
 
-use crate::analysis::RunResults;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
-use crate::results::claim::ClaimOutcome;
+use crate::results::{claim::ClaimOutcome, RunResults};
 
 /// The columns of a claim row, in order (docs/claims.md describes each).
 pub const COLUMNS: [&str; 16] = [

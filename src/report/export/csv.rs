@@ -12,12 +12,10 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::analysis::stopping::GroupPrecision;
-use crate::analysis::{CaseResult, ComparisonResult, RunResults};
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::plan::factor_table;
-use crate::results::Sample;
+use crate::results::{CaseResult, ComparisonResult, GroupPrecision, RunResults, Sample};
 
 use super::csv_rows::Rows;
 

@@ -6,9 +6,9 @@
 use std::io::{self, Read};
 use std::path::Path;
 
-use crate::analysis::RunResults;
 use crate::error::{Error, Result};
 use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::results::RunResults;
 
 /// Writes `results` to `path` as pretty JSON, atomically: a reader sees the
 /// previous export or this one, never a mix.

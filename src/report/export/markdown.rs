@@ -8,13 +8,13 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::analysis::RunResults;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::report::groups::groups;
 use crate::report::rows::{case_row, headers, outlier_count, Row, OUTLIER_NOTE};
 use crate::report::units::MISSING;
 use crate::report::verdict::{failure_lines, verdict_lines, warning_lines};
+use crate::results::RunResults;
 
 /// Renders the whole report as Markdown: its head, the per-case tables, the
 /// sections every report shares, then the verdicts and what qualifies them.

@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::analysis::RunResults;
 use crate::error::Result;
+use crate::results::RunResults;
 
 pub mod claims_csv;
 pub mod csv;

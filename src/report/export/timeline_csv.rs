@@ -3,9 +3,9 @@
 //! `<stem>-timeline.csv`, replaced atomically. Absent counters are empty cells.
 use std::path::{Path, PathBuf};
 
-use crate::analysis::RunResults;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
+use crate::results::RunResults;
 
 /// The header row, in column order.
 pub const COLUMNS: [&str; 16] = [

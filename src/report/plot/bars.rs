@@ -12,6 +12,7 @@
 //! published series of an x/y plot are hollow. Nothing here computes a
 //! statistic: a bar is the sum of the segments it is given, a whisker the CI
 //! it is given.
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -381,63 +382,8 @@ fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, panel: &BarPanel) -> Drawn 
                 x + SLOT * (1.0 + BAR_FILL) / 2.0,
             );
             let xc = x + SLOT / 2.0;
-            let mut base = if panel.y_scale == AxisScale::Log {
-                y_lo
-            } else {
-                0.0
-            };
-            for (i, seg) in bar.segments.iter().enumerate() {
-                let drawable = seg.value.is_finite()
-                    && seg.value > 0.0
-                    && (panel.y_scale == AxisScale::Linear || i > 0 || seg.value > y_lo);
-                if !drawable {
-                    continue;
-                }
-                let top = if panel.y_scale == AxisScale::Log && i == 0 {
-                    seg.value
-                } else {
-                    base + seg.value
-                };
-                let color = seg.hue.color();
-                match bar.style {
-                    SeriesStyle::Measured => {
-                        chart.draw_series(std::iter::once(Rectangle::new(
-                            [(x0, base), (x1, top)],
-                            color.filled(),
-                        )))?;
-                    }
-                    SeriesStyle::Published => {
-                        chart.draw_series(std::iter::once(Rectangle::new(
-                            [(x0, base), (x1, top)],
-                            pale(color).filled(),
-                        )))?;
-                        chart.draw_series(std::iter::once(Rectangle::new(
-                            [(x0, base), (x1, top)],
-                            color.stroke_width(2),
-                        )))?;
-                    }
-                }
-                base = top;
-            }
-            let mut above = bar.top();
-            if let Some((low, high)) = bar.ci {
-                let ok = |v: f64| v.is_finite() && (panel.y_scale == AxisScale::Linear || v > 0.0);
-                if ok(low) && ok(high) {
-                    let stroke = INK.stroke_width(2);
-                    let cap = SLOT * BAR_FILL * 0.25;
-                    chart.draw_series(std::iter::once(PathElement::new(
-                        vec![(xc, low), (xc, high)],
-                        stroke,
-                    )))?;
-                    for end in [low, high] {
-                        chart.draw_series(std::iter::once(PathElement::new(
-                            vec![(xc - cap, end), (xc + cap, end)],
-                            stroke,
-                        )))?;
-                    }
-                    above = above.max(high);
-                }
-            }
+            draw_segments(&mut chart, bar, (x0, x1), panel.y_scale, y_lo)?;
+            let above = draw_whisker(&mut chart, bar, xc, panel.y_scale)?;
             if let Some(note) = &bar.note {
                 notes.push((xc, if above > y_lo { above } else { y_lo }, note));
             }
@@ -481,6 +427,83 @@ fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, panel: &BarPanel) -> Drawn 
         ))?;
     }
     Ok(())
+}
+
+/// The chart a panel's bars are drawn on: x in bar slots, y on the panel's axis.
+type PanelChart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, NumAxis>>;
+
+/// Draws `bar`'s segments stacked from the bottom, between `x0` and `x1`:
+/// measured ones filled, published ones pale with an outline. On a log
+/// axis the first segment stands from the axis' bottom `y_lo` to its value;
+/// a segment that is not a positive number is left out.
+fn draw_segments(
+    chart: &mut PanelChart,
+    bar: &Bar,
+    (x0, x1): (f64, f64),
+    scale: AxisScale,
+    y_lo: f64,
+) -> Drawn {
+    let mut base = if scale == AxisScale::Log { y_lo } else { 0.0 };
+    for (i, seg) in bar.segments.iter().enumerate() {
+        let drawable = seg.value.is_finite()
+            && seg.value > 0.0
+            && (scale == AxisScale::Linear || i > 0 || seg.value > y_lo);
+        if !drawable {
+            continue;
+        }
+        let top = if scale == AxisScale::Log && i == 0 {
+            seg.value
+        } else {
+            base + seg.value
+        };
+        let color = seg.hue.color();
+        match bar.style {
+            SeriesStyle::Measured => {
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x0, base), (x1, top)],
+                    color.filled(),
+                )))?;
+            }
+            SeriesStyle::Published => {
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x0, base), (x1, top)],
+                    pale(color).filled(),
+                )))?;
+                chart.draw_series(std::iter::once(Rectangle::new(
+                    [(x0, base), (x1, top)],
+                    color.stroke_width(2),
+                )))?;
+            }
+        }
+        base = top;
+    }
+    Ok(())
+}
+
+/// Draws `bar`'s 95% CI whisker at `xc` when both ends can stand on the
+/// axis; returns the highest point of the bar and its whisker (where its
+/// note goes).
+fn draw_whisker(chart: &mut PanelChart, bar: &Bar, xc: f64, scale: AxisScale) -> Drawn<f64> {
+    let mut above = bar.top();
+    if let Some((low, high)) = bar.ci {
+        let ok = |v: f64| v.is_finite() && (scale == AxisScale::Linear || v > 0.0);
+        if ok(low) && ok(high) {
+            let stroke = INK.stroke_width(2);
+            let cap = SLOT * BAR_FILL * 0.25;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(xc, low), (xc, high)],
+                stroke,
+            )))?;
+            for end in [low, high] {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(xc - cap, end), (xc + cap, end)],
+                    stroke,
+                )))?;
+            }
+            above = above.max(high);
+        }
+    }
+    Ok(above)
 }
 
 #[cfg(test)]

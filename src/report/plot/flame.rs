@@ -18,11 +18,11 @@ use std::path::{Path, PathBuf};
 
 use inferno::flamegraph::{self, color::MultiPalette, Options, Palette};
 
-use crate::analysis::RunResults;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::report::groups::groups;
 use crate::report::sections::profile::percent;
+use crate::results::RunResults;
 
 /// The width the static copy is laid out at, px (it scales down to fit).
 pub const INLINE_WIDTH: usize = 1200;

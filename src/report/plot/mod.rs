@@ -1,6 +1,6 @@
 //! Plots of a run's results, as SVG (inlined by the HTML report) and PNG.
 //!
-//! [`plots`] draws, from a [`crate::analysis::RunResults`] alone:
+//! [`plots`] draws, from a [`crate::results::RunResults`] alone:
 //! - `throughput`: mean throughput per case with its 95% CI, one row per
 //!   case under its group's heading, one colour per method (its options,
 //!   such as `populate=map`, are in the row label);
@@ -373,8 +373,8 @@ pub(crate) mod svg_probe {
 mod tests {
     use super::svg_probe::{fill, texts};
     use super::*;
-    use crate::analysis::RunResults;
     use crate::fixtures;
+    use crate::results::RunResults;
     use crate::stats::RatioEstimate;
 
     /// How many rectangles are filled with `c`.

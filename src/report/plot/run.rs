@@ -12,12 +12,12 @@ use super::{
     palette, row_plot, strip, write_plot_files, AxisScale, Plot, FASTER, NOISE, OFF_CPU, SLOWER,
     SYS, USER,
 };
-use crate::analysis::RunResults;
 use crate::error::Result;
 use crate::plan::Metric;
 use crate::report::groups::{groups, Group};
 use crate::report::rows::{case_row, Row};
 use crate::report::units::ratio;
+use crate::results::RunResults;
 use crate::stats::Verdict;
 
 /// The most groups drawn as a "where the time goes" plot each.
@@ -399,7 +399,7 @@ fn category_color(c: crate::measure::profile::Category) -> RGBColor {
 /// to 100%; `None` when no case was profiled.
 pub fn cycles_plot(results: &RunResults) -> Option<Plot> {
     use crate::measure::profile::Category;
-    let profile_of = |c: &crate::analysis::CaseResult| {
+    let profile_of = |c: &crate::results::CaseResult| {
         c.summary.as_ref().and_then(|s| s.profile.as_ref()).cloned()
     };
     if results.cases.iter().all(|c| profile_of(c).is_none()) {

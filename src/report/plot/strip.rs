@@ -5,8 +5,8 @@
 use super::chart::{ChartRow, LegendEntry, Mark, RowChart, Swatch};
 use super::{palette, row_plot, AxisScale, Plot};
 use crate::analysis::case_summary::throughput_bps;
-use crate::analysis::RunResults;
 use crate::report::groups::groups;
+use crate::results::RunResults;
 
 /// Above this ratio of largest to smallest value, an axis is logarithmic.
 pub const LOG_SPAN: f64 = 30.0;

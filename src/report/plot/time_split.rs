@@ -70,10 +70,7 @@ pub const UNRESOLVED: &str = "unresolved";
 /// opening of the file between the passes of `--min-trial-time`): such a
 /// split is shown as [`BELOW_RESOLUTION`], never as CPU exceeding wall.
 /// For one-threaded trials.
-pub fn cpu_split_of(
-    s: &crate::analysis::case_summary::CaseSummary,
-    elapsed_s: f64,
-) -> Option<(f64, f64)> {
+pub fn cpu_split_of(s: &crate::results::CaseSummary, elapsed_s: f64) -> Option<(f64, f64)> {
     let (user, sys) = (s.user_ns.mean / 1e9, s.sys_ns.mean / 1e9);
     (elapsed_s >= CPU_SPLIT_RESOLUTION_S && user + sys <= elapsed_s * 1.05).then_some((user, sys))
 }
@@ -82,7 +79,7 @@ pub fn cpu_split_of(
 /// user, sys and whole trial time, with the trial time's CI), in seconds
 /// divided by `unit`; a split [`cpu_split_of`] cannot show is an empty CPU
 /// bar noted [`UNRESOLVED`].
-pub fn measured_time_split(s: &crate::analysis::case_summary::CaseSummary, unit: f64) -> Vec<Bar> {
+pub fn measured_time_split(s: &crate::results::CaseSummary, unit: f64) -> Vec<Bar> {
     let elapsed = s.time_ns.mean / 1e9;
     let ci = s.time_ns.ci95.map(|(l, h)| (l / 1e9, h / 1e9));
     match cpu_split_of(s, elapsed) {

@@ -2,11 +2,10 @@
 //! summary by [`crate::analysis::access`]): operations per second and the
 //! footprint, one line per case, and the per-second timeline of
 //! duration-bounded cases. Shared by the text table and the Markdown report.
-use crate::analysis::access::TimelineMean;
-use crate::analysis::RunResults;
 use crate::pattern::Pattern;
 use crate::report::groups::groups;
 use crate::report::units::{num, opt_num};
+use crate::results::{RunResults, TimelineMean};
 
 /// What the section of the access lines is called.
 pub(crate) const TITLE: &str = "Access pattern";

@@ -1,8 +1,7 @@
 //! The statistics lines under the verdicts: how the verdicts were adjusted
 //! for testing many comparisons at once, whether each group reached its
 //! precision target, and the short-trial warnings.
-use crate::analysis::stopping::StoppedBy;
-use crate::analysis::RunResults;
+use crate::results::{RunResults, StoppedBy};
 use crate::stats::compare::Verdict;
 use crate::stats::fdr::Adjustment;
 
@@ -204,8 +203,7 @@ pub fn short_trial_advice(case: &crate::plan::Case, threshold_ns: u64) -> String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::short_trials::ShortTrial;
-    use crate::analysis::stopping::GroupPrecision;
+    use crate::results::{GroupPrecision, ShortTrial};
 
     #[test]
     fn short_trial_advice_fits_the_case() {

@@ -4,11 +4,9 @@
 //! verdict cites. Every share is read from the case's [`ProfileSummary`],
 //! every cost from [`crate::analysis::profile_cost`]; nothing is computed here
 //! but rounding.
-use crate::analysis::profile::ProfileSummary;
-use crate::analysis::profile_cost::{ProfileCost, RunCost, TargetVerdict};
-use crate::analysis::{CaseResult, RunResults};
 use crate::measure::profile::{Category, ProfileMode};
 use crate::report::groups::groups;
+use crate::results::{CaseResult, ProfileCost, ProfileSummary, RunCost, RunResults, TargetVerdict};
 use crate::stats::RatioEstimate;
 
 /// What the section is called.
@@ -308,7 +306,8 @@ mod tests {
 
     #[test]
     fn the_cost_is_one_line_after_the_cases_and_each_cases_own_in_its_line() {
-        use crate::analysis::profile_cost::{PooledCost, TARGET};
+        use crate::analysis::profile_cost::TARGET;
+        use crate::results::PooledCost;
         let ratio = |ratio, lo, hi, pairs| RatioEstimate {
             ratio,
             ci95_low: lo,

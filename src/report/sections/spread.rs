@@ -2,10 +2,9 @@
 //! [`crate::analysis::spread`] computed into the case's summary):
 //! one line per case that ran on several, shared by the text table, the
 //! Markdown and the HTML report.
-use crate::analysis::spread::Spread;
-use crate::analysis::{CaseResult, RunResults};
 use crate::report::groups::groups;
 use crate::report::units::{ms, num};
+use crate::results::{CaseResult, RunResults, Spread};
 use crate::stats::summary::Summary;
 
 /// What the section of these lines is called.

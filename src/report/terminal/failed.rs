@@ -3,7 +3,7 @@
 //! reason first. A run that prints it exits non-zero.
 use std::collections::BTreeMap;
 
-use crate::analysis::RunResults;
+use crate::results::RunResults;
 
 /// Most distinct reasons the line quotes; the rest are counted.
 const MAX_REASONS: usize = 3;

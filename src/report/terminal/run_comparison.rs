@@ -4,11 +4,11 @@
 //! comparison's ratio per run with the ratio of ratios. The statistics come
 //! from [`crate::stats::across`]; this only formats them.
 use crate::analysis::across::fleet::Fleet;
-use crate::analysis::RunResults;
 use crate::plan::size_heading;
 use crate::report::terminal::verdicts::{paint, verdict_style};
 use crate::report::terminal::{fit, width};
 use crate::report::units::{percent, sig3, ThroughputUnit};
+use crate::results::RunResults;
 use crate::stats::{RatioEstimate, Verdict};
 
 /// The letter naming run `i` (A, B, …, Z, then 27, 28, …).

@@ -2,11 +2,10 @@
 //! one throughput unit, one time unit per column and three significant
 //! digits. Columns that would overflow the width are left out, least
 //! telling first, and a line under the table names them.
-use crate::analysis::case_summary::CaseSummary;
-use crate::analysis::{CaseResult, RunResults};
 use crate::report::groups::groups;
 use crate::report::rows::{outlier_count, OUTLIER_NOTE};
 use crate::report::units::{sig3, sig3_pm, ThroughputUnit, TimeUnit};
+use crate::results::{CaseResult, CaseSummary, RunResults};
 
 /// How the terminal output is laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -199,7 +198,7 @@ fn latency_columns(cases: &[&CaseResult]) -> Vec<Column> {
     for (name, pick) in [
         (
             "p50 µs",
-            (|l: &crate::analysis::latency::LatencySummary| l.p50_ns.mean) as fn(&_) -> f64,
+            (|l: &crate::results::LatencySummary| l.p50_ns.mean) as fn(&_) -> f64,
         ),
         ("p99 µs", |l| l.p99_ns.mean),
     ] {

@@ -11,11 +11,10 @@
 //! (`--verbose`, and the reports).
 use anstyle::{AnsiColor, Style};
 
-use crate::analysis::case_summary::CaseSummary;
-use crate::analysis::{ComparisonResult, RunResults};
 use crate::report::terminal::{width, wrap};
 use crate::report::units::sig3;
 use crate::report::verdict::{explain, Side};
+use crate::results::{CaseSummary, ComparisonResult, RunResults};
 use crate::stats::Verdict;
 
 /// The style of a verdict word: green for faster, red for slower, yellow

@@ -5,9 +5,9 @@
 //! fires names the cost that made the slower side slower ([`explain`]).
 //! The thresholds are named constants, so the rules read as they are
 //! documented.
-use crate::analysis::case_summary::CaseSummary;
 use crate::plan::Metric;
 use crate::report::units::{num, opt_num};
+use crate::results::CaseSummary;
 
 /// How many times more of a cost the slower side must pay for a rule to blame it.
 pub const FAR: f64 = 3.0;
@@ -173,10 +173,10 @@ pub fn explain(faster: Side<'_>, slower: Side<'_>, metric: Metric) -> Option<Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::case_summary::PerMib;
     use crate::fixtures;
     use crate::fixtures::retime;
     use crate::report::verdict::evidence;
+    use crate::results::PerMib;
 
     /// Multiplies a summary's mean time by `factor`, the bytes kept.
     fn stretch(s: &mut CaseSummary, factor: f64) {

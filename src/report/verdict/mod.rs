@@ -15,8 +15,7 @@ pub use explain::{
 };
 
 use super::units::{num, opt_num, ratio};
-use crate::analysis::case_summary::CaseSummary;
-use crate::analysis::{CaseResult, ComparisonResult, RunResults};
+use crate::results::{CaseResult, CaseSummary, ComparisonResult, RunResults};
 use crate::stats::Verdict;
 
 /// One line per comparison, in the order of the results, e.g.

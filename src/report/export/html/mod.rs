@@ -21,7 +21,6 @@
 //! has already escaped.
 use std::path::Path;
 
-use crate::analysis::RunResults;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::report::export::markdown::shell_word;
@@ -30,6 +29,7 @@ use crate::report::plot::plots;
 use crate::report::row_limit::MAX_ROWS;
 use crate::report::rows::{case_row, outlier_count, Row, HEADERS, OUTLIER_NOTE};
 use crate::report::verdict::{failure_lines, verdict_lines, warning_lines};
+use crate::results::RunResults;
 use crate::stats::Verdict;
 
 pub mod page;

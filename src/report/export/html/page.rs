@@ -5,11 +5,11 @@
 //! tables, lists, settings and environment), every user text escaped.
 use std::path::Path;
 
-use crate::analysis::RunResults;
 pub use crate::report::escape::escape;
 use crate::report::export::markdown::flatten;
 use crate::report::plot::Plot;
 use crate::report::row_limit::{left_out, MAX_ROWS};
+use crate::results::RunResults;
 
 /// The page's Content-Security-Policy: nothing may be loaded, inline CSS may apply.
 pub const CONTENT_SECURITY_POLICY: &str =

@@ -7,7 +7,6 @@
 use std::path::Path;
 
 use crate::analysis::across::fleet::Fleet;
-use crate::analysis::RunResults;
 use crate::error::Result;
 use crate::files::atomic::{write_atomically, SHARED_MODE};
 use crate::plan::size_heading;
@@ -16,6 +15,7 @@ use crate::report::export::html::{
 };
 use crate::report::terminal::run_comparison::{change_text, ratio_text, run_label, run_letter};
 use crate::report::units::sig3;
+use crate::results::RunResults;
 
 /// The report of `runs` (named by `names`, their files) as one HTML page:
 /// the runs side by side, then each run's own sections.
