@@ -335,7 +335,7 @@ pub fn families(log_ratios: &[f64], pairs: usize, per_family: usize) -> Vec<Vec<
 /// The A/A analysis of a finished `faultline calibrate` run: its first
 /// comparison (A against A′) cut into families as [`families`] does.
 pub fn from_results(
-    results: &super::RunResults,
+    results: &crate::results::RunResults,
     pairs: usize,
     per_family: usize,
     min_effect: f64,
@@ -346,7 +346,7 @@ pub fn from_results(
 
 /// The log ratios of an A/A run's first comparison (A against A′), one a
 /// counted pair, in run order.
-pub fn aa_log_ratios(results: &super::RunResults) -> Option<Vec<f64>> {
+pub fn aa_log_ratios(results: &crate::results::RunResults) -> Option<Vec<f64>> {
     let c = results.comparisons.first()?;
     super::case_summary::compared_log_ratios(
         &results.cases[c.baseline].counted_samples(),

@@ -12,7 +12,7 @@
 //! then 4.9%), so a quiet machine usually stops at 80.
 use super::calibrate::{against, from_results, Against, Calibration};
 use super::settle_rule::SettleRule;
-use super::RunResults;
+use crate::results::RunResults;
 use crate::stats::fdr::Adjustment;
 
 /// The most false verdicts, per comparison and per family, that

@@ -25,6 +25,3 @@ pub mod settle_rule;
 pub mod short_trials;
 pub mod spread;
 pub mod stopping;
-
-// The claim checkers, the calibration and `faultline calibrate` still name it here.
-pub use crate::results::RunResults;

@@ -15,13 +15,13 @@ use clap::Args;
 use faultline::analysis::calibrate_until_shown::{
     UntilShown, FIRST_LOOK_FAMILIES, MOST_FAMILIES, TARGET_FALSE_RATE,
 };
-use faultline::analysis::RunResults;
 use faultline::error::Error;
 use faultline::method::MethodKind;
 use faultline::pattern::Pattern;
 use faultline::plan::factors::{Factors, DEFAULT_SIZE};
 use faultline::plan::precision::Statistics;
 use faultline::plan::CacheState;
+use faultline::results::RunResults;
 use faultline::session::{self, RunSpec, Session};
 use faultline::size::clap_size;
 use faultline::stats::fdr::Adjustment;

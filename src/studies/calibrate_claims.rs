@@ -28,8 +28,8 @@
 use std::ops::Range;
 
 use crate::analysis::calibrate::ClaimRates;
-use crate::analysis::RunResults;
 use crate::plan::Metric;
+use crate::results::RunResults;
 use crate::results::Sample;
 use crate::stats::effect::{Published, Size};
 use crate::studies::claims::{

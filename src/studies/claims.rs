@@ -44,11 +44,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::busy;
 use crate::analysis::case_summary::compare_cases;
-use crate::analysis::RunResults;
 use crate::plan::Case;
 use crate::report::claims::short2;
 use crate::report::verdict::evidence;
 pub use crate::results::claim::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};
+use crate::results::RunResults;
 use crate::results::Sample;
 use crate::stats::effect::{self, EffectOutcome, EffectVerdict, LogRatios, Published, CLAIM_LEVEL};
 use crate::stats::trend::trend;

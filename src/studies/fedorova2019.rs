@@ -5,7 +5,6 @@ use super::{
     share_cell, summary_of, Preset, Scope, Table, COMPARISON_NOTE,
 };
 use crate::analysis::case_summary::MIB;
-use crate::analysis::RunResults;
 use crate::measure::profile::Category;
 use crate::method::{MethodKind, Populate, Share};
 use crate::pattern::Pattern;
@@ -15,6 +14,7 @@ use crate::report::plot::{
     bar_plot, series_plot, Axis, AxisScale, Bar, BarChart, BarGroup, BarPanel, Hue, Key, Plot,
     Series, SeriesStyle,
 };
+use crate::results::RunResults;
 use crate::stats::effect::{Published, Size, CLAIM_LEVEL};
 use crate::studies::claims::{Claim, Expect};
 use crate::studies::claims::{ClaimOutcome, ClaimVerdict, PairOutcome, Reason, Unsettled};

@@ -22,8 +22,8 @@
 //! decided between two looks runs on to the next, so that noise gets a few
 //! chances to pass for a verdict, not one per run.
 use crate::analysis::settle_rule::SettleRule;
-use crate::analysis::RunResults;
 use crate::plan::{Case, Plan};
+use crate::results::RunResults;
 use crate::stats::effect::{decisive_half_width, Published, CLAIM_LEVEL};
 use crate::stats::power::pairs_needed;
 use crate::studies::claims::{
