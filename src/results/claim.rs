@@ -178,6 +178,11 @@ pub struct PairOutcome {
     /// says would decide it; absent when its estimate sits on an edge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub more_runs: Option<usize>,
+    /// `more_runs` only halves its CI: the estimate sits too near an edge
+    /// for its spread to say how many runs would decide it. For the
+    /// settling rule within a run; not exported.
+    #[serde(skip)]
+    pub more_runs_only_halve: bool,
 }
 
 /// The verdict on a claim with its explanation.

@@ -332,6 +332,7 @@ fn row(j: &Judged, published: &Published) -> PairOutcome {
             Vec::new()
         },
         more_runs: j.verdict.is_none().then_some(j.more).flatten(),
+        more_runs_only_halve: j.verdict.is_none() && j.near_edge,
     }
 }
 

@@ -82,8 +82,10 @@ pub const BELOW_REFINED_WITHIN: usize = 4;
 
 /// Whether an undecided comparison of a "below published" claim gets the
 /// `more` runs its finer verdict needs: only when they are within reach
-/// ([`BELOW_REFINED_WITHIN`] times its pairs) and its CI is already
-/// narrow, at most four no-effect margins wide
+/// ([`BELOW_REFINED_WITHIN`] times its pairs), decide it (not only halve
+/// the CI of an estimate that sits near an edge: one on the edge would be
+/// chased for the whole budget), and its CI is already narrow, at most
+/// four no-effect margins wide
 /// ([`crate::stats::effect::NO_EFFECT_MARGIN`] a side, twice over). A
 /// noisy comparison whose estimate lies deep in "reversed" by chance needs
 /// few runs to be decided there; the width test keeps noise from being
@@ -93,7 +95,7 @@ fn refinable_below(row: &crate::studies::claims::PairOutcome, more: usize) -> bo
     let narrow = row.ci.is_some_and(|(lo, hi)| {
         lo > 0.0 && (hi / lo).ln() / 2.0 <= 2.0 * crate::stats::effect::NO_EFFECT_MARGIN.ln_1p()
     });
-    narrow && more <= BELOW_REFINED_WITHIN * row.runs
+    narrow && !row.more_runs_only_halve && more <= BELOW_REFINED_WITHIN * row.runs
 }
 
 /// Whether a claim's outcome would be changed by more runs of its cases:
@@ -493,6 +495,21 @@ mod tests {
         );
         assert_eq!(wide.verdict, ClaimVerdict::Below, "{wide:?}");
         assert!(comparisons_wanting_runs(&wide, 4, false, 5, 1000).is_empty());
+        // Narrow, but its estimate on the 1.05 edge: more runs would only
+        // halve its CI, and one truly on the edge would be chased for the
+        // whole budget.
+        let (_, on_edge) = judged(
+            two_to_six(),
+            &[
+                ci(0.5, 0.8, 5),
+                ci(1.2, 1.5, 5),
+                ci(1.0, 1.3, 5),
+                ci(1.0, 1.1, 5),
+            ],
+        );
+        assert_eq!(on_edge.verdict, ClaimVerdict::Below, "{on_edge:?}");
+        assert!(on_edge.pairs[3].more_runs_only_halve, "{on_edge:?}");
+        assert!(comparisons_wanting_runs(&on_edge, 4, false, 5, 1000).is_empty());
     }
 
     #[test]
