@@ -146,6 +146,91 @@ fn a_corrupted_middle_line_is_skipped_and_its_trial_runs_again() {
     assert_eq!(common::samples(&common::read_json(&json)).len(), 4);
 }
 
+/// With `--exclude-interfered` the precision rule makes up for a trial it
+/// left out with a round past `--max-runs`; a journal holding that round
+/// resumes, and the round is in the results. The journal is built from a
+/// real run's entries, with the interference set by hand (the load decides
+/// it otherwise): run 1 of case 0 interfered, runs 0-3 of both cases, and
+/// `--exclude-interfered` in the header.
+#[test]
+fn a_round_made_up_for_an_excluded_trial_past_max_runs_resumes() {
+    let scratch = Scratch::new();
+    let path = scratch.path("run.journal");
+    succeeded(
+        &mut scratch.run(
+            Flags::new()
+                .size("64k")
+                .method("read,mmap")
+                .block("16k")
+                .cache("as-is")
+                .runs(2)
+                .flag("--precision", "0.01%")
+                .flag("--max-runs", "3")
+                .journal(&path),
+        ),
+    );
+    let l = lines(&path);
+    let mut header = l[0].clone();
+    // As written by --exclude-interfered, which this run is not given: on
+    // a busy machine every trial may be interfered, and with none counted
+    // its rounds would go on without end.
+    assert_eq!(header["interference"]["exclude"], false, "{header}");
+    header["interference"]["exclude"] = true.into();
+    assert_eq!(header["statistics"]["precision"]["max_runs"], 3, "{header}");
+    let first_of = |case: u64| {
+        l.iter()
+            .find(|e| e["sample"]["case"] == case && e["sample"]["run"] == 0)
+            .unwrap_or_else(|| panic!("run 0 of case {case} in {l:?}"))
+            .clone()
+    };
+    let templates = [first_of(0), first_of(1)];
+    let mut rebuilt = vec![header];
+    for run in 0..4u64 {
+        for (case, template) in templates.iter().enumerate() {
+            let mut e = template.clone();
+            let s = &mut e["sample"];
+            s["run"] = run.into();
+            s["attempt"] = 0.into();
+            s["sequence"] = (run * 2 + case as u64).into();
+            assert!(s["interference"].is_object(), "recorded by default: {s}");
+            s["interference"]["interfered"] = (case == 0 && run == 1).into();
+            rebuilt.push(e);
+        }
+    }
+    write(&path, &rebuilt);
+    let json = scratch.path("out.json");
+    let out = succeeded(
+        faultline()
+            .args(["run", "--data-dir"])
+            .arg(scratch.data_dir())
+            .arg("--resume")
+            .arg(&path)
+            .arg("--export-json")
+            .arg(&json),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("8 trial(s) already done"), "{stderr}");
+    let results = common::read_json(&json);
+    let mut runs: Vec<(u64, u64, bool)> = common::samples(&results)
+        .iter()
+        .map(|(_, s)| {
+            (
+                s["case"].as_u64().unwrap(),
+                s["run"].as_u64().unwrap(),
+                s["excluded"] == "interfered",
+            )
+        })
+        .collect();
+    runs.sort();
+    let expected: Vec<(u64, u64, bool)> = (0..2)
+        .flat_map(|case| (0..4).map(move |run| (case, run, case == 0 && run == 1)))
+        .collect();
+    assert_eq!(
+        runs, expected,
+        "the round past --max-runs is kept, run 1 left out, nothing more was due"
+    );
+}
+
 #[test]
 fn a_run_past_max_runs_is_refused_by_line() {
     let scratch = Scratch::new();

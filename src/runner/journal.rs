@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::results::{Sample, TrialFailure};
 pub use crate::runner::journal_kind::{JournalFile, JournalKind};
+use crate::runner::rounds::AddedRuns;
 use crate::runner::spec::RunSpec;
 use crate::runner::Slot;
 
@@ -336,13 +337,30 @@ pub fn read_from(mut reader: impl BufRead, path: &Path) -> Result<Replay> {
     let mut warnings = Vec::new();
     let mut torn_tail = false;
     let mut seen = std::collections::HashMap::new();
+    let mut added = AddedRuns::new(
+        &header.plan,
+        header
+            .statistics
+            .and_then(|s| s.precision)
+            .map(|p| p.max_runs),
+        header.interference().exclude,
+        header.kind(path) != JournalKind::Run,
+    );
     let count = lines.len();
     for (i, line) in lines.iter().enumerate().skip(1) {
         let last = i + 1 == count;
         let complete = line.ends_with(b"\n");
         match serde_json::from_slice::<Entry>(line) {
             Ok(entry) if complete => {
-                check_entry(&header, &entry, i + 1, &mut seen).map_err(|why| {
+                check_entry(
+                    &header,
+                    &entry,
+                    i + 1,
+                    &mut seen,
+                    &mut added,
+                    warnings.len(),
+                )
+                .map_err(|why| {
                     bad(format!(
                         "line {}: {why}; the journal was edited or damaged, so it cannot be resumed",
                         i + 1
@@ -437,16 +455,21 @@ fn check_header(header: &Header) -> std::result::Result<(), String> {
 /// The slot and attempt of an entry: each is journalled once.
 type EntryKey = (Slot, u32);
 
-/// Checks one entry against the header: its case is in the plan, its run
-/// below the plan's runs (or warm-ups), or below `--max-runs` when the run
-/// added rounds for precision, and its (case, run, warm-up, attempt) not
-/// already recorded on the line `seen` holds for it (a re-run of an
-/// interfered trial is a later attempt at the same run).
+/// Checks one entry against the header: its case is in the plan, a
+/// warm-up below the plan's warm-ups, a measured run one the scheduler
+/// could have written after the entries before it ([`AddedRuns`]: the
+/// planned runs, the rounds `--precision` adds up to `--max-runs` and past
+/// it for runs that did not count, a study's settling rounds; `skipped`
+/// lines widen that), and its (case, run, warm-up, attempt) not already
+/// recorded on the line `seen` holds for it (a re-run of an interfered
+/// trial is a later attempt at the same run).
 fn check_entry(
     header: &Header,
     entry: &Entry,
     line: usize,
     seen: &mut std::collections::HashMap<EntryKey, usize>,
+    added: &mut AddedRuns,
+    skipped: usize,
 ) -> std::result::Result<(), String> {
     let plan = &header.plan;
     let slot = entry.slot();
@@ -460,22 +483,15 @@ fn check_entry(
             plan.cases.len()
         ));
     }
-    let max_runs = header
-        .statistics
-        .and_then(|s| s.precision)
-        .map(|p| p.max_runs.max(plan.runs));
-    let (limit, what) = if warmup {
-        (plan.warmup, "warm-up")
-    } else {
-        (max_runs.unwrap_or(plan.runs), "measured")
-    };
-    if run >= limit {
-        return Err(match max_runs.filter(|_| !warmup) {
-            Some(_) => format!(
-                "run {run} of case {case} is past the {limit} measured run(s) its --max-runs allows"
-            ),
-            None => format!("run {run} of case {case} is past the plan's {limit} {what} run(s)"),
-        });
+    let what = if warmup { "warm-up" } else { "measured" };
+    if warmup && run >= plan.warmup {
+        return Err(format!(
+            "run {run} of case {case} is past the plan's {} warm-up run(s)",
+            plan.warmup
+        ));
+    }
+    if !warmup {
+        added.check(case, run, skipped)?;
     }
     if warmup && attempt > 0 {
         return Err(format!(
@@ -500,6 +516,15 @@ fn check_entry(
         return Err(format!(
             "case {case}, {what} run {run}{which} is already recorded on line {first} (two runs appended to this journal at once?)"
         ));
+    }
+    if slot.control {
+        added.number(run);
+    } else if !warmup {
+        let interfered = match entry {
+            Entry::Sample(s) => Some(s.interfered()),
+            _ => None,
+        };
+        added.record(case, run, attempt, interfered);
     }
     Ok(())
 }
@@ -841,6 +866,131 @@ pub(crate) mod tests {
         let e = with(bad, &[]).unwrap_err();
         assert!(
             e.contains("j: line 1: max_runs 1 is not in 2..=10000"),
+            "{e}"
+        );
+    }
+
+    /// What the scheduler adds past `--max-runs` is read: one round for
+    /// each earlier run that does not count (interfered with
+    /// `--exclude-interfered`, or failed), numbered right after the last;
+    /// anything further is refused by line.
+    #[test]
+    fn rounds_past_max_runs_are_read_for_the_runs_that_do_not_count() {
+        let read = |h: &Header, entries: &[Entry], corrupt: usize| {
+            let mut bytes = serde_json::to_vec(h).unwrap();
+            bytes.push(b'\n');
+            for (i, e) in entries.iter().enumerate() {
+                if i == corrupt {
+                    bytes.extend_from_slice(b"{not json\n");
+                }
+                bytes.extend(serde_json::to_vec(e).unwrap());
+                bytes.push(b'\n');
+            }
+            read_from(std::io::Cursor::new(bytes), Path::new("j")).map_err(|e| e.to_string())
+        };
+        let with = |h: &Header, entries: &[Entry]| read(h, entries, usize::MAX);
+        let mut h = header();
+        h.statistics = Some(crate::plan::precision::Statistics {
+            precision: Some(crate::plan::precision::Precision {
+                target: 0.05,
+                max_runs: 4,
+                max_time_s: None,
+                until_decided: false,
+            }),
+            ..Default::default()
+        });
+        let excluding = {
+            let mut h = h.clone();
+            h.interference = Some(crate::results::InterferenceSettings {
+                exclude: true,
+                ..Default::default()
+            });
+            h
+        };
+        let clean = |run| Entry::Sample(Box::new(sample(run)));
+        let interfered = |run, attempt| {
+            let mut s = sample(run);
+            s.attempt = attempt;
+            s.interference = Some(crate::measure::interference::Interference {
+                interfered: true,
+                ..Default::default()
+            });
+            Entry::Sample(Box::new(s))
+        };
+        let failed = |run| {
+            Entry::Failure(TrialFailure {
+                case: 0,
+                run,
+                warmup: false,
+                reason: "x".into(),
+                attempt: 0,
+                profile_control: false,
+            })
+        };
+        // Run 1 interfered and left out: run 4 makes up for it.
+        let made_up = [clean(0), interfered(1, 0), clean(2), clean(3), clean(4)];
+        assert_eq!(with(&excluding, &made_up).unwrap().entries.len(), 5);
+        // Run 5 is one too many.
+        let mut too_many = made_up.to_vec();
+        too_many.push(clean(5));
+        let e = with(&excluding, &too_many).unwrap_err();
+        assert!(
+            e.contains(
+                "line 7: run 5 of case 0 is past the 4 measured run(s) its --max-runs allows and the 1 run(s) before it that do not count; the journal was edited or damaged"
+            ),
+            "{e}"
+        );
+        // Interfered but counted (no --exclude-interfered): no run 4.
+        let e = with(&h, &made_up).unwrap_err();
+        assert!(
+            e.contains(
+                "line 6: run 4 of case 0 is past the 4 measured run(s) its --max-runs allows;"
+            ),
+            "{e}"
+        );
+        // A failed trial does not count either, whatever the exclusion.
+        let after_failure = [clean(0), failed(1), clean(2), clean(3), clean(4)];
+        assert!(with(&h, &after_failure).is_ok());
+        // A re-run that came out clean counts: its run needs no making up.
+        let retried = [
+            clean(0),
+            interfered(1, 0),
+            {
+                let mut s = sample(1);
+                s.attempt = 1;
+                Entry::Sample(Box::new(s))
+            },
+            clean(2),
+            clean(3),
+            clean(4),
+        ];
+        assert!(with(&excluding, &retried)
+            .unwrap_err()
+            .contains("line 7: run 4 of case 0 is past the 4"));
+        // Two runs lost, but no round skips a number: run 5 right after
+        // run 3 is refused; a skipped corrupted line could have held run 4.
+        let skipping = [
+            clean(0),
+            interfered(1, 0),
+            interfered(2, 0),
+            clean(3),
+            clean(5),
+        ];
+        let e = with(&excluding, &skipping).unwrap_err();
+        assert!(
+            e.contains("line 6: run 5 of case 0 is past the 4 measured run(s) its --max-runs allows and the 2 run(s) before it that do not count, and the next round the run could add is run 4"),
+            "{e}"
+        );
+        assert!(read(&excluding, &skipping, 4).is_ok());
+        // A study's settling rounds (a reproduction's journal) are held to
+        // their numbering only: their cap is the command's.
+        let mut study = header();
+        study.kind = Some(JournalKind::Reproduce);
+        let settled: Vec<Entry> = (0..6).map(clean).collect();
+        assert_eq!(with(&study, &settled).unwrap().entries.len(), 6);
+        let e = with(&study, &[clean(0), clean(1), clean(3)]).unwrap_err();
+        assert!(
+            e.contains("line 4: run 3 of case 0 is past the plan's 2 measured run(s), and the next round the run could add is run 2"),
             "{e}"
         );
     }

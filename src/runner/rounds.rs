@@ -102,15 +102,148 @@ fn recorded_runs(members: &[usize], raw: &RawResults) -> HashSet<(usize, u32)> {
         .collect()
 }
 
+/// The run number of a round added after the planned runs (an extra
+/// round, [`extra_round`], or a settling round, [`settle_round`]) whose
+/// cases have recorded `runs`: the one after the highest, never below the
+/// plan's runs. A round never skips a number, so no added run is past
+/// this taken over every case ([`AddedRuns`] holds a journal to it).
+pub(super) fn next_run(plan: &Plan, runs: impl IntoIterator<Item = u32>) -> u32 {
+    runs.into_iter()
+        .map(|run| run.saturating_add(1))
+        .max()
+        .unwrap_or(0)
+        .max(plan.runs)
+}
+
+/// The measured run numbers a run's own rounds can reach, kept up to date
+/// as a journal is read entry by entry, so that the reader accepts every
+/// run the scheduler can write and refuses one it cannot:
+/// - below the planned runs, or with `--precision` below its `--max-runs`,
+///   any run (a lost line leaves a hole that resuming fills);
+/// - past that, only a run no further than [`next_run`] of the runs
+///   recorded before it (an added round never skips a number) and, for the
+///   precision rule's rounds, below `--max-runs` plus the earlier runs that
+///   do not count: the rule adds round `r` only while a comparison has
+///   fewer than `--max-runs` pairs that count among runs `0..r`, so at
+///   least `r − max_runs + 1` of those runs hold a trial that does not
+///   count (a failed one, or an interfered one with
+///   `--exclude-interfered`; a re-run's last attempt decides, as in the
+///   statistics);
+/// - a study's settling rounds are held to the numbering only: they pair
+///   cases of different groups, and their cap is the command's, which the
+///   journal does not hold.
+///
+/// Each line the reader skipped (corrupted) may have held one run, so it
+/// widens both bounds by one.
+#[derive(Clone, Debug)]
+pub(super) struct AddedRuns {
+    /// Runs always accepted: the plan's, or `--max-runs`.
+    limit: u32,
+    /// Whether the precision rule adds rounds (`--precision`).
+    precision: bool,
+    /// Whether a settling rule adds rounds (a study's command).
+    settles: bool,
+    /// `--exclude-interfered`: an interfered trial does not count.
+    exclude: bool,
+    /// [`next_run`] of every measured run recorded so far.
+    next: u32,
+    /// Each measured (case, run): its last attempt so far, and whether it counts.
+    last: std::collections::HashMap<(usize, u32), (u32, bool)>,
+    /// The runs holding a trial that does not count, with how many.
+    lost: BTreeMap<u32, usize>,
+}
+
+impl AddedRuns {
+    /// The bounds of `plan`'s runs, with `--precision`'s `max_runs` if
+    /// given, whether interfered trials are left out, and whether a
+    /// settling rule adds rounds.
+    pub(super) fn new(plan: &Plan, max_runs: Option<u32>, exclude: bool, settles: bool) -> Self {
+        AddedRuns {
+            limit: max_runs.map_or(plan.runs, |m| m.max(plan.runs)),
+            precision: max_runs.is_some(),
+            settles,
+            exclude,
+            next: next_run(plan, None),
+            last: Default::default(),
+            lost: BTreeMap::new(),
+        }
+    }
+
+    /// Whether measured run `run` of `case` is one the scheduler could
+    /// have written after the runs recorded so far, `skipped` lines
+    /// having been skipped; else why not.
+    pub(super) fn check(&self, case: usize, run: u32, skipped: usize) -> Result<(), String> {
+        if run < self.limit {
+            return Ok(());
+        }
+        let slack = u64::try_from(skipped).unwrap_or(u64::MAX);
+        let follows = u64::from(run) <= u64::from(self.next).saturating_add(slack);
+        let lost = self.lost.range(..run).count();
+        let within = self.settles
+            || (self.precision
+                && u64::from(run) < (u64::from(self.limit) + lost as u64).saturating_add(slack));
+        if follows && within {
+            return Ok(());
+        }
+        let limit = self.limit;
+        let mut why = if self.precision {
+            format!("run {run} of case {case} is past the {limit} measured run(s) its --max-runs allows")
+        } else {
+            format!("run {run} of case {case} is past the plan's {limit} measured run(s)")
+        };
+        if self.precision && lost > 0 {
+            why.push_str(&format!(
+                " and the {lost} run(s) before it that do not count"
+            ));
+        }
+        if !follows && (self.precision || self.settles) {
+            why.push_str(&format!(
+                ", and the next round the run could add is run {}",
+                self.next
+            ));
+        }
+        Err(why)
+    }
+
+    /// Records a trial numbered `run` that is not one of its case's runs
+    /// (a `--profile-control` control trial): it takes no pair away.
+    pub(super) fn number(&mut self, run: u32) {
+        self.next = self.next.max(run.saturating_add(1));
+    }
+
+    /// Records measured attempt `attempt` at run `run` of `case`: a
+    /// sample, `interfered` or not, or a failure (`None`).
+    pub(super) fn record(&mut self, case: usize, run: u32, attempt: u32, interfered: Option<bool>) {
+        self.number(run);
+        let counts = interfered.is_some_and(|i| !(i && self.exclude));
+        let before = self.last.get(&(case, run)).copied();
+        if before.is_some_and(|(a, _)| a > attempt) {
+            return;
+        }
+        self.last.insert((case, run), (attempt, counts));
+        let was_lost = before.is_some_and(|(_, c)| !c);
+        match (was_lost, counts) {
+            (false, false) => *self.lost.entry(run).or_default() += 1,
+            (true, true) => {
+                if let Some(n) = self.lost.get_mut(&run) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.lost.remove(&run);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The next extra round of group `g` after its planned runs (`--precision`):
 /// run numbers go on from the highest any of its cases has.
 pub(super) fn extra_round(plan: &Plan, g: usize, members: &[usize], raw: &RawResults) -> Vec<Slot> {
-    let next = recorded_runs(members, raw)
-        .into_iter()
-        .map(|(_, run)| run + 1)
-        .max()
-        .unwrap_or(0)
-        .max(plan.runs);
+    let next = next_run(
+        plan,
+        recorded_runs(members, raw).into_iter().map(|(_, r)| r),
+    );
     let round = u64::from(plan.warmup) + u64::from(next);
     round_of(plan, g, members, round, next, false)
 }
@@ -129,12 +262,7 @@ pub(super) fn settle_round(plan: &Plan, cases: &[usize], raw: &RawResults) -> Ve
     if cases.is_empty() {
         return Vec::new();
     }
-    let next = recorded_runs(&cases, raw)
-        .into_iter()
-        .map(|(_, run)| run + 1)
-        .max()
-        .unwrap_or(0)
-        .max(plan.runs);
+    let next = next_run(plan, recorded_runs(&cases, raw).into_iter().map(|(_, r)| r));
     if next % 2 == 1 {
         cases.reverse();
     }
