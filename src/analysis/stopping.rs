@@ -98,8 +98,31 @@ pub fn group_needs_more(
     precision: &Precision,
     exclude_interfered: bool,
 ) -> bool {
-    group_log_ratios(plan, samples, g, exclude_interfered)
-        .is_some_and(|comparisons| needs_more(precision, plan.runs as usize, &comparisons))
+    let written = rounds_written(plan, samples, g);
+    written < MOST_ROUNDS_PER_MAX_RUN * precision.max_runs as usize
+        && group_log_ratios(plan, samples, g, exclude_interfered)
+            .is_some_and(|comparisons| needs_more(precision, plan.runs as usize, &comparisons))
+}
+
+/// The most rounds a group gets under `--precision`, as a multiple of
+/// `--max-runs`, counted or not: a round is added while a comparison has
+/// fewer than `--max-runs` pairs that count, so on a machine where every
+/// trial is interfered with and `--exclude-interfered` leaves each out,
+/// the rounds would otherwise go on for ever.
+pub const MOST_ROUNDS_PER_MAX_RUN: usize = 2;
+
+/// The measured rounds written for group `g`: one past its highest run
+/// number (counted or not; `--profile-control` trials are not runs).
+fn rounds_written(plan: &crate::plan::Plan, samples: &[crate::results::Sample], g: usize) -> usize {
+    let Some(members) = plan.groups().into_iter().nth(g) else {
+        return 0;
+    };
+    samples
+        .iter()
+        .filter(|s| members.contains(&s.case) && !s.profile_control)
+        .map(|s| s.run as usize + 1)
+        .max()
+        .unwrap_or(0)
 }
 
 /// The pairs one comparison is expected to need to reach `target`, from its
@@ -324,6 +347,43 @@ mod tests {
         samples.push(interfered);
         assert!(!group_needs_more(&plan, &samples, 0, &RULE, false));
         assert!(group_needs_more(&plan, &samples, 0, &RULE, true));
+    }
+
+    #[test]
+    fn rounds_stop_at_twice_max_runs_when_no_trial_counts() {
+        use crate::method::MethodKind;
+        let plan = crate::plan::Plan {
+            cases: vec![
+                crate::fixtures::case(MethodKind::Read),
+                crate::fixtures::case(MethodKind::Mmap),
+            ],
+            runs: 3,
+            warmup: 0,
+            order: crate::plan::OrderPolicy::Alternating,
+            metric: crate::plan::Metric::Total,
+            seed: 1,
+        };
+        let rule = Precision {
+            max_runs: 4,
+            ..RULE
+        };
+        let interfered = |case, run: u32| {
+            let mut s = crate::fixtures::sample(case, run);
+            s.interference = Some(crate::measure::interference::Interference {
+                interfered: true,
+                ..Default::default()
+            });
+            s
+        };
+        // Every trial interfered and left out: none counts, so rounds are
+        // added, up to twice --max-runs, then no more.
+        let upto = |n: u32| -> Vec<_> {
+            (0..n)
+                .flat_map(|r| [interfered(0, r), interfered(1, r)])
+                .collect()
+        };
+        assert!(group_needs_more(&plan, &upto(7), 0, &rule, true));
+        assert!(!group_needs_more(&plan, &upto(8), 0, &rule, true));
     }
 
     #[test]
