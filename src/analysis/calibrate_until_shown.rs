@@ -70,7 +70,32 @@ pub fn rates_shown(calibration: &Calibration, adjustment: Adjustment) -> bool {
         .all(|share| !matches!(against(share, TARGET_FALSE_RATE), Against::NotShown { .. }))
 }
 
+/// The pairs an A/A run has written: the runs both of its two cases have
+/// (a re-run of an interfered trial is the same run).
+fn pairs_written(raw: &crate::results::RawResults) -> usize {
+    let runs = |case: usize| {
+        raw.samples
+            .iter()
+            .filter(|s| s.case == case && !s.profile_control)
+            .map(|s| s.run as usize + 1)
+            .max()
+            .unwrap_or(0)
+    };
+    runs(0).min(runs(1))
+}
+
 impl SettleRule for UntilShown {
+    /// Between looks, and past the most families, the written pairs tell:
+    /// the results are assembled only at a look.
+    fn without_assembly(&self, raw: &crate::results::RawResults) -> Option<Vec<usize>> {
+        let pairs = pairs_written(raw);
+        let families = pairs / self.family_pairs();
+        if families >= self.most_families {
+            return Some(Vec::new());
+        }
+        (!pairs.is_multiple_of(self.family_pairs()) || !self.is_look(families)).then(|| vec![0, 1])
+    }
+
     fn cases_needing_runs(&self, results: &RunResults, _elapsed_s: f64) -> Vec<usize> {
         let both = vec![0, 1];
         let pairs = super::calibrate::aa_log_ratios(results).map_or(0, |logs| logs.len());
@@ -117,6 +142,27 @@ mod tests {
         let looks: Vec<usize> = (0..50).filter(|&f| odd.is_look(f)).collect();
         assert_eq!(looks, [3, 6, 12, 24, 48]);
         assert!(odd.is_look(50));
+    }
+
+    #[test]
+    fn between_looks_the_raw_pairs_decide_without_assembling_results() {
+        let raw = |pairs: u32| crate::results::RawResults {
+            samples: (0..pairs)
+                .flat_map(|r| [crate::fixtures::sample(0, r), crate::fixtures::sample(1, r)])
+                .collect(),
+            failures: Vec::new(),
+            warnings: Vec::new(),
+            complete: true,
+        };
+        let r = rule();
+        // 20 pairs a family: mid-family, and a whole family between looks.
+        assert_eq!(r.without_assembly(&raw(205)), Some(vec![0, 1]));
+        assert_eq!(r.without_assembly(&raw(15 * 20)), Some(vec![0, 1]));
+        // At a look (10 and 20 families) the results decide.
+        assert_eq!(r.without_assembly(&raw(10 * 20)), None);
+        assert_eq!(r.without_assembly(&raw(20 * 20)), None);
+        // At the most: no more.
+        assert_eq!(r.without_assembly(&raw(160 * 20)), Some(Vec::new()));
     }
 
     /// A/A families of 4 comparisons of 5 pairs, each log ratio `value`.

@@ -13,4 +13,11 @@ pub trait SettleRule: Send + Sync {
         results: &crate::results::RunResults,
         elapsed_s: f64,
     ) -> Vec<usize>;
+
+    /// The same, when the raw samples alone tell it, so the results need
+    /// not be assembled after every round (a rule that decides only at
+    /// some looks); `None` asks [`SettleRule::cases_needing_runs`].
+    fn without_assembly(&self, _raw: &crate::results::RawResults) -> Option<Vec<usize>> {
+        None
+    }
 }
