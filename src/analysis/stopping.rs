@@ -300,10 +300,10 @@ mod tests {
         assert_eq!(report.stopped_by, StoppedBy::Unfinished);
     }
 
-    #[test]
-    fn a_retried_run_counts_once_toward_the_target() {
+    /// read and mmap as one group, 3 planned runs.
+    fn read_and_mmap_planned_3_runs() -> crate::plan::Plan {
         use crate::method::MethodKind;
-        let plan = crate::plan::Plan {
+        crate::plan::Plan {
             cases: vec![
                 crate::fixtures::case(MethodKind::Read),
                 crate::fixtures::case(MethodKind::Mmap),
@@ -313,7 +313,12 @@ mod tests {
             order: crate::plan::OrderPolicy::Alternating,
             metric: crate::plan::Metric::Total,
             seed: 1,
-        };
+        }
+    }
+
+    #[test]
+    fn a_retried_run_counts_once_toward_the_target() {
+        let plan = read_and_mmap_planned_3_runs();
         let sample = |case, run: u32| {
             let mut s = crate::fixtures::sample(case, run);
             if case == 1 {
@@ -351,18 +356,7 @@ mod tests {
 
     #[test]
     fn rounds_stop_at_twice_max_runs_when_no_trial_counts() {
-        use crate::method::MethodKind;
-        let plan = crate::plan::Plan {
-            cases: vec![
-                crate::fixtures::case(MethodKind::Read),
-                crate::fixtures::case(MethodKind::Mmap),
-            ],
-            runs: 3,
-            warmup: 0,
-            order: crate::plan::OrderPolicy::Alternating,
-            metric: crate::plan::Metric::Total,
-            seed: 1,
-        };
+        let plan = read_and_mmap_planned_3_runs();
         let rule = Precision {
             max_runs: 4,
             ..RULE
