@@ -152,10 +152,9 @@ fn a_corrupted_middle_line_is_skipped_and_its_trial_runs_again() {
 /// real run's entries, with the interference set by hand (the load decides
 /// it otherwise): run 1 of case 0 interfered, runs 0-3 of both cases, and
 /// `--exclude-interfered` in the header.
-#[test]
-fn a_round_made_up_for_an_excluded_trial_past_max_runs_resumes() {
-    let scratch = Scratch::new();
-    let path = scratch.path("run.journal");
+/// A small read/mmap run whose unreachable ±0.01% target adds precision
+/// rounds up to `--max-runs 3`, journalled at `path`.
+fn run_to_max_runs(scratch: &Scratch, path: &std::path::Path) {
     succeeded(
         &mut scratch.run(
             Flags::new()
@@ -166,9 +165,16 @@ fn a_round_made_up_for_an_excluded_trial_past_max_runs_resumes() {
                 .runs(2)
                 .flag("--precision", "0.01%")
                 .flag("--max-runs", "3")
-                .journal(&path),
+                .journal(path),
         ),
     );
+}
+
+#[test]
+fn a_round_made_up_for_an_excluded_trial_past_max_runs_resumes() {
+    let scratch = Scratch::new();
+    let path = scratch.path("run.journal");
+    run_to_max_runs(&scratch, &path);
     let l = lines(&path);
     let mut header = l[0].clone();
     // As written by --exclude-interfered, which this run is not given: on
@@ -235,19 +241,7 @@ fn a_round_made_up_for_an_excluded_trial_past_max_runs_resumes() {
 fn a_run_past_max_runs_is_refused_by_line() {
     let scratch = Scratch::new();
     let path = scratch.path("run.journal");
-    succeeded(
-        &mut scratch.run(
-            Flags::new()
-                .size("64k")
-                .method("read,mmap")
-                .block("16k")
-                .cache("as-is")
-                .runs(2)
-                .flag("--precision", "0.01%")
-                .flag("--max-runs", "3")
-                .journal(&path),
-        ),
-    );
+    run_to_max_runs(&scratch, &path);
     let mut l = lines(&path);
     assert_eq!(l.len(), 1 + 6, "rounds added up to --max-runs");
     l[6]["sample"]["run"] = 3.into();
