@@ -17,9 +17,13 @@
 //! exactly the two one-sided tests (TOST) of equivalence (Schuirmann 1987):
 //! both "advantage ≤ L" and "advantage ≥ H" are rejected at 5%. Beside the
 //! band, a directed effect has a **no-effect band** `[1 / (1 + m), 1 + m]`
-//! around 1, `m` the smallest effect of interest ([`NO_EFFECT_MARGIN`], never
-//! more than half-way to `L` in log terms). The checks, in this order, are
-//! strict, so a CI end exactly on an edge decides nothing:
+//! around 1, `m` the smallest effect of interest ([`NO_EFFECT_MARGIN`], the
+//! 5% a run's verdicts use too), its upper edge never past `L`: a claim
+//! whose band starts within 5% of 1 has no "smaller than published", since
+//! anything between 1 and `L` is below the smallest effect of interest. The
+//! edge on the other side is always the full margin, so "reversed" means
+//! more than 5% the other way, as a run's "slower" does. The checks, in this
+//! order, are strict, so a CI end exactly on an edge decides nothing:
 //! 1. **holds**: `L < lo` and `hi < H`;
 //! 2. **larger than published**: `lo > H`;
 //! 3. **no effect**: the CI lies inside the no-effect band (equivalence to 1);
@@ -193,22 +197,36 @@ impl EffectVerdict {
     }
 }
 
-/// The no-effect band `(1 / (1 + m), 1 + m)` of a band `[L, H]`: `m` is
-/// [`NO_EFFECT_MARGIN`], shrunk to `√L − 1` when `L` is that close to 1 (so
-/// the two never touch); `None` for a band around 1 (no direction).
+/// The no-effect band `(1 / (1 + m), min(1 + m, L))` of a band `[L, H]`:
+/// `m` is [`NO_EFFECT_MARGIN`] on both sides, except that the upper edge
+/// stops at `L` (the two bands meet there, never overlap); `None` for a band
+/// around 1 (no direction).
+///
+/// The margin is the same for every claim. It used to shrink to `√L − 1`
+/// for a band starting close to 1 (±2.5% for dillon2004's 1.05x), which
+/// made a 2.5% difference "reversed" where a run calls it within noise, and
+/// put a measured 0.975 on an edge, so two passes gave different verdicts.
 pub fn no_effect_band(band: (f64, f64)) -> Option<(f64, f64)> {
     let (l, h) = band;
     if l < 1.0 && h > 1.0 {
         return None;
     }
-    let m = NO_EFFECT_MARGIN.min(l.max(1.0).sqrt() - 1.0);
-    Some((1.0 / (1.0 + m), 1.0 + m))
+    let upper = (1.0 + NO_EFFECT_MARGIN).min(l.max(1.0));
+    Some((1.0 / (1.0 + NO_EFFECT_MARGIN), upper))
 }
 
 /// The verdict regions of a band, in log terms: each an open interval
 /// `(a, b)` of log advantages and the verdict a CI wholly inside it gets,
-/// in the order of the module documentation.
+/// in the order of the module documentation. An empty region ("smaller"
+/// when the band starts within the no-effect margin) is left out, so no CI
+/// is said to allow it.
 fn regions(band: (f64, f64)) -> Vec<(f64, f64, EffectVerdict)> {
+    let mut regions = all_regions(band);
+    regions.retain(|&(a, b, _)| a < b);
+    regions
+}
+
+fn all_regions(band: (f64, f64)) -> Vec<(f64, f64, EffectVerdict)> {
     let (l, h) = (band.0.ln(), band.1.ln());
     match no_effect_band(band) {
         None => vec![
@@ -436,14 +454,39 @@ mod tests {
             Some((1.0 / 1.05, 1.05)),
             "5% when L is far"
         );
-        // write2020's 1.06–1.29x: √1.06 − 1 ≈ 2.96%, below 5%.
-        let (nl, nh) = no_effect_band((1.06, 1.29)).unwrap();
-        assert!((nh - 1.06f64.sqrt()).abs() < 1e-12 && (nl * nh - 1.0).abs() < 1e-12);
-        assert!(nh < 1.06);
+        // write2020's 1.06–1.29x: the full 5% on both sides, below L.
+        assert_eq!(no_effect_band((1.06, 1.29)), Some((1.0 / 1.05, 1.05)));
         assert_eq!(no_effect_band((1.0 / 1.5, 1.5)), None, "similar");
-        // A CI between the two bands, excluding 1: smaller, not no effect.
-        assert_eq!(verdict_from_ci(1.035, 1.055, (1.06, 1.29)), Smaller);
+        // A CI between the two bands, excluding the no-effect band: smaller.
+        assert_eq!(verdict_from_ci(1.051, 1.059, (1.06, 1.29)), Smaller);
+        // 3.5–5.5% is within the smallest effect of interest at one end.
+        assert_eq!(verdict_from_ci(1.035, 1.055, (1.06, 1.29)), Undecided);
         assert_eq!(verdict_from_ci(1.0, 1.02, (1.06, 1.29)), NoEffect);
+    }
+
+    #[test]
+    fn a_band_starting_within_the_margin_meets_the_no_effect_band_at_its_start() {
+        // dillon2004's "marginally faster, 1.05–1.25x" and "at least 1.05x".
+        for band in [(1.05, 1.25), (1.05, f64::INFINITY), (1.03, 1.2)] {
+            let (nl, nh) = no_effect_band(band).unwrap();
+            assert_eq!(nl, 1.0 / 1.05, "{band:?}: reversed is beyond the full 5%");
+            assert_eq!(nh, band.0, "{band:?}: no effect reaches L, never past it");
+            // No CI can be "smaller than published": nothing lies between.
+            assert!(!possible_verdicts(1.0, 1.3, band).contains(&Smaller));
+        }
+        // A 2.5% reversal is no effect, as a run calls it within noise.
+        assert_eq!(verdict_from_ci(0.96, 0.99, (1.05, 1.25)), NoEffect);
+        assert_eq!(verdict_from_ci(0.94, 0.99, (1.05, 1.25)), Undecided);
+        assert_eq!(verdict_from_ci(0.90, 0.94, (1.05, 1.25)), Reversed);
+        assert_eq!(verdict_from_ci(1.02, 1.049, (1.05, 1.25)), NoEffect);
+        assert_eq!(verdict_from_ci(1.04, 1.06, (1.05, 1.25)), Undecided);
+        assert_eq!(
+            possible_verdicts(1.04, 1.06, (1.05, 1.25)),
+            vec![Holds, NoEffect]
+        );
+        // The plan's reach from 1.0: 5% to either edge, not 2.5%.
+        let h = decisive_half_width(0.0, (1.05, 1.25));
+        assert!((h - 1.05f64.ln()).abs() < 1e-12, "{h}");
     }
 
     #[test]
@@ -467,7 +510,12 @@ mod tests {
         assert!((l - 1.17 / 1.10).abs() < 1e-12 && (h - 1.287).abs() < 1e-12);
         assert_eq!(verdict_from_ci(l + 1e-9, h - 1e-9, (l, h)), Holds);
         assert_eq!(verdict_from_ci(l, 1.2, (l, h)), Undecided);
-        assert_eq!(verdict_from_ci(1.04, l - 1e-9, (l, h)), Smaller);
+        assert_eq!(verdict_from_ci(1.051, l - 1e-9, (l, h)), Smaller);
+        assert_eq!(
+            verdict_from_ci(1.04, l - 1e-9, (l, h)),
+            Undecided,
+            "1.04 is within the 5% of no effect"
+        );
         assert_eq!(verdict_from_ci(h + 1e-9, 1.5, (l, h)), Larger);
         assert_eq!(verdict_from_ci(1.2, h, (l, h)), Undecided);
         assert_eq!(verdict_from_ci(0.8, 0.9, (l, h)), Reversed);

@@ -1089,7 +1089,12 @@ mod tests {
         });
         let (l, h) = p.band();
         assert_eq!(verdict(p, above(l), below(h)), Holds);
-        assert_eq!(verdict(p, 1.04, below(l)), Smaller);
+        assert_eq!(verdict(p, 1.051, below(l)), Smaller);
+        assert_eq!(
+            verdict(p, 1.04, below(l)),
+            Below,
+            "1.04 is within the 5% of no effect: smaller or no effect"
+        );
         assert_eq!(verdict(p, above(h), 2.0), Larger);
         assert_eq!(verdict(p, 0.8, 0.9), Reversed);
         assert_eq!(verdict(p, 0.99, 1.01), NoEffect);
