@@ -172,16 +172,45 @@ fn run_to_max_runs(scratch: &Scratch, path: &std::path::Path) {
 
 #[test]
 fn a_round_made_up_for_an_excluded_trial_past_max_runs_resumes() {
+    // As written by --exclude-interfered: on a busy machine every trial may
+    // be interfered, and with none counted its rounds would go on without end.
+    let runs = resume_a_round_made_up_for_run_1(true);
+    let expected: Vec<(u64, u64, bool)> = (0..2)
+        .flat_map(|case| (0..4).map(move |run| (case, run, case == 0 && run == 1)))
+        .collect();
+    assert_eq!(
+        runs, expected,
+        "the round past --max-runs is kept, run 1 left out, nothing more was due"
+    );
+}
+
+/// `--exclude-interfered` given to a `--resume` alone is not in the
+/// journal's header: the round it made up must read back when the run is
+/// resumed again without the flag (it was refused as "past --max-runs").
+#[test]
+fn a_round_made_up_under_a_resumes_exclude_interfered_resumes_without_it() {
+    let runs = resume_a_round_made_up_for_run_1(false);
+    let expected: Vec<(u64, u64, bool)> = (0..2)
+        .flat_map(|case| (0..4).map(move |run| (case, run, false)))
+        .collect();
+    assert_eq!(
+        runs, expected,
+        "every run is kept; without the flag now, run 1 counts and is not left out"
+    );
+}
+
+/// A small `--precision --max-runs 3` journal rebuilt with four runs of
+/// each case, run 1 of case 0 interfered and run 3 the round made up for
+/// it, its header's `--exclude-interfered` set to `header_excludes`; then
+/// resumed with no flag. The (case, run, left out) of every sample.
+fn resume_a_round_made_up_for_run_1(header_excludes: bool) -> Vec<(u64, u64, bool)> {
     let scratch = Scratch::new();
     let path = scratch.path("run.journal");
     run_to_max_runs(&scratch, &path);
     let l = lines(&path);
     let mut header = l[0].clone();
-    // As written by --exclude-interfered, which this run is not given: on
-    // a busy machine every trial may be interfered, and with none counted
-    // its rounds would go on without end.
     assert_eq!(header["interference"]["exclude"], false, "{header}");
-    header["interference"]["exclude"] = true.into();
+    header["interference"]["exclude"] = header_excludes.into();
     assert_eq!(header["statistics"]["precision"]["max_runs"], 3, "{header}");
     let first_of = |case: u64| {
         l.iter()
@@ -228,13 +257,7 @@ fn a_round_made_up_for_an_excluded_trial_past_max_runs_resumes() {
         })
         .collect();
     runs.sort();
-    let expected: Vec<(u64, u64, bool)> = (0..2)
-        .flat_map(|case| (0..4).map(move |run| (case, run, case == 0 && run == 1)))
-        .collect();
-    assert_eq!(
-        runs, expected,
-        "the round past --max-runs is kept, run 1 left out, nothing more was due"
-    );
+    runs
 }
 
 #[test]
@@ -244,6 +267,12 @@ fn a_run_past_max_runs_is_refused_by_line() {
     run_to_max_runs(&scratch, &path);
     let mut l = lines(&path);
     assert_eq!(l.len(), 1 + 6, "rounds added up to --max-runs");
+    // Every trial clean, whatever the load: an interfered one may be left
+    // out by a resume's --exclude-interfered, and a round past --max-runs
+    // would then be one the run could have made up for it.
+    for entry in &mut l[1..] {
+        entry["sample"]["interference"]["interfered"] = false.into();
+    }
     l[6]["sample"]["run"] = 3.into();
     write(&path, &l);
     let before = std::fs::read(&path).unwrap();

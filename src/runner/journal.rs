@@ -343,7 +343,6 @@ pub fn read_from(mut reader: impl BufRead, path: &Path) -> Result<Replay> {
             .statistics
             .and_then(|s| s.precision)
             .map(|p| p.max_runs),
-        header.interference().exclude,
         header.kind(path) != JournalKind::Run,
     );
     let count = lines.len();
@@ -940,8 +939,14 @@ pub(crate) mod tests {
             ),
             "{e}"
         );
-        // Interfered but counted (no --exclude-interfered): no run 4.
-        let e = with(&h, &made_up).unwrap_err();
+        // A header without --exclude-interfered reads the same: the flag
+        // may have been given to a --resume, which the header does not
+        // record, and its made-up round must still read back.
+        assert_eq!(with(&h, &made_up).unwrap().entries.len(), 5);
+        let e = with(&h, &too_many).unwrap_err();
+        assert!(e.contains("line 7: run 5 of case 0 is past"), "{e}");
+        // With no trial left out, nothing past --max-runs reads back.
+        let e = with(&h, &[clean(0), clean(1), clean(2), clean(3), clean(4)]).unwrap_err();
         assert!(
             e.contains(
                 "line 6: run 4 of case 0 is past the 4 measured run(s) its --max-runs allows;"

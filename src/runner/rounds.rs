@@ -126,9 +126,12 @@ pub(super) fn next_run(plan: &Plan, runs: impl IntoIterator<Item = u32>) -> u32 
 ///   do not count: the rule adds round `r` only while a comparison has
 ///   fewer than `--max-runs` pairs that count among runs `0..r`, so at
 ///   least `r − max_runs + 1` of those runs hold a trial that does not
-///   count (a failed one, or an interfered one with
-///   `--exclude-interfered`; a re-run's last attempt decides, as in the
-///   statistics);
+///   count (a failed one, or an interfered one, which
+///   `--exclude-interfered` leaves out; a re-run's last attempt decides, as
+///   in the statistics). Every interfered trial is taken as one that may
+///   not count, whatever the journal's header says: the flag can be given
+///   to a `--resume` alone, which does not rewrite the header, and the
+///   rounds it made up must read back when the run is resumed again;
 /// - a study's settling rounds are held to the numbering only: they pair
 ///   cases of different groups, and their cap is the command's, which the
 ///   journal does not hold.
@@ -143,8 +146,6 @@ pub(super) struct AddedRuns {
     precision: bool,
     /// Whether a settling rule adds rounds (a study's command).
     settles: bool,
-    /// `--exclude-interfered`: an interfered trial does not count.
-    exclude: bool,
     /// [`next_run`] of every measured run recorded so far.
     next: u32,
     /// Each measured (case, run): its last attempt so far, and whether it counts.
@@ -155,14 +156,12 @@ pub(super) struct AddedRuns {
 
 impl AddedRuns {
     /// The bounds of `plan`'s runs, with `--precision`'s `max_runs` if
-    /// given, whether interfered trials are left out, and whether a
-    /// settling rule adds rounds.
-    pub(super) fn new(plan: &Plan, max_runs: Option<u32>, exclude: bool, settles: bool) -> Self {
+    /// given, and whether a settling rule adds rounds.
+    pub(super) fn new(plan: &Plan, max_runs: Option<u32>, settles: bool) -> Self {
         AddedRuns {
             limit: max_runs.map_or(plan.runs, |m| m.max(plan.runs)),
             precision: max_runs.is_some(),
             settles,
-            exclude,
             next: next_run(plan, None),
             last: Default::default(),
             lost: BTreeMap::new(),
@@ -215,7 +214,7 @@ impl AddedRuns {
     /// sample, `interfered` or not, or a failure (`None`).
     pub(super) fn record(&mut self, case: usize, run: u32, attempt: u32, interfered: Option<bool>) {
         self.number(run);
-        let counts = interfered.is_some_and(|i| !(i && self.exclude));
+        let counts = interfered == Some(false);
         let before = self.last.get(&(case, run)).copied();
         if before.is_some_and(|(a, _)| a > attempt) {
             return;
