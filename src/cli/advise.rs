@@ -181,7 +181,8 @@ impl AdviseArgs {
 
     /// The smallest difference that counts.
     fn margin(&self) -> f64 {
-        self.min_effect.unwrap_or(0.05)
+        self.min_effect
+            .unwrap_or(super::precision_args::DEFAULT_MIN_EFFECT)
     }
 
     /// Measured runs per candidate, the fewest.

@@ -36,7 +36,9 @@ pub const DEFAULT_MAX_RUNS: u32 = 30;
 
 /// The smallest difference a run's verdicts call when no --min-effect is
 /// given: ±5%, with or without --runs (a smaller difference is within noise).
-pub const DEFAULT_MIN_EFFECT: f64 = 0.05;
+/// It is the claims' no-effect margin, so a run and a study's claims call
+/// the same differences "no difference".
+pub const DEFAULT_MIN_EFFECT: f64 = faultline::stats::effect::NO_EFFECT_MARGIN;
 /// How a new run's verdicts are adjusted without --fdr: Holm, which keeps
 /// the chance of any false verdict in a run (its family) at most 5%
 /// whatever the other comparisons show. Benjamini–Hochberg lets it rise
