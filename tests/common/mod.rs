@@ -172,6 +172,14 @@ pub fn faultline() -> Command {
     cmd
 }
 
+/// How many trial-time records the runs left in `data_dir` for later dry
+/// runs: 1, or 0 when every case's trials were mostly interfered with (a
+/// busy machine's times are not recorded, and the load decides that).
+#[allow(dead_code)]
+pub fn trial_times_recorded(data_dir: &Path) -> usize {
+    usize::from(data_dir.join("trial-times.json").is_file())
+}
+
 /// A JSON export.
 pub fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).expect("export written")).expect("valid JSON")
