@@ -132,15 +132,7 @@ fn a_corrupted_middle_line_is_skipped_and_its_trial_runs_again() {
     text.replace_range(second..second + 5, "#####");
     std::fs::write(&path, text).unwrap();
     let json = scratch.path("out.json");
-    let out = succeeded(
-        faultline()
-            .args(["run", "--data-dir"])
-            .arg(scratch.data_dir())
-            .arg("--resume")
-            .arg(&path)
-            .arg("--export-json")
-            .arg(&json),
-    );
+    let out = resume_exporting(&scratch, &path, &json);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("skipped corrupted line 2"), "{stderr}");
     assert_eq!(common::samples(&common::read_json(&json)).len(), 4);
@@ -234,15 +226,7 @@ fn resume_a_round_made_up_for_run_1(header_excludes: bool) -> Vec<(u64, u64, boo
     }
     write(&path, &rebuilt);
     let json = scratch.path("out.json");
-    let out = succeeded(
-        faultline()
-            .args(["run", "--data-dir"])
-            .arg(scratch.data_dir())
-            .arg("--resume")
-            .arg(&path)
-            .arg("--export-json")
-            .arg(&json),
-    );
+    let out = resume_exporting(&scratch, &path, &json);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("8 trial(s) already done"), "{stderr}");
     let results = common::read_json(&json);
@@ -293,4 +277,21 @@ fn a_run_past_max_runs_is_refused_by_line() {
         ],
     );
     assert_eq!(std::fs::read(&path).unwrap(), before, "nothing appended");
+}
+
+/// Resumes the journal at `path` with `--export-json json`, which must succeed.
+fn resume_exporting(
+    scratch: &Scratch,
+    path: &std::path::Path,
+    json: &std::path::Path,
+) -> std::process::Output {
+    succeeded(
+        faultline()
+            .args(["run", "--data-dir"])
+            .arg(scratch.data_dir())
+            .arg("--resume")
+            .arg(path)
+            .arg("--export-json")
+            .arg(json),
+    )
 }
