@@ -535,6 +535,21 @@ pub(crate) mod tests {
     use crate::plan::{Metric, OrderPolicy, Plan};
     use crate::results::ChildReport;
 
+    /// [`header`] with `--precision 5% --max-runs 4`.
+    fn precise_header() -> Header {
+        let mut h = header();
+        h.statistics = Some(crate::plan::precision::Statistics {
+            precision: Some(crate::plan::precision::Precision {
+                target: 0.05,
+                max_runs: 4,
+                max_time_s: None,
+                until_decided: false,
+            }),
+            ..Default::default()
+        });
+        h
+    }
+
     pub(crate) fn header() -> Header {
         let case = {
             let mut case = crate::fixtures::case(MethodKind::Read);
@@ -800,16 +815,7 @@ pub(crate) mod tests {
             }
             read_from(std::io::Cursor::new(bytes), Path::new("j")).map_err(|e| e.to_string())
         };
-        let mut precise = header();
-        precise.statistics = Some(crate::plan::precision::Statistics {
-            precision: Some(crate::plan::precision::Precision {
-                target: 0.05,
-                max_runs: 4,
-                max_time_s: None,
-                until_decided: false,
-            }),
-            ..Default::default()
-        });
+        let precise = precise_header();
         // Rounds added past the plan's 2 runs, up to --max-runs 4.
         let rounds: Vec<Entry> = (0..4).map(|r| Entry::Sample(Box::new(sample(r)))).collect();
         assert_eq!(with(precise.clone(), &rounds).unwrap().entries.len(), 4);
@@ -888,16 +894,7 @@ pub(crate) mod tests {
             read_from(std::io::Cursor::new(bytes), Path::new("j")).map_err(|e| e.to_string())
         };
         let with = |h: &Header, entries: &[Entry]| read(h, entries, usize::MAX);
-        let mut h = header();
-        h.statistics = Some(crate::plan::precision::Statistics {
-            precision: Some(crate::plan::precision::Precision {
-                target: 0.05,
-                max_runs: 4,
-                max_time_s: None,
-                until_decided: false,
-            }),
-            ..Default::default()
-        });
+        let h = precise_header();
         let excluding = {
             let mut h = h.clone();
             h.interference = Some(crate::results::InterferenceSettings {
