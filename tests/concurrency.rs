@@ -84,6 +84,33 @@ fn a_second_resume_of_a_journal_in_use_is_refused() {
     assert_eq!(journal_lines(&journal), 1 + 6);
 }
 
+/// A run killed while it starts a trial leaves its journal locked, for a
+/// moment, by the copy of the descriptor its dying child holds between
+/// `fork` and `exec` (CI saw a resume refused right after a second
+/// Ctrl-C): a resume waits for such a lock instead of refusing.
+#[test]
+fn a_resume_waits_for_a_journal_lock_that_is_being_let_go() {
+    use std::os::unix::io::AsRawFd;
+    let scratch = Scratch::new();
+    let journal = scratch.path("run.journal");
+    let first = slow(&scratch, &journal);
+    wait_until("the journal did not grow", || journal_lines(&journal) > 1);
+    kill(Pid::from_raw(first.id() as i32), Signal::SIGINT).unwrap();
+    assert_eq!(first.wait_with_output().unwrap().status.code(), Some(130));
+    let dying = std::fs::File::open(&journal).unwrap();
+    // SAFETY: flock on a descriptor this test owns.
+    let locked = unsafe { libc::flock(dying.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    assert_eq!(locked, 0);
+    let lets_go = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        drop(dying);
+    });
+    let json = scratch.path("out.json");
+    succeeded(resume(&scratch, &journal).arg("--export-json").arg(&json));
+    lets_go.join().unwrap();
+    assert_eq!(common::samples(&read_json(&json)).len(), 6);
+}
+
 #[test]
 fn clean_refuses_while_a_run_is_in_progress_and_cleans_after() {
     let scratch = Scratch::new();

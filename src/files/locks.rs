@@ -19,8 +19,14 @@
 //!   ([`lock_exclusive`]), so a second `--resume` of it refuses.
 //!
 //! All locks are `flock(2)` locks on descriptors opened close-on-exec: they
-//! end with the process, however it ends, and trial children do not inherit
-//! them.
+//! end with the process, however it ends, and trial children do not keep
+//! them past their `exec`. Between its `fork` and its `exec` a trial child
+//! does hold a copy of every descriptor, so a run killed while it starts a
+//! trial (a second Ctrl-C, SIGKILL) leaves its locks held for the moment
+//! that child takes to die (it is killed with its parent, or finds its
+//! parent gone and exits): a lock that is only held by a process that is
+//! ending is waited for, up to [`HOLDER_EXIT_GRACE`], before a resume, a
+//! `clean` or a stale mark is refused.
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
@@ -32,6 +38,27 @@ use crate::error::{Error, Result};
 pub const DATA_DIR_LOCK: &str = ".faultline-lock";
 /// The name prefix of the mark each running run holds locked.
 pub const ACTIVE_PREFIX: &str = ".faultline-active-";
+
+/// How long a lock held by another process is waited for before it is
+/// taken to be held by a live run: long enough for a trial child caught
+/// between its `fork` and its `exec` when its run was killed to be
+/// scheduled and die, even on a loaded machine (see the module docs).
+pub const HOLDER_EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// [`try_flock`], retried every 10 ms until `grace` has passed: `Ok(false)`
+/// when another process still holds a conflicting lock then.
+fn flock_within(file: &File, op: libc::c_int, grace: std::time::Duration) -> std::io::Result<bool> {
+    let started = std::time::Instant::now();
+    loop {
+        if try_flock(file, op)? {
+            return Ok(true);
+        }
+        if started.elapsed() >= grace {
+            return Ok(false);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
 
 /// `flock(fd, op | LOCK_NB)`: `Ok(false)` when another process holds a
 /// conflicting lock.
@@ -63,9 +90,15 @@ fn open_lock_file(path: &Path) -> Result<File> {
 }
 
 /// Takes an exclusive lock on an open file (a journal), or says which
-/// file is in use by another faultline.
+/// file is in use by another faultline. A lock held by a run that is
+/// ending is waited for ([`HOLDER_EXIT_GRACE`]).
 pub fn lock_exclusive(file: &File, path: &Path) -> Result<()> {
-    match try_flock(file, libc::LOCK_EX) {
+    lock_exclusive_within(file, path, HOLDER_EXIT_GRACE)
+}
+
+/// [`lock_exclusive`], waiting at most `grace` for another holder to let go.
+fn lock_exclusive_within(file: &File, path: &Path, grace: std::time::Duration) -> Result<()> {
+    match flock_within(file, libc::LOCK_EX, grace) {
         Ok(true) => Ok(()),
         Ok(false) => Err(Error::BadFile {
             path: path.to_path_buf(),
@@ -98,11 +131,12 @@ pub fn lock_data_dir_shared(dir: &Path) -> Result<DataDirLock> {
 }
 
 /// Takes the data directory's lock exclusively (`faultline clean`), or
-/// refuses while a run holds it.
+/// refuses while a run holds it (waiting [`HOLDER_EXIT_GRACE`] for a run
+/// that is ending).
 pub fn lock_data_dir_exclusive(dir: &Path) -> Result<DataDirLock> {
     let path = dir.join(DATA_DIR_LOCK);
     let file = open_lock_file(&path)?;
-    match try_flock(&file, libc::LOCK_EX) {
+    match flock_within(&file, libc::LOCK_EX, HOLDER_EXIT_GRACE) {
         Ok(true) => Ok(DataDirLock { _file: file }),
         Ok(false) => Err(Error::BadFile {
             path: dir.to_path_buf(),
@@ -180,8 +214,16 @@ impl Drop for RunMark {
 
 /// Whether the mark at `path` is stale: no live process holds it locked
 /// (the kernel dropped the lock of the run that was killed). A mark that
-/// cannot be opened is not called stale.
+/// cannot be opened is not called stale. Asked only about the marks of
+/// runs whose process is gone, so a lock still held is waited for
+/// ([`HOLDER_EXIT_GRACE`]): its holder can only be a child of that run
+/// that is dying, or another faultline testing the same mark.
 pub fn is_stale_mark(path: &Path) -> bool {
+    is_stale_mark_within(path, HOLDER_EXIT_GRACE)
+}
+
+/// [`is_stale_mark`], waiting at most `grace` for the lock.
+fn is_stale_mark_within(path: &Path, grace: std::time::Duration) -> bool {
     let Ok(file) = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW)
@@ -190,7 +232,7 @@ pub fn is_stale_mark(path: &Path) -> bool {
         return false;
     };
     // Locked only for the test; unlocked when `file` closes.
-    matches!(try_flock(&file, libc::LOCK_EX), Ok(true))
+    matches!(flock_within(&file, libc::LOCK_EX, grace), Ok(true))
 }
 
 #[cfg(test)]
@@ -219,10 +261,48 @@ mod tests {
         let first = File::open(&path).unwrap();
         lock_exclusive(&first, &path).unwrap();
         let second = File::open(&path).unwrap();
-        let e = lock_exclusive(&second, &path).unwrap_err().to_string();
+        let e = lock_exclusive_within(&second, &path, std::time::Duration::ZERO)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("in use by another faultline run"), "{e}");
         drop(first);
         lock_exclusive(&second, &path).unwrap();
+    }
+
+    /// What a run killed while it starts a trial leaves: its lock held, for
+    /// a moment, by a copy of the descriptor in a child that is dying.
+    fn held_for(path: &Path, held: std::time::Duration) -> std::thread::JoinHandle<()> {
+        let holder = open_lock_file(path).unwrap();
+        assert!(try_flock(&holder, libc::LOCK_EX).unwrap());
+        std::thread::spawn(move || {
+            std::thread::sleep(held);
+            drop(holder);
+        })
+    }
+
+    #[test]
+    fn a_journal_held_by_a_run_that_is_ending_is_taken_once_it_lets_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let ending = held_for(&path, std::time::Duration::from_millis(300));
+        let resume = File::open(&path).unwrap();
+        lock_exclusive(&resume, &path).unwrap();
+        ending.join().unwrap();
+    }
+
+    #[test]
+    fn clean_and_the_stale_mark_test_wait_for_a_holder_that_is_ending() {
+        let dir = tempfile::tempdir().unwrap();
+        let ending = held_for(
+            &dir.path().join(DATA_DIR_LOCK),
+            std::time::Duration::from_millis(300),
+        );
+        lock_data_dir_exclusive(dir.path()).unwrap();
+        ending.join().unwrap();
+        let mark = dir.path().join(format!("{ACTIVE_PREFIX}999999999"));
+        let ending = held_for(&mark, std::time::Duration::from_millis(300));
+        assert!(is_stale_mark(&mark), "the lock is let go within the grace");
+        ending.join().unwrap();
     }
 
     #[test]
@@ -235,7 +315,10 @@ mod tests {
         assert!(is_stale_mark(&left), "nobody holds it");
         let holder = open_lock_file(&left).unwrap();
         assert!(try_flock(&holder, libc::LOCK_EX).unwrap());
-        assert!(!is_stale_mark(&left), "held, as a live run's is");
+        assert!(
+            !is_stale_mark_within(&left, std::time::Duration::from_millis(50)),
+            "held, as a live run's is"
+        );
         drop(holder);
         assert!(is_stale_mark(&left));
         assert!(!is_stale_mark(&dir.path().join("missing")));
