@@ -5,7 +5,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::Child;
+use std::process::{Child, Command};
 
 use common::{
     entries, faultline, one_line, read_json, spawn_piped, succeeded, trial_children, wait_until,
@@ -97,17 +97,23 @@ fn a_resume_waits_for_a_journal_lock_that_is_being_let_go() {
     wait_until("the journal did not grow", || journal_lines(&journal) > 1);
     kill(Pid::from_raw(first.id() as i32), Signal::SIGINT).unwrap();
     assert_eq!(first.wait_with_output().unwrap().status.code(), Some(130));
-    let dying = std::fs::File::open(&journal).unwrap();
-    // SAFETY: flock on a descriptor this test owns.
-    let locked = unsafe { libc::flock(dying.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    assert_eq!(locked, 0);
-    let lets_go = std::thread::spawn(move || {
-        std::thread::sleep(std::time::Duration::from_millis(500));
-        drop(dying);
+    // flock(1) takes the lock and runs `sleep` with the descriptor; with
+    // flock killed, the lock's taker is gone and `sleep` keeps it held.
+    let mut taker = Command::new("flock")
+        .arg("-x")
+        .arg(&journal)
+        .args(["sleep", "0.5"])
+        .spawn()
+        .expect("flock(1), from util-linux, runs");
+    wait_until("flock(1) took no lock", || {
+        let probe = std::fs::File::open(&journal).unwrap();
+        // SAFETY: flock on a descriptor this test owns (closed at once).
+        unsafe { libc::flock(probe.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) != 0 }
     });
+    taker.kill().unwrap();
+    taker.wait().unwrap();
     let json = scratch.path("out.json");
     succeeded(resume(&scratch, &journal).arg("--export-json").arg(&json));
-    lets_go.join().unwrap();
     assert_eq!(common::samples(&read_json(&json)).len(), 6);
 }
 

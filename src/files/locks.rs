@@ -25,35 +25,42 @@
 //! trial (a second Ctrl-C, SIGKILL) leaves its locks held for the moment
 //! that child takes to die (it is killed with its parent, or finds its
 //! parent gone and exits): a lock that is only held by a process that is
-//! ending is waited for, up to [`HOLDER_EXIT_GRACE`], before a resume, a
-//! `clean` or a stale mark is refused.
+//! ending (its taker is gone, [`crate::files::lock_holders`]) is waited
+//! for, up to [`HOLDER_EXIT_GRACE`], before a resume, a `clean` or a stale
+//! mark is refused; a lock a live run holds is refused at once.
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::files::lock_holders;
 
 /// The name of a data directory's lock file.
 pub const DATA_DIR_LOCK: &str = ".faultline-lock";
 /// The name prefix of the mark each running run holds locked.
 pub const ACTIVE_PREFIX: &str = ".faultline-active-";
 
-/// How long a lock held by another process is waited for before it is
-/// taken to be held by a live run: long enough for a trial child caught
-/// between its `fork` and its `exec` when its run was killed to be
-/// scheduled and die, even on a loaded machine (see the module docs).
+/// The longest a lock is waited for while only a process that is ending
+/// holds it: long enough for a trial child caught between its `fork` and
+/// its `exec` when its run was killed to be scheduled and die, even on a
+/// loaded machine (see the module docs). A lock taken by a live process is
+/// not waited for at all.
 pub const HOLDER_EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// [`try_flock`], retried every 10 ms until `grace` has passed: `Ok(false)`
-/// when another process still holds a conflicting lock then.
+/// [`try_flock`]; while the lock is held only by processes that are ending
+/// ([`lock_holders::Holders::Gone`], or not listed), retried every 10 ms
+/// until `grace` has passed. `Ok(false)` at once when a live process holds
+/// it, or when it is still held after `grace`.
 fn flock_within(file: &File, op: libc::c_int, grace: std::time::Duration) -> std::io::Result<bool> {
     let started = std::time::Instant::now();
     loop {
         if try_flock(file, op)? {
             return Ok(true);
         }
-        if started.elapsed() >= grace {
+        if started.elapsed() >= grace
+            || lock_holders::flock_holders(file) == lock_holders::Holders::Live
+        {
             return Ok(false);
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
@@ -90,15 +97,10 @@ fn open_lock_file(path: &Path) -> Result<File> {
 }
 
 /// Takes an exclusive lock on an open file (a journal), or says which
-/// file is in use by another faultline. A lock held by a run that is
-/// ending is waited for ([`HOLDER_EXIT_GRACE`]).
+/// file is in use by another faultline. A lock held only by a run that
+/// is ending is waited for ([`HOLDER_EXIT_GRACE`]).
 pub fn lock_exclusive(file: &File, path: &Path) -> Result<()> {
-    lock_exclusive_within(file, path, HOLDER_EXIT_GRACE)
-}
-
-/// [`lock_exclusive`], waiting at most `grace` for another holder to let go.
-fn lock_exclusive_within(file: &File, path: &Path, grace: std::time::Duration) -> Result<()> {
-    match flock_within(file, libc::LOCK_EX, grace) {
+    match flock_within(file, libc::LOCK_EX, HOLDER_EXIT_GRACE) {
         Ok(true) => Ok(()),
         Ok(false) => Err(Error::BadFile {
             path: path.to_path_buf(),
@@ -131,8 +133,8 @@ pub fn lock_data_dir_shared(dir: &Path) -> Result<DataDirLock> {
 }
 
 /// Takes the data directory's lock exclusively (`faultline clean`), or
-/// refuses while a run holds it (waiting [`HOLDER_EXIT_GRACE`] for a run
-/// that is ending).
+/// refuses while a run holds it (waiting [`HOLDER_EXIT_GRACE`] if only a
+/// run that is ending holds it).
 pub fn lock_data_dir_exclusive(dir: &Path) -> Result<DataDirLock> {
     let path = dir.join(DATA_DIR_LOCK);
     let file = open_lock_file(&path)?;
@@ -214,16 +216,9 @@ impl Drop for RunMark {
 
 /// Whether the mark at `path` is stale: no live process holds it locked
 /// (the kernel dropped the lock of the run that was killed). A mark that
-/// cannot be opened is not called stale. Asked only about the marks of
-/// runs whose process is gone, so a lock still held is waited for
-/// ([`HOLDER_EXIT_GRACE`]): its holder can only be a child of that run
-/// that is dying, or another faultline testing the same mark.
+/// cannot be opened is not called stale. A mark held only by a child of
+/// its run that is dying is waited for ([`HOLDER_EXIT_GRACE`]).
 pub fn is_stale_mark(path: &Path) -> bool {
-    is_stale_mark_within(path, HOLDER_EXIT_GRACE)
-}
-
-/// [`is_stale_mark`], waiting at most `grace` for the lock.
-fn is_stale_mark_within(path: &Path, grace: std::time::Duration) -> bool {
     let Ok(file) = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW)
@@ -232,7 +227,10 @@ fn is_stale_mark_within(path: &Path, grace: std::time::Duration) -> bool {
         return false;
     };
     // Locked only for the test; unlocked when `file` closes.
-    matches!(flock_within(&file, libc::LOCK_EX, grace), Ok(true))
+    matches!(
+        flock_within(&file, libc::LOCK_EX, HOLDER_EXIT_GRACE),
+        Ok(true)
+    )
 }
 
 #[cfg(test)]
@@ -261,48 +259,115 @@ mod tests {
         let first = File::open(&path).unwrap();
         lock_exclusive(&first, &path).unwrap();
         let second = File::open(&path).unwrap();
-        let e = lock_exclusive_within(&second, &path, std::time::Duration::ZERO)
-            .unwrap_err()
-            .to_string();
+        let e = lock_exclusive(&second, &path).unwrap_err().to_string();
         assert!(e.contains("in use by another faultline run"), "{e}");
         drop(first);
         lock_exclusive(&second, &path).unwrap();
     }
 
     /// What a run killed while it starts a trial leaves: its lock held, for
-    /// a moment, by a copy of the descriptor in a child that is dying.
-    fn held_for(path: &Path, held: std::time::Duration) -> std::thread::JoinHandle<()> {
-        let holder = open_lock_file(path).unwrap();
-        assert!(try_flock(&holder, libc::LOCK_EX).unwrap());
-        std::thread::spawn(move || {
-            std::thread::sleep(held);
-            drop(holder);
-        })
+    /// `held`, by a copy of the descriptor in a process whose parent, which
+    /// took the lock, is gone (`flock(1)` takes it and runs `sleep` with the
+    /// descriptor; `flock` is then killed).
+    fn left_by_a_killed_run(path: &Path, held: &str) {
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .unwrap();
+        let mut taker = std::process::Command::new("flock")
+            .arg("-x")
+            .arg(path)
+            .args(["sleep", held])
+            .spawn()
+            .expect("flock(1), from util-linux, runs");
+        let probe = open_lock_file(path).unwrap();
+        let started = std::time::Instant::now();
+        while try_flock(&probe, libc::LOCK_EX | libc::LOCK_NB).unwrap() {
+            flock_release(&probe);
+            assert!(started.elapsed().as_secs() < 10, "flock(1) took no lock");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(
+            lock_holders::flock_holders(&probe),
+            lock_holders::Holders::Live,
+            "held by flock(1), alive"
+        );
+        taker.kill().unwrap();
+        taker.wait().unwrap();
+        assert_eq!(
+            lock_holders::flock_holders(&probe),
+            lock_holders::Holders::Gone,
+            "still held, by sleep, for a taker that is gone"
+        );
+    }
+
+    fn flock_release(file: &File) {
+        // SAFETY: flock on a descriptor this File owns.
+        unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_UN) };
     }
 
     #[test]
     fn a_journal_held_by_a_run_that_is_ending_is_taken_once_it_lets_go() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j");
-        let ending = held_for(&path, std::time::Duration::from_millis(300));
+        left_by_a_killed_run(&path, "0.3");
         let resume = File::open(&path).unwrap();
+        let started = std::time::Instant::now();
         lock_exclusive(&resume, &path).unwrap();
-        ending.join().unwrap();
+        assert!(started.elapsed() < HOLDER_EXIT_GRACE);
+    }
+
+    #[test]
+    fn a_lock_a_live_process_holds_is_refused_without_waiting() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j");
+        let _live = held_by_a_live_process(&path);
+        let second = File::open(&path).unwrap();
+        let started = std::time::Instant::now();
+        assert!(lock_exclusive(&second, &path).is_err());
+        assert!(
+            started.elapsed() < HOLDER_EXIT_GRACE,
+            "refused before the grace ran out"
+        );
+    }
+
+    /// `path` locked exclusively by a `flock -x path sleep 30` that runs,
+    /// killed when dropped.
+    fn held_by_a_live_process(path: &Path) -> impl Drop {
+        struct Kill(std::process::Child);
+        impl Drop for Kill {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
+        std::fs::write(path, b"").unwrap();
+        let child = std::process::Command::new("flock")
+            .arg("-x")
+            .arg(path)
+            .args(["sleep", "30"])
+            .spawn()
+            .expect("flock(1), from util-linux, runs");
+        let probe = File::open(path).unwrap();
+        let started = std::time::Instant::now();
+        while try_flock(&probe, libc::LOCK_EX).unwrap() {
+            flock_release(&probe);
+            assert!(started.elapsed().as_secs() < 10, "flock(1) took no lock");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        Kill(child)
     }
 
     #[test]
     fn clean_and_the_stale_mark_test_wait_for_a_holder_that_is_ending() {
         let dir = tempfile::tempdir().unwrap();
-        let ending = held_for(
-            &dir.path().join(DATA_DIR_LOCK),
-            std::time::Duration::from_millis(300),
-        );
+        left_by_a_killed_run(&dir.path().join(DATA_DIR_LOCK), "0.3");
         lock_data_dir_exclusive(dir.path()).unwrap();
-        ending.join().unwrap();
         let mark = dir.path().join(format!("{ACTIVE_PREFIX}999999999"));
-        let ending = held_for(&mark, std::time::Duration::from_millis(300));
+        left_by_a_killed_run(&mark, "0.3");
         assert!(is_stale_mark(&mark), "the lock is let go within the grace");
-        ending.join().unwrap();
     }
 
     #[test]
@@ -315,10 +380,7 @@ mod tests {
         assert!(is_stale_mark(&left), "nobody holds it");
         let holder = open_lock_file(&left).unwrap();
         assert!(try_flock(&holder, libc::LOCK_EX).unwrap());
-        assert!(
-            !is_stale_mark_within(&left, std::time::Duration::from_millis(50)),
-            "held, as a live run's is"
-        );
+        assert!(!is_stale_mark(&left), "held, as a live run's is");
         drop(holder);
         assert!(is_stale_mark(&left));
         assert!(!is_stale_mark(&dir.path().join("missing")));

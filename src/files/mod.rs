@@ -3,7 +3,7 @@
 //! write trials write in ([`scratch`]) and the read-back of what they wrote
 //! ([`readback`]), free disk space ([`disk_space`]), the one atomic writer
 //! ([`atomic`]), the check that no output clobbers an input ([`outputs`]), the locks between
-//! faultline processes ([`locks`]), the fingerprint that shows a file changed ([`fingerprint`]), `faultline clean` ([`clean`]), the sweep of what killed
+//! faultline processes ([`locks`]) and who holds them ([`lock_holders`]), the fingerprint that shows a file changed ([`fingerprint`]), `faultline clean` ([`clean`]), the sweep of what killed
 //! processes left ([`sweep`]) and the names of faultline's files ([`names`]).
 pub mod atomic;
 pub mod clean;
@@ -12,6 +12,7 @@ pub mod disk_space;
 pub mod file_set;
 pub mod fingerprint;
 pub mod image;
+pub mod lock_holders;
 pub mod locks;
 pub mod made;
 pub mod names;
