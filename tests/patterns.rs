@@ -304,7 +304,7 @@ fn pattern_refusals_are_one_line() {
     );
     s.refused(
         small.flag("--memory-budget", "1M"),
-        &["--memory-budget 1 MiB is below the 16 MiB minimum"],
+        &["--memory-budget 1 MiB is below the 32 MiB minimum"],
     );
 }
 
@@ -391,7 +391,7 @@ fn a_timed_run_under_a_memory_budget_has_a_timeline_within_the_budget() {
                 .cache("cold")
                 .runs(1)
                 .flag("--duration", "2")
-                .flag("--memory-budget", "24M")
+                .flag("--memory-budget", "32M")
                 .export_json(&json),
         )
         .output()
@@ -411,7 +411,7 @@ fn a_timed_run_under_a_memory_budget_has_a_timeline_within_the_budget() {
         let kind = case["memory_budget"]["kind"].as_str().unwrap();
         assert!(kind.starts_with("cgroup-v"), "{kind}");
         let limit = case["memory_budget"]["limit_bytes"].as_u64().unwrap();
-        assert_eq!(limit, 24 << 20);
+        assert_eq!(limit, 32 << 20);
         let timeline = sample["timeline"].as_array().expect("a timeline");
         assert_eq!(timeline.len(), 2, "one point per second: {timeline:?}");
         for p in timeline {

@@ -150,7 +150,7 @@ fn a_trial_the_oom_killer_ends_is_reported_as_out_of_memory() {
     common::require_root("a memory cgroup for the trial");
     let scratch = Scratch::new();
     let json = scratch.path("out.json");
-    // Two 48 MiB buffers charged to a 16 MiB memory cgroup.
+    // Two 48 MiB buffers charged to a 32 MiB memory cgroup.
     let out = scratch
         .run(
             Flags::new()
@@ -161,7 +161,7 @@ fn a_trial_the_oom_killer_ends_is_reported_as_out_of_memory() {
                 .thread_mode("replicate")
                 .cache("as-is")
                 .runs(1)
-                .flag("--memory-budget", "16M")
+                .flag("--memory-budget", "32M")
                 .export_json(&json),
         )
         .output()

@@ -76,7 +76,7 @@ pub struct Setup {
 
 /// (budget, file size, seconds, runs) at a scope.
 fn nominal(scope: Scope) -> (u64, u64, u32, u32) {
-    let budget = scope.size(128 << 20, 1 << 30, 16 << 20);
+    let budget = scope.size(128 << 20, 1 << 30, memory_budget::MIN_RUN_BUDGET);
     let file = scope.size(1 << 30, 20 << 30, 64 << 20);
     let seconds = if scope.scale_down > 1 {
         3
