@@ -771,7 +771,7 @@ fn advise_maps_the_file_size_against_a_memory_budget() {
             "--pattern",
             "random",
             "--memory-budget",
-            "16M",
+            "32M",
             "--max-time",
             "60s",
         ],
@@ -786,8 +786,8 @@ fn advise_maps_the_file_size_against_a_memory_budget() {
         return;
     }
     assert_eq!(map["factor"], "size");
-    assert_eq!(map["axis"]["low"].as_f64(), Some(4.0 * 1048576.0));
-    assert_eq!(map["axis"]["high"].as_f64(), Some(64.0 * 1048576.0));
+    assert_eq!(map["axis"]["low"].as_f64(), Some(8.0 * 1048576.0));
+    assert_eq!(map["axis"]["high"].as_f64(), Some(128.0 * 1048576.0));
     assert!(!map["points"].as_array().unwrap().is_empty());
     assert!(
         text.contains("where it changes along the file size"),
