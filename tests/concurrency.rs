@@ -45,14 +45,20 @@ fn resume(scratch: &Scratch, journal: &Path) -> std::process::Command {
     cmd
 }
 
-#[test]
-fn a_second_resume_of_a_journal_in_use_is_refused() {
-    let scratch = Scratch::new();
+/// The journal of a [`slow`] run stopped by Ctrl-C after its first trial.
+fn interrupted(scratch: &Scratch) -> std::path::PathBuf {
     let journal = scratch.path("run.journal");
-    let first = slow(&scratch, &journal);
+    let first = slow(scratch, &journal);
     wait_until("the journal did not grow", || journal_lines(&journal) > 1);
     kill(Pid::from_raw(first.id() as i32), Signal::SIGINT).unwrap();
     assert_eq!(first.wait_with_output().unwrap().status.code(), Some(130));
+    journal
+}
+
+#[test]
+fn a_second_resume_of_a_journal_in_use_is_refused() {
+    let scratch = Scratch::new();
+    let journal = interrupted(&scratch);
     let json = scratch.path("out.json");
     let resumed = spawn_piped(
         resume(&scratch, &journal)
@@ -92,11 +98,7 @@ fn a_second_resume_of_a_journal_in_use_is_refused() {
 fn a_resume_waits_for_a_journal_lock_that_is_being_let_go() {
     use std::os::unix::io::AsRawFd;
     let scratch = Scratch::new();
-    let journal = scratch.path("run.journal");
-    let first = slow(&scratch, &journal);
-    wait_until("the journal did not grow", || journal_lines(&journal) > 1);
-    kill(Pid::from_raw(first.id() as i32), Signal::SIGINT).unwrap();
-    assert_eq!(first.wait_with_output().unwrap().status.code(), Some(130));
+    let journal = interrupted(&scratch);
     // flock(1) takes the lock and runs `sleep` with the descriptor; with
     // flock killed, the lock's taker is gone and `sleep` keeps it held.
     let mut taker = Command::new("flock")
