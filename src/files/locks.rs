@@ -266,9 +266,10 @@ mod tests {
     }
 
     /// What a run killed while it starts a trial leaves: its lock held, for
-    /// `held`, by a copy of the descriptor in a process whose parent, which
-    /// took the lock, is gone (`flock(1)` takes it and runs `sleep` with the
-    /// descriptor; `flock` is then killed).
+    /// `held` seconds (long enough for the checks below on a loaded machine,
+    /// well under [`HOLDER_EXIT_GRACE`]), by a copy of the descriptor in a
+    /// process whose parent, which took the lock, is gone (`flock(1)` takes
+    /// it and runs `sleep` with the descriptor; `flock` is then killed).
     fn left_by_a_killed_run(path: &Path, held: &str) {
         std::fs::OpenOptions::new()
             .create(true)
@@ -312,7 +313,7 @@ mod tests {
     fn a_journal_held_by_a_run_that_is_ending_is_taken_once_it_lets_go() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j");
-        left_by_a_killed_run(&path, "0.3");
+        left_by_a_killed_run(&path, "1");
         let resume = File::open(&path).unwrap();
         let started = std::time::Instant::now();
         lock_exclusive(&resume, &path).unwrap();
@@ -363,10 +364,10 @@ mod tests {
     #[test]
     fn clean_and_the_stale_mark_test_wait_for_a_holder_that_is_ending() {
         let dir = tempfile::tempdir().unwrap();
-        left_by_a_killed_run(&dir.path().join(DATA_DIR_LOCK), "0.3");
+        left_by_a_killed_run(&dir.path().join(DATA_DIR_LOCK), "1");
         lock_data_dir_exclusive(dir.path()).unwrap();
         let mark = dir.path().join(format!("{ACTIVE_PREFIX}999999999"));
-        left_by_a_killed_run(&mark, "0.3");
+        left_by_a_killed_run(&mark, "1");
         assert!(is_stale_mark(&mark), "the lock is let go within the grace");
     }
 
