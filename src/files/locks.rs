@@ -50,15 +50,15 @@ pub const HOLDER_EXIT_GRACE: std::time::Duration = std::time::Duration::from_sec
 
 /// [`try_flock`]; while the lock is held only by processes that are ending
 /// ([`lock_holders::Holders::Gone`], or not listed), retried every 10 ms
-/// until `grace` has passed. `Ok(false)` at once when a live process holds
-/// it, or when it is still held after `grace`.
-fn flock_within(file: &File, op: libc::c_int, grace: std::time::Duration) -> std::io::Result<bool> {
+/// until [`HOLDER_EXIT_GRACE`] has passed. `Ok(false)` at once when a live
+/// process holds it, or when it is still held after the grace.
+fn flock_unless_live(file: &File, op: libc::c_int) -> std::io::Result<bool> {
     let started = std::time::Instant::now();
     loop {
         if try_flock(file, op)? {
             return Ok(true);
         }
-        if started.elapsed() >= grace
+        if started.elapsed() >= HOLDER_EXIT_GRACE
             || lock_holders::flock_holders(file) == lock_holders::Holders::Live
         {
             return Ok(false);
@@ -100,7 +100,7 @@ fn open_lock_file(path: &Path) -> Result<File> {
 /// file is in use by another faultline. A lock held only by a run that
 /// is ending is waited for ([`HOLDER_EXIT_GRACE`]).
 pub fn lock_exclusive(file: &File, path: &Path) -> Result<()> {
-    match flock_within(file, libc::LOCK_EX, HOLDER_EXIT_GRACE) {
+    match flock_unless_live(file, libc::LOCK_EX) {
         Ok(true) => Ok(()),
         Ok(false) => Err(Error::BadFile {
             path: path.to_path_buf(),
@@ -138,7 +138,7 @@ pub fn lock_data_dir_shared(dir: &Path) -> Result<DataDirLock> {
 pub fn lock_data_dir_exclusive(dir: &Path) -> Result<DataDirLock> {
     let path = dir.join(DATA_DIR_LOCK);
     let file = open_lock_file(&path)?;
-    match flock_within(&file, libc::LOCK_EX, HOLDER_EXIT_GRACE) {
+    match flock_unless_live(&file, libc::LOCK_EX) {
         Ok(true) => Ok(DataDirLock { _file: file }),
         Ok(false) => Err(Error::BadFile {
             path: dir.to_path_buf(),
@@ -227,10 +227,7 @@ pub fn is_stale_mark(path: &Path) -> bool {
         return false;
     };
     // Locked only for the test; unlocked when `file` closes.
-    matches!(
-        flock_within(&file, libc::LOCK_EX, HOLDER_EXIT_GRACE),
-        Ok(true)
-    )
+    matches!(flock_unless_live(&file, libc::LOCK_EX), Ok(true))
 }
 
 #[cfg(test)]
@@ -265,19 +262,10 @@ mod tests {
         lock_exclusive(&second, &path).unwrap();
     }
 
-    /// What a run killed while it starts a trial leaves: its lock held, for
-    /// `held` seconds (long enough for the checks below on a loaded machine,
-    /// well under [`HOLDER_EXIT_GRACE`]), by a copy of the descriptor in a
-    /// process whose parent, which took the lock, is gone (`flock(1)` takes
-    /// it and runs `sleep` with the descriptor; `flock` is then killed).
-    fn left_by_a_killed_run(path: &Path, held: &str) {
-        std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(path)
-            .unwrap();
-        let mut taker = std::process::Command::new("flock")
+    /// `flock -x path sleep held`, once it holds the lock: flock(1) takes
+    /// the lock and runs `sleep` with the descriptor.
+    fn flock_holding(path: &Path, held: &str) -> std::process::Child {
+        let taker = std::process::Command::new("flock")
             .arg("-x")
             .arg(path)
             .args(["sleep", held])
@@ -285,7 +273,7 @@ mod tests {
             .expect("flock(1), from util-linux, runs");
         let probe = open_lock_file(path).unwrap();
         let started = std::time::Instant::now();
-        while try_flock(&probe, libc::LOCK_EX | libc::LOCK_NB).unwrap() {
+        while try_flock(&probe, libc::LOCK_EX).unwrap() {
             flock_release(&probe);
             assert!(started.elapsed().as_secs() < 10, "flock(1) took no lock");
             std::thread::sleep(std::time::Duration::from_millis(5));
@@ -295,10 +283,20 @@ mod tests {
             lock_holders::Holders::Live,
             "held by flock(1), alive"
         );
+        taker
+    }
+
+    /// What a run killed while it starts a trial leaves: its lock held, for
+    /// `held` seconds (long enough for the checks below on a loaded machine,
+    /// well under [`HOLDER_EXIT_GRACE`]), by a copy of the descriptor in a
+    /// process whose parent, which took the lock, is gone ([`flock_holding`],
+    /// with `flock` then killed).
+    fn left_by_a_killed_run(path: &Path, held: &str) {
+        let mut taker = flock_holding(path, held);
         taker.kill().unwrap();
         taker.wait().unwrap();
         assert_eq!(
-            lock_holders::flock_holders(&probe),
+            lock_holders::flock_holders(&open_lock_file(path).unwrap()),
             lock_holders::Holders::Gone,
             "still held, by sleep, for a taker that is gone"
         );
@@ -344,21 +342,7 @@ mod tests {
                 let _ = self.0.wait();
             }
         }
-        std::fs::write(path, b"").unwrap();
-        let child = std::process::Command::new("flock")
-            .arg("-x")
-            .arg(path)
-            .args(["sleep", "30"])
-            .spawn()
-            .expect("flock(1), from util-linux, runs");
-        let probe = File::open(path).unwrap();
-        let started = std::time::Instant::now();
-        while try_flock(&probe, libc::LOCK_EX).unwrap() {
-            flock_release(&probe);
-            assert!(started.elapsed().as_secs() < 10, "flock(1) took no lock");
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        Kill(child)
+        Kill(flock_holding(path, "30"))
     }
 
     #[test]
